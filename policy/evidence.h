@@ -1,0 +1,85 @@
+/* The evidence model (DESIGN §3): what every source hands to the policy.
+ *
+ * One RlEvidence is one observation: which countries it supports, how strong
+ * it is, when it was seen and when it stops counting.  Sources build them;
+ * the policy only reads them.  Times are µs since the Unix epoch in
+ * *evidence time* (wall time for live sources, file time for replays). */
+#pragma once
+
+#include <glib.h>
+
+G_BEGIN_DECLS
+
+/* Two ASCII upper-case letters packed into 16 bits: cheap to compare and
+ * copy.  "00" is the world domain; 0 means "no country". */
+typedef guint16 RlCountry;
+
+#define RL_COUNTRY(a, b) ((RlCountry) ((((guint) (guint8) (a)) << 8) | (guint) (guint8) (b)))
+#define RL_COUNTRY_NONE ((RlCountry) 0)
+#define RL_COUNTRY_WORLD RL_COUNTRY ('0', '0')
+
+/* Parses exactly two ASCII letters (any case) or "00"; nothing else. */
+gboolean rl_country_parse (const char *text, RlCountry *out);
+/* Writes the two letters and a NUL into @out; "--" for RL_COUNTRY_NONE. */
+const char *rl_country_to_string (RlCountry country, char out[3]);
+
+#define RL_NEVER G_MAXINT64
+#define RL_USEC_PER_SEC G_GINT64_CONSTANT (1000000)
+
+typedef enum {
+  RL_SOURCE_BEACON,
+  RL_SOURCE_GPS,
+  RL_SOURCE_TIMEZONE,
+  RL_SOURCE_OVERRIDE,
+  RL_N_SOURCE_KINDS
+} RlSourceKind;
+
+const char *rl_source_kind_to_string (RlSourceKind kind);
+gboolean rl_source_kind_from_string (const char *text, RlSourceKind *out);
+
+/* zone1970.tab names up to ~20 countries for one zone (America/Puerto_Rico). */
+#define RL_MAX_CANDIDATES 24
+
+typedef struct {
+  guint8 bssid[6];
+  char ssid[33];          /* printable, NUL-terminated; may be empty */
+  gint32 signal_mbm;      /* 100 * dBm; 0 when unknown */
+  guint32 freq_mhz;
+  char environment;       /* third byte of the Country string (' ', 'I', 'O', or a table number) */
+} RlBeaconInfo;
+
+typedef struct {
+  double lat, lon;        /* degrees, WGS84 */
+  double error_m;         /* horizontal error radius */
+  double border_m;        /* distance to the nearest other-country border; < 0 unknown */
+} RlGpsInfo;
+
+typedef struct {
+  RlSourceKind kind;
+  /* Identity: a newer item with the same key replaces the older one
+   * ("gps", "timezone", "override", "beacon:aa:bb:cc:dd:ee:ff"). */
+  char key[48];
+  /* Candidate set.  n_countries == 0 means "no country" (at sea, outside
+   * every country's waters) which is a witness for the world domain. */
+  guint n_countries;
+  RlCountry countries[RL_MAX_CANDIDATES];
+  double strength;        /* [0, 1] */
+  gint64 observed_at;     /* µs since epoch */
+  gint64 expires_at;      /* µs since epoch, or RL_NEVER */
+  RlBeaconInfo beacon;    /* valid for RL_SOURCE_BEACON */
+  RlGpsInfo gps;          /* valid for RL_SOURCE_GPS */
+  char detail[160];       /* short human text: "AP 3c:84:6a:…, 'Freifunk', IE 'DE '" */
+} RlEvidence;
+
+void rl_evidence_init (RlEvidence *ev, RlSourceKind kind, const char *key, gint64 observed_at, gint64 expires_at);
+/* Adds a country to the candidate set (ignored when already present or full). */
+void rl_evidence_add_country (RlEvidence *ev, RlCountry country);
+gboolean rl_evidence_has_country (const RlEvidence *ev, RlCountry country);
+/* "DE,CH" or "sea"; returns @buf. */
+const char *rl_evidence_countries_to_string (const RlEvidence *ev, char *buf, gsize len);
+
+/* The standard expiry of an item observed at @observed_at that lives @max_age_s
+ * seconds (0 = never). */
+gint64 rl_expiry_after (gint64 observed_at, guint max_age_s);
+
+G_END_DECLS
