@@ -1,0 +1,35 @@
+/* Offline point → country lookup over the mmapped boundary index (DESIGN §8).
+ * The index is built from data/boundaries/ by the build; see data/README. */
+#pragma once
+
+#include <glib.h>
+#include "policy/evidence.h"
+
+G_BEGIN_DECLS
+
+#define RL_BOUNDARY_ERROR (rl_boundary_error_quark ())
+GQuark rl_boundary_error_quark (void);
+
+typedef enum {
+  RL_BOUNDARY_ERROR_MISSING,   /* cannot open / mmap */
+  RL_BOUNDARY_ERROR_CORRUPT,   /* bad magic, version, checksum or offsets */
+} RlBoundaryError;
+
+typedef struct RlBoundaryIndex RlBoundaryIndex;
+
+typedef struct {
+  RlCountry country;       /* ISO 3166-1 alpha-2, or RL_COUNTRY_NONE (international waters) */
+  double border_m;         /* distance to the nearest border with another country or the edge of the waters */
+  RlCountry neighbour;     /* the country across that border; RL_COUNTRY_NONE = open sea */
+} RlBoundaryResult;
+
+/* The index the build made (or the installed one); $REGLOC_BOUNDARY_INDEX wins. */
+const char *rl_boundary_index_default_path (void);
+RlBoundaryIndex *rl_boundary_index_open (const char *path, GError **error);
+void rl_boundary_index_free (RlBoundaryIndex *index);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (RlBoundaryIndex, rl_boundary_index_free)
+
+/* FALSE for coordinates out of range (|lat| > 90, |lon| > 180, NaN). */
+gboolean rl_boundary_lookup (const RlBoundaryIndex *index, double lat, double lon, RlBoundaryResult *out);
+
+G_END_DECLS
