@@ -1,0 +1,40 @@
+/* A GPS fix judged as evidence (DESIGN §3, gps row): which countries it
+ * supports, how sure it is, and the words people read. */
+#pragma once
+
+#include <glib.h>
+#include "policy/evidence.h"
+#include "service/config.h"
+#include "sources/boundary.h"
+#include "gps-fix.h"
+
+G_BEGIN_DECLS
+
+/* rl_boundary_lookup's shape, so tests can place points without an index. */
+typedef gboolean (*RlGpsLookupFunc) (gconstpointer user_data, double lat, double lon, RlBoundaryResult *out);
+
+/* A fix with no accuracy at all (GPX without <hdop>, GLL alone) is taken at
+ * this HDOP: a typical open-sky consumer fix. */
+#define RL_GPS_ASSUMED_HDOP 2.0
+
+typedef struct {
+  RlGpsLookupFunc lookup;
+  gconstpointer lookup_data;
+  double uere_m;             /* error radius = HDOP × UERE when no eph/epx/epy */
+  double border_margin_m;    /* name the neighbour within error + margin */
+  guint max_age_s;           /* lifetime of the evidence, 0 = never expires */
+} RlGpsEvidenceParams;
+
+/* Lookup through @index (rl_boundary_lookup). */
+void rl_gps_evidence_params_init (RlGpsEvidenceParams *params, const RlConfig *config,
+                                  const RlBoundaryIndex *index);
+
+/* The horizontal error radius in metres; @assumed set when the fix said nothing. */
+double rl_gps_fix_error_m (const RlGpsFix *fix, double uere_m, gboolean *assumed);
+
+/* Fills @ev (kind gps, key "gps") for a fix observed at @observed_at (µs since
+ * the epoch).  FALSE when the lookup refuses the coordinates. */
+gboolean rl_gps_evidence_from_fix (const RlGpsEvidenceParams *params, const RlGpsFix *fix,
+                                   gint64 observed_at, RlEvidence *ev);
+
+G_END_DECLS
