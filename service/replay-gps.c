@@ -208,7 +208,7 @@ rl_replay_load_gps_file (RlReplay *replay, const char *path, const char *format,
       return FALSE;
     }
   name = g_path_get_basename (path);
-  rl_gps_evidence_params_init (&params, config, index);
+  rl_gps_evidence_params_init (&params, config, rl_boundary_lookup, index);
   return rl_replay_load_gps_data (replay, name, g_mapped_file_get_contents (map),
                                   g_mapped_file_get_length (map), format, date, &params,
                                   config->policy.gps_max_error_m, error);

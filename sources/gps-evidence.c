@@ -2,18 +2,12 @@
 
 #include <math.h>
 
-static gboolean
-index_lookup (gconstpointer index, double lat, double lon, RlBoundaryResult *out)
-{
-  return rl_boundary_lookup (index, lat, lon, out);
-}
-
 void
 rl_gps_evidence_params_init (RlGpsEvidenceParams *params, const RlConfig *config,
-                             const RlBoundaryIndex *index)
+                             RlGpsLookupFunc lookup, const RlBoundaryIndex *index)
 {
-  params->lookup = index_lookup;
-  params->lookup_data = index;
+  params->lookup = lookup;
+  params->index = index;
   params->uere_m = config->gps_uere_m;
   params->border_margin_m = config->gps_border_margin_m;
   params->max_age_s = config->policy.max_age_s[RL_SOURCE_GPS];
@@ -55,7 +49,7 @@ rl_gps_evidence_from_fix (const RlGpsEvidenceParams *params, const RlGpsFix *fix
 
   g_return_val_if_fail (params->lookup != NULL, FALSE);
 
-  if (!params->lookup (params->lookup_data, fix->lat, fix->lon, &where))
+  if (!params->lookup (params->index, fix->lat, fix->lon, &where))
     return FALSE;
   error_m = rl_gps_fix_error_m (fix, params->uere_m, &assumed);
 

@@ -10,8 +10,9 @@
 
 G_BEGIN_DECLS
 
-/* rl_boundary_lookup's shape, so tests can place points without an index. */
-typedef gboolean (*RlGpsLookupFunc) (gconstpointer user_data, double lat, double lon, RlBoundaryResult *out);
+/* rl_boundary_lookup's shape: callers pass it; tests pass a fake that
+ * places points without an index. */
+typedef gboolean (*RlGpsLookupFunc) (const RlBoundaryIndex *index, double lat, double lon, RlBoundaryResult *out);
 
 /* A fix with no accuracy at all (GPX without <hdop>, GLL alone) is taken at
  * this HDOP: a typical open-sky consumer fix. */
@@ -19,15 +20,15 @@ typedef gboolean (*RlGpsLookupFunc) (gconstpointer user_data, double lat, double
 
 typedef struct {
   RlGpsLookupFunc lookup;
-  gconstpointer lookup_data;
+  const RlBoundaryIndex *index; /* handed to @lookup */
   double uere_m;             /* error radius = HDOP × UERE when no eph/epx/epy */
   double border_margin_m;    /* name the neighbour within error + margin */
   guint max_age_s;           /* lifetime of the evidence, 0 = never expires */
 } RlGpsEvidenceParams;
 
-/* Lookup through @index (rl_boundary_lookup). */
+/* Thresholds from @config; @lookup is normally rl_boundary_lookup. */
 void rl_gps_evidence_params_init (RlGpsEvidenceParams *params, const RlConfig *config,
-                                  const RlBoundaryIndex *index);
+                                  RlGpsLookupFunc lookup, const RlBoundaryIndex *index);
 
 /* The horizontal error radius in metres; @assumed set when the fix said nothing. */
 double rl_gps_fix_error_m (const RlGpsFix *fix, double uere_m, gboolean *assumed);

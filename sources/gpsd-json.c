@@ -59,6 +59,27 @@ rl_gps_fix_from_gps_data (const struct gps_data_t *data, RlGpsFix *fix, RlGpsRej
   return TRUE;
 }
 
+/* The report class ("TPV", "SKY", …) without a full parse: gpsd always writes
+ * "class" first and without spaces, and only two classes matter here. */
+static const char *
+find_class (const char *line, gsize n, gsize *class_len)
+{
+  static const char key[] = "\"class\":\"";
+  const gsize klen = sizeof key - 1;
+
+  for (gsize i = 0; i + klen < n; i++)
+    if (memcmp (line + i, key, klen) == 0)
+      {
+        const char *start = line + i + klen;
+        const char *end = memchr (start, '"', n - i - klen);
+        if (end == NULL)
+          return NULL;
+        *class_len = (gsize) (end - start);
+        return start;
+      }
+  return NULL;
+}
+
 void
 rl_gpsd_json_parse (const char *data, gsize len, GArray *fixes, RlGpsParseStats *stats)
 {
@@ -79,6 +100,8 @@ rl_gpsd_json_parse (const char *data, gsize len, GArray *fixes, RlGpsParseStats 
       gsize n = nl ? (gsize) (nl - start) : len - pos;
       RlGpsFix fix;
       RlGpsReject why;
+      const char *cls;
+      gsize cls_len = 0;
 
       pos += n + (nl ? 1 : 0);
       while (n > 0 && g_ascii_isspace (start[n - 1]))
@@ -96,6 +119,19 @@ rl_gpsd_json_parse (const char *data, gsize len, GArray *fixes, RlGpsParseStats 
       if (start[n - 1] != '}')
         {
           stats->rejected[RL_GPS_REJECT_TRUNCATED]++;
+          continue;
+        }
+      cls = find_class (start, n, &cls_len);
+      if (cls == NULL)
+        {
+          stats->rejected[RL_GPS_REJECT_MALFORMED]++;
+          continue;
+        }
+      /* VERSION, DEVICES, WATCH, … carry no position (and libgps 3.22
+       * cannot unpack every one gpsd writes, e.g. DEVICE "activated":0). */
+      if (!(cls_len == 3 && (memcmp (cls, "TPV", 3) == 0 || memcmp (cls, "SKY", 3) == 0)))
+        {
+          stats->ignored++;
           continue;
         }
       memcpy (line, start, n);

@@ -97,7 +97,7 @@ read_point (Reader *r, xmlNode *pt)
               r->stats->rejected[RL_GPS_REJECT_BAD_VALUE]++;
               return;
             }
-          fix.time = g_date_time_to_unix_usec (dt);
+          fix.time = g_date_time_to_unix (dt) * G_USEC_PER_SEC + g_date_time_get_microsecond (dt);
           have_time = TRUE;
         }
       else if (name_is (c, "hdop"))

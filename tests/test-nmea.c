@@ -1,0 +1,335 @@
+/* NMEA 0183 reader: real receiver logs and captured/damaged sentences. */
+#include <math.h>
+#include "sources/nmea.h"
+#include "gps-test-util.h"
+
+typedef struct {
+  GArray *fixes;
+  RlGpsParseStats stats;
+} Result;
+
+static void
+result_clear (Result *r)
+{
+  g_clear_pointer (&r->fixes, g_array_unref);
+}
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (Result, result_clear)
+
+static void
+parse (Result *r, const char *data, gsize len)
+{
+  r->fixes = g_array_new (FALSE, FALSE, sizeof (RlGpsFix));
+  rl_nmea_parse (data, len, r->fixes, &r->stats);
+}
+
+/* Joins sentences given as bodies (checksummed here); a body starting with
+ * '!' is written verbatim without the '!'. */
+static char *
+build_log (const char *const *bodies)
+{
+  GString *s = g_string_new (NULL);
+
+  for (guint i = 0; bodies[i]; i++)
+    {
+      if (bodies[i][0] == '!')
+        g_string_append (s, bodies[i] + 1);
+      else
+        {
+          g_autofree char *line = nmea_sentence (bodies[i]);
+          g_string_append (s, line);
+        }
+    }
+  return g_string_free (s, FALSE);
+}
+
+static void
+parse_bodies (Result *r, const char *const *bodies)
+{
+  g_autofree char *log = build_log (bodies);
+  parse (r, log, strlen (log));
+}
+
+static const RlGpsFix *
+fix_at (const Result *r, guint i)
+{
+  g_assert_cmpuint (i, <, r->fixes->len);
+  return &g_array_index (r->fixes, RlGpsFix, i);
+}
+
+static void
+test_sample_mt3339 (void)
+{
+  g_auto (Result) r = { 0 };
+  gsize len;
+  g_autofree char *data = read_fixture ("mt3339.log", &len);
+  const RlGpsFix *f;
+
+  parse (&r, data, len);
+  /* 30 epochs of GGA + GSA + RMC (+ ZDA, GSV ignored) */
+  g_assert_cmpuint (r.fixes->len, ==, 30);
+  g_assert_cmpuint (rl_gps_parse_stats_rejected_total (&r.stats), ==, 0);
+  g_assert_cmpint (r.stats.date_source, ==, RL_GPS_DATE_FROM_FILE);
+  f = fix_at (&r, 0);
+  g_assert_true (f->flags & RL_GPS_FIX_HAS_DATE);
+  g_assert_cmpint (f->time, ==, utc_us (2015, 4, 13, 20, 26, 40));
+  g_assert_cmpfloat_with_epsilon (f->lat, 44.0 + 4.1306 / 60, 1e-9);
+  g_assert_cmpfloat_with_epsilon (f->lon, -(121.0 + 18.8515 / 60), 1e-9);
+  g_assert_cmpint (f->mode, ==, 3);
+  g_assert_cmpfloat_with_epsilon (f->hdop, 0.98, 1e-9);
+  f = fix_at (&r, 29);
+  g_assert_cmpint (f->time, ==, utc_us (2015, 4, 13, 20, 27, 9));
+}
+
+static void
+test_sample_ublox (void)
+{
+  g_auto (Result) r = { 0 };
+  gsize len;
+  g_autofree char *data = read_fixture ("ublox-8.log", &len);
+
+  parse (&r, data, len);
+  /* Binary UBX output before the first sentence, and a last RMC cut short. */
+  g_assert_cmpuint (r.stats.noise_bytes, >, 100);
+  g_assert_cmpuint (r.stats.rejected[RL_GPS_REJECT_TRUNCATED], ==, 1);
+  g_assert_cmpuint (r.stats.rejected[RL_GPS_REJECT_BAD_CHECKSUM], ==, 0);
+  g_assert_cmpuint (r.fixes->len, ==, 72);
+  g_assert_cmpint (fix_at (&r, 0)->time, ==, utc_us (2017, 1, 10, 0, 9, 41));
+  g_assert_cmpint (fix_at (&r, 71)->time, ==, utc_us (2017, 1, 10, 0, 10, 52));
+  g_assert_cmpfloat_with_epsilon (fix_at (&r, 0)->lat, 44.0 + 4.13387 / 60, 1e-9);
+}
+
+static void
+test_sample_quectel (void)
+{
+  g_auto (Result) r = { 0 };
+  gsize len;
+  g_autofree char *data = read_fixture ("quectel-eg25-g-2.log", &len);
+
+  parse (&r, data, len);
+  /* GP GGA, GN GNS, GP RMC per epoch; $PQ… proprietary ignored */
+  g_assert_cmpuint (r.fixes->len, ==, 3);
+  g_assert_cmpuint (rl_gps_parse_stats_rejected_total (&r.stats), ==, 0);
+  g_assert_cmpfloat_with_epsilon (fix_at (&r, 0)->lat, 60.022279983, 1e-6);
+  g_assert_cmpfloat_with_epsilon (fix_at (&r, 0)->lon, 30.236150133, 1e-6);
+  g_assert_cmpint (fix_at (&r, 0)->time, ==, utc_us (2022, 9, 20, 5, 13, 47));
+}
+
+static void
+test_gga_only_time_of_day (void)
+{
+  g_auto (Result) r = { 0 };
+  const char *log[] = {
+    "GPGGA,101500.00,4833.000,N,00745.000,E,1,08,1.2,150.0,M,48.0,M,,",
+    "GPGGA,101501.00,4833.001,N,00745.001,E,1,08,1.2,150.0,M,48.0,M,,",
+    NULL,
+  };
+
+  parse_bodies (&r, log);
+  g_assert_cmpuint (r.fixes->len, ==, 2);
+  g_assert_cmpint (r.stats.date_source, ==, RL_GPS_DATE_NONE);
+  g_assert_false (fix_at (&r, 0)->flags & RL_GPS_FIX_HAS_DATE);
+  g_assert_cmpint (fix_at (&r, 0)->time, ==, (gint64) (10 * 3600 + 15 * 60) * G_USEC_PER_SEC);
+  g_assert_cmpint (fix_at (&r, 0)->day, ==, 0);
+  g_assert_cmpfloat_with_epsilon (fix_at (&r, 0)->lat, 48.55, 1e-9);
+  g_assert_cmpfloat_with_epsilon (fix_at (&r, 0)->lon, 7.75, 1e-9);
+  g_assert_cmpfloat_with_epsilon (fix_at (&r, 1)->hdop, 1.2, 1e-9);
+  g_assert_cmpint (rl_gps_fix_absolute_time (fix_at (&r, 1), utc_us (2024, 5, 1, 0, 0, 0)), ==,
+                   utc_us (2024, 5, 1, 10, 15, 1));
+}
+
+static void
+test_day_rollover (void)
+{
+  g_auto (Result) r = { 0 };
+  const char *log[] = {
+    "GNGGA,235958.00,4833.000,N,00745.000,E,1,08,1.0,150.0,M,48.0,M,,",
+    "GNGGA,235959.00,4833.000,N,00745.000,E,1,08,1.0,150.0,M,48.0,M,,",
+    "GNGGA,000000.00,4833.000,N,00745.000,E,1,08,1.0,150.0,M,48.0,M,,",
+    /* RMC on the new day dates every epoch, those before it too */
+    "GNRMC,000001.00,A,4833.000,N,00745.000,E,0.0,,010324,,,A",
+    NULL,
+  };
+
+  parse_bodies (&r, log);
+  g_assert_cmpuint (r.fixes->len, ==, 4);
+  g_assert_cmpint (r.stats.date_source, ==, RL_GPS_DATE_PARTIAL);
+  g_assert_cmpint (fix_at (&r, 0)->time, ==, utc_us (2024, 2, 29, 23, 59, 58));
+  g_assert_true (fix_at (&r, 0)->flags & RL_GPS_FIX_DATE_INFERRED);
+  g_assert_cmpint (fix_at (&r, 2)->time, ==, utc_us (2024, 3, 1, 0, 0, 0));
+  g_assert_cmpint (fix_at (&r, 3)->time, ==, utc_us (2024, 3, 1, 0, 0, 1));
+  g_assert_false (fix_at (&r, 3)->flags & RL_GPS_FIX_DATE_INFERRED);
+}
+
+static void
+test_time_backwards (void)
+{
+  g_auto (Result) r = { 0 };
+  const char *log[] = {
+    "GPRMC,120010,A,5130.000,N,00007.000,W,0.0,0.0,150624,,",
+    "GPRMC,120005,A,5130.000,N,00007.000,W,0.0,0.0,150624,,",
+    "GPRMC,120011,A,5130.000,N,00007.000,W,0.0,0.0,150624,,",
+    /* a date from the day before: backwards too */
+    "GPRMC,120012,A,5130.000,N,00007.000,W,0.0,0.0,140624,,",
+    NULL,
+  };
+
+  parse_bodies (&r, log);
+  g_assert_cmpuint (r.fixes->len, ==, 2);
+  g_assert_cmpuint (r.stats.rejected[RL_GPS_REJECT_TIME_BACKWARDS], ==, 2);
+  g_assert_cmpint (fix_at (&r, 1)->time, ==, utc_us (2024, 6, 15, 12, 0, 11));
+  g_assert_cmpfloat_with_epsilon (fix_at (&r, 1)->lon, -(7.0 / 60), 1e-9);
+}
+
+static void
+test_bad_sentences (void)
+{
+  g_auto (Result) r = { 0 };
+  const char *log[] = {
+    /* checksum of a different sentence */
+    "!$GPGGA,101500.00,4833.000,N,00745.000,E,1,08,1.2,150.0,M,48.0,M,,*00\r\n",
+    /* cut short, no checksum */
+    "!$GPGGA,101501.00,4833.000,N,00745\r\n",
+    /* latitude 91° */
+    "GPGGA,101502.00,9100.000,N,00745.000,E,1,08,1.2,150.0,M,48.0,M,,",
+    /* 61 minutes of arc */
+    "GPGGA,101503.00,4861.000,N,00745.000,E,1,08,1.2,150.0,M,48.0,M,,",
+    /* 25 o'clock */
+    "GPGGA,251504.00,4833.000,N,00745.000,E,1,08,1.2,150.0,M,48.0,M,,",
+    /* 31st of February */
+    "GPRMC,101505,A,4833.000,N,00745.000,E,0.0,0.0,310224,,",
+    /* letters where digits go */
+    "GPGGA,101506.00,48x3.000,N,00745.000,E,1,08,1.2,150.0,M,48.0,M,,",
+    /* too few fields */
+    "GPGGA,101507.00,4833.000,N",
+    /* quality 0: no fix */
+    "GPGGA,101508.00,,,,,0,00,99.9,,M,,M,,",
+    /* status V */
+    "GPRMC,101509,V,,,,,,,150624,,,N",
+    /* GNS: no constellation has a fix */
+    "GNGNS,101510.00,4833.000,N,00745.000,E,NNN,00,,,,,,V",
+    /* the one good sentence */
+    "GPGGA,101511.00,4833.000,N,00745.000,E,1,08,1.2,150.0,M,48.0,M,,",
+    NULL,
+  };
+
+  parse_bodies (&r, log);
+  g_assert_cmpuint (r.fixes->len, ==, 1);
+  g_assert_cmpint (fix_at (&r, 0)->time, ==, (gint64) (10 * 3600 + 15 * 60 + 11) * G_USEC_PER_SEC);
+  g_assert_cmpuint (r.stats.rejected[RL_GPS_REJECT_BAD_CHECKSUM], ==, 1);
+  g_assert_cmpuint (r.stats.rejected[RL_GPS_REJECT_TRUNCATED], ==, 1);
+  g_assert_cmpuint (r.stats.rejected[RL_GPS_REJECT_BAD_VALUE], ==, 4);
+  g_assert_cmpuint (r.stats.rejected[RL_GPS_REJECT_MALFORMED], ==, 2);
+  g_assert_cmpuint (r.stats.rejected[RL_GPS_REJECT_NO_FIX], ==, 3);
+  g_assert_cmpuint (r.stats.records, ==, 12);
+}
+
+static void
+test_noise_between_sentences (void)
+{
+  g_auto (Result) r = { 0 };
+  g_autofree char *a = nmea_sentence ("GAGGA,101500.00,4833.000,N,00745.000,E,1,08,1.2,150.0,M,48.0,M,,");
+  g_autofree char *b = nmea_sentence ("GBGGA,101501.00,4833.000,N,00745.000,E,1,08,1.2,150.0,M,48.0,M,,");
+  g_autofree char *c = nmea_sentence ("GLGGA,101502.00,4833.000,N,00745.000,E,1,08,1.2,150.0,M,48.0,M,,");
+  GString *s = g_string_new (NULL);
+  static const char ubx[] = { (char) 0xb5, 0x62, 0x01, 0x07, 0x5c, 0x00, '$', (char) 0xff, 0x00, 0x24 };
+  g_autofree char *log = NULL;
+  gsize len;
+
+  g_string_append_len (s, ubx, sizeof ubx);
+  g_string_append (s, a);
+  g_string_append_len (s, ubx, sizeof ubx);
+  /* noise glued to the front of a sentence on the same line */
+  g_string_append (s, b);
+  /* a sentence interrupted by binary noise, then a good one */
+  g_string_append_len (s, c, 20);
+  g_string_append_len (s, ubx, sizeof ubx);
+  g_string_append (s, c);
+  len = s->len;
+  log = g_string_free (s, FALSE);
+
+  parse (&r, log, len);
+  g_assert_cmpuint (r.fixes->len, ==, 3);
+  g_assert_cmpuint (r.stats.rejected[RL_GPS_REJECT_TRUNCATED], ==, 1);
+  g_assert_cmpuint (r.stats.noise_bytes, >=, 3 * sizeof ubx - 6);
+}
+
+static void
+test_accuracy_sentences (void)
+{
+  g_auto (Result) r = { 0 };
+  const char *log[] = {
+    "GPGGA,101500.00,4833.000,N,00745.000,E,1,08,1.2,150.0,M,48.0,M,,",
+    "GNGSA,A,3,01,02,03,04,,,,,,,,,2.0,0.9,1.8",
+    "GPGST,101500.00,1.2,3.0,2.0,45.0,2.5,1.5,4.0",
+    "GPGLL,4833.100,N,00745.100,E,101501.00,A,A",
+    /* GSA says no fix for this epoch */
+    "GPGLL,4833.200,N,00745.200,E,101502.00,A,A",
+    "GPGSA,A,1,,,,,,,,,,,,,,,",
+    NULL,
+  };
+
+  parse_bodies (&r, log);
+  g_assert_cmpuint (r.fixes->len, ==, 2);
+  g_assert_cmpint (fix_at (&r, 0)->mode, ==, 3);
+  g_assert_cmpfloat_with_epsilon (fix_at (&r, 0)->hdop, 0.9, 1e-9);
+  g_assert_cmpfloat_with_epsilon (fix_at (&r, 0)->epy, 2.5, 1e-9);
+  g_assert_cmpfloat_with_epsilon (fix_at (&r, 0)->epx, 1.5, 1e-9);
+  g_assert_true (isnan (fix_at (&r, 1)->hdop));
+  g_assert_cmpint (fix_at (&r, 1)->mode, ==, 2);
+  g_assert_cmpuint (r.stats.rejected[RL_GPS_REJECT_NO_FIX], ==, 1);
+}
+
+static void
+test_sniff (void)
+{
+  gsize len;
+  g_autofree char *ublox = read_fixture ("ublox-8.log", &len);
+  g_autofree char *gpx = read_fixture ("cerknicko-jezero.gpx", NULL);
+
+  g_assert_true (rl_nmea_sniff (ublox, len));
+  g_assert_false (rl_nmea_sniff (gpx, strlen (gpx)));
+  g_assert_false (rl_nmea_sniff ("", 0));
+  g_assert_false (rl_nmea_sniff ("$GPGGA,1", 8));
+}
+
+static void
+test_garbage_never_crashes (void)
+{
+  /* Every prefix of a real log and a stream of random bytes: all counted, no fix invented. */
+  gsize len;
+  g_autofree char *data = read_fixture ("quectel-eg25-g-2.log", &len);
+  g_autoptr (GRand) rand = g_rand_new_with_seed (4);
+  g_autofree char *noise = g_malloc (65536);
+
+  for (gsize n = 0; n <= len; n += 7)
+    {
+      g_auto (Result) r = { 0 };
+      parse (&r, data, n);
+      g_assert_cmpuint (r.fixes->len, <=, 3);
+    }
+  for (gsize i = 0; i < 65536; i++)
+    noise[i] = "$GPGA,0123456789.*NSEW\r\n"[g_rand_int_range (rand, 0, 24)];
+  {
+    g_auto (Result) r = { 0 };
+    parse (&r, noise, 65536);
+    g_assert_cmpuint (r.fixes->len, ==, 0);
+  }
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/nmea/sample/mt3339", test_sample_mt3339);
+  g_test_add_func ("/nmea/sample/ublox-8", test_sample_ublox);
+  g_test_add_func ("/nmea/sample/quectel-eg25-g", test_sample_quectel);
+  g_test_add_func ("/nmea/gga-only", test_gga_only_time_of_day);
+  g_test_add_func ("/nmea/day-rollover", test_day_rollover);
+  g_test_add_func ("/nmea/time-backwards", test_time_backwards);
+  g_test_add_func ("/nmea/bad-sentences", test_bad_sentences);
+  g_test_add_func ("/nmea/noise", test_noise_between_sentences);
+  g_test_add_func ("/nmea/accuracy", test_accuracy_sentences);
+  g_test_add_func ("/nmea/sniff", test_sniff);
+  g_test_add_func ("/nmea/garbage", test_garbage_never_crashes);
+  return g_test_run ();
+}
