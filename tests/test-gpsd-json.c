@@ -1,0 +1,108 @@
+/* gpsd JSON reader: a log captured with gpspipe -w from gpsd 3.22, and damaged lines. */
+#include <math.h>
+#include "sources/gpsd-json.h"
+#include "gps-test-util.h"
+
+static GArray *
+parse (const char *data, gsize len, RlGpsParseStats *stats)
+{
+  GArray *fixes = g_array_new (FALSE, FALSE, sizeof (RlGpsFix));
+  rl_gpsd_json_parse (data, len, fixes, stats);
+  return fixes;
+}
+
+static void
+test_captured (void)
+{
+  gsize len;
+  g_autofree char *data = read_fixture ("mt3339.gpsd.jsonl", &len);
+  RlGpsParseStats stats;
+  g_autoptr (GArray) fixes = parse (data, len, &stats);
+  const RlGpsFix *f;
+
+  g_assert_cmpuint (stats.records, ==, 39);
+  g_assert_cmpuint (fixes->len, ==, 28);
+  /* VERSION, DEVICES, WATCH, DEVICE ×2 and the SKY reports */
+  g_assert_cmpuint (stats.ignored, ==, 11);
+  g_assert_cmpuint (rl_gps_parse_stats_rejected_total (&stats), ==, 0);
+  f = &g_array_index (fixes, RlGpsFix, 0);
+  /* gpsd 3.22 dated this 2015 log by its GPS week-rollover rule: 2034 */
+  g_assert_cmpint (f->time, ==, utc_us (2034, 11, 27, 20, 26, 42));
+  g_assert_cmpint (f->mode, ==, 2);
+  g_assert_true (isnan (f->eph));
+  f = &g_array_index (fixes, RlGpsFix, 1);
+  g_assert_cmpint (f->mode, ==, 3);
+  g_assert_cmpfloat_with_epsilon (f->eph, 3.99, 1e-9);
+  g_assert_cmpfloat_with_epsilon (f->epx, 1.919, 1e-9);
+  g_assert_cmpfloat_with_epsilon (f->epy, 2.470, 1e-9);
+  /* HDOP from the SKY report before it */
+  g_assert_cmpfloat_with_epsilon (f->hdop, 0.84, 1e-9);
+  g_assert_cmpfloat_with_epsilon (f->lat, 44.068841667, 1e-9);
+  g_assert_cmpfloat_with_epsilon (f->lon, -121.314191667, 1e-9);
+}
+
+static void
+test_bad_lines (void)
+{
+  const char *log =
+    "{\"class\":\"TPV\",\"mode\":3,\"time\":\"2024-06-01T10:00:00.000Z\",\"lat\":48.5,\"lon\":7.7,\"eph\":6.0}\n"
+    "not json at all\n"
+    "{\"class\":\"TPV\",\"mode\":3,\"time\":\"2024-06-01T10:00:01.000Z\",\"lat\":48.5,\n"
+    "{\"class\":\"TPV\",\"mode\":1,\"time\":\"2024-06-01T10:00:02.000Z\"}\n"
+    "{\"class\":\"TPV\",\"mode\":2,\"lat\":48.5,\"lon\":7.7}\n"
+    "{\"class\":\"TPV\",\"mode\":2,\"time\":\"2024-06-01T10:00:03.000Z\",\"lat\":91.0,\"lon\":7.7}\n"
+    "{\"class\":\"TPV\",\"mode\":2,\"time\":\"2024-06-01T09:59:00.000Z\",\"lat\":48.5,\"lon\":7.7}\n"
+    "{\"mode\":2}\n"
+    "\r\n"
+    "{\"class\":\"TPV\",\"mode\":2,\"time\":\"2024-06-01T10:00:04.000Z\",\"lat\":-33.9,\"lon\":151.2}";
+  RlGpsParseStats stats;
+  g_autoptr (GArray) fixes = parse (log, strlen (log), &stats);
+
+  g_assert_cmpuint (fixes->len, ==, 2);
+  g_assert_cmpint (g_array_index (fixes, RlGpsFix, 0).time, ==, utc_us (2024, 6, 1, 10, 0, 0));
+  g_assert_cmpfloat_with_epsilon (g_array_index (fixes, RlGpsFix, 1).lat, -33.9, 1e-9);
+  g_assert_cmpuint (stats.records, ==, 9);
+  g_assert_cmpuint (stats.rejected[RL_GPS_REJECT_MALFORMED], ==, 2);
+  g_assert_cmpuint (stats.rejected[RL_GPS_REJECT_TRUNCATED], ==, 1);
+  g_assert_cmpuint (stats.rejected[RL_GPS_REJECT_NO_FIX], ==, 1);
+  g_assert_cmpuint (stats.rejected[RL_GPS_REJECT_NO_TIME], ==, 1);
+  g_assert_cmpuint (stats.rejected[RL_GPS_REJECT_BAD_VALUE], ==, 1);
+  g_assert_cmpuint (stats.rejected[RL_GPS_REJECT_TIME_BACKWARDS], ==, 1);
+}
+
+static void
+test_sniff (void)
+{
+  gsize len;
+  g_autofree char *json = read_fixture ("mt3339.gpsd.jsonl", &len);
+  g_autofree char *nmea = read_fixture ("mt3339.log", NULL);
+
+  g_assert_true (rl_gpsd_json_sniff (json, len));
+  g_assert_false (rl_gpsd_json_sniff (nmea, strlen (nmea)));
+  g_assert_false (rl_gpsd_json_sniff ("{}", 2));
+}
+
+static void
+test_prefixes (void)
+{
+  gsize len;
+  g_autofree char *data = read_fixture ("mt3339.gpsd.jsonl", &len);
+
+  for (gsize n = 0; n <= len; n += 13)
+    {
+      RlGpsParseStats stats;
+      g_autoptr (GArray) fixes = parse (data, n, &stats);
+      g_assert_cmpuint (fixes->len, <=, 28);
+    }
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/gpsd-json/captured", test_captured);
+  g_test_add_func ("/gpsd-json/bad-lines", test_bad_lines);
+  g_test_add_func ("/gpsd-json/sniff", test_sniff);
+  g_test_add_func ("/gpsd-json/prefixes", test_prefixes);
+  return g_test_run ();
+}

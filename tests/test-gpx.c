@@ -1,0 +1,122 @@
+/* GPX reader: real GPX 1.0 and 1.1 files and broken documents. */
+#include <math.h>
+#include "sources/gpx.h"
+#include "gps-test-util.h"
+
+static GArray *
+parse_ok (const char *data, gsize len, RlGpsParseStats *stats)
+{
+  GArray *fixes = g_array_new (FALSE, FALSE, sizeof (RlGpsFix));
+  g_autoptr (GError) error = NULL;
+
+  g_assert_true (rl_gpx_parse (data, len, fixes, stats, &error));
+  g_assert_no_error (error);
+  return fixes;
+}
+
+static void
+test_gpx11_track (void)
+{
+  gsize len;
+  g_autofree char *data = read_fixture ("around-visnjan-with-car.gpx", &len);
+  RlGpsParseStats stats;
+  g_autoptr (GArray) fixes = parse_ok (data, len, &stats);
+  const RlGpsFix *f = &g_array_index (fixes, RlGpsFix, 0);
+
+  /* 104 trkpt; Garmin extensions in the namespace are skipped */
+  g_assert_cmpuint (fixes->len, ==, 104);
+  g_assert_cmpuint (rl_gps_parse_stats_rejected_total (&stats), ==, 0);
+  g_assert_cmpint (f->time, ==, utc_us (2020, 12, 18, 6, 15, 50));
+  g_assert_cmpfloat_with_epsilon (f->lat, 45.2735188510, 1e-9);
+  g_assert_cmpfloat_with_epsilon (f->lon, 13.7142099626, 1e-9);
+  g_assert_true (isnan (f->hdop));
+}
+
+static void
+test_gpx10_waypoints_and_track (void)
+{
+  gsize len;
+  g_autofree char *data = read_fixture ("cerknicko-jezero.gpx", &len);
+  RlGpsParseStats stats;
+  g_autoptr (GArray) fixes = parse_ok (data, len, &stats);
+
+  /* 7 wpt (6 without a time) and 296 trkpt */
+  g_assert_cmpuint (stats.records, ==, 303);
+  g_assert_cmpuint (stats.rejected[RL_GPS_REJECT_NO_TIME], ==, 6);
+  g_assert_cmpuint (fixes->len, ==, 297);
+  g_assert_cmpint (g_array_index (fixes, RlGpsFix, 0).time, ==, utc_us (2010, 8, 5, 14, 23, 59));
+}
+
+static void
+test_points_and_values (void)
+{
+  const char *doc =
+    "<?xml version=\"1.0\"?>\n"
+    "<gpx version=\"1.1\" xmlns=\"http://www.topografix.com/GPX/1/1\">"
+    "<rte><rtept lat=\"48.58\" lon=\"7.75\"><time>2024-06-01T10:00:00Z</time><hdop>1.5</hdop><fix>3d</fix></rtept>"
+    "<rtept lat=\"91\" lon=\"7.75\"><time>2024-06-01T10:00:01Z</time></rtept>"
+    "<rtept lat=\"north\" lon=\"7.75\"><time>2024-06-01T10:00:02Z</time></rtept>"
+    "<rtept lon=\"7.75\"><time>2024-06-01T10:00:03Z</time></rtept>"
+    "<rtept lat=\"48.58\" lon=\"7.75\"><time>yesterday</time></rtept>"
+    "<rtept lat=\"48.58\" lon=\"7.75\"><time>2024-06-01T10:00:05Z</time><fix>none</fix></rtept>"
+    "</rte>"
+    "<wpt lat=\"-33.86\" lon=\"151.21\"><time>2024-06-01T12:00:00+02:00</time>"
+    "<extensions><trkpt lat=\"1\" lon=\"1\"><time>2024-06-01T10:00:00Z</time></trkpt></extensions></wpt>"
+    "</gpx>";
+  RlGpsParseStats stats;
+  g_autoptr (GArray) fixes = parse_ok (doc, strlen (doc), &stats);
+
+  g_assert_cmpuint (fixes->len, ==, 2);
+  g_assert_cmpfloat_with_epsilon (g_array_index (fixes, RlGpsFix, 0).hdop, 1.5, 1e-9);
+  g_assert_cmpint (g_array_index (fixes, RlGpsFix, 0).mode, ==, 3);
+  g_assert_cmpint (g_array_index (fixes, RlGpsFix, 1).time, ==, utc_us (2024, 6, 1, 10, 0, 0));
+  g_assert_cmpuint (stats.rejected[RL_GPS_REJECT_BAD_VALUE], ==, 2);
+  g_assert_cmpuint (stats.rejected[RL_GPS_REJECT_MALFORMED], ==, 2);
+  g_assert_cmpuint (stats.rejected[RL_GPS_REJECT_NO_FIX], ==, 1);
+}
+
+static void
+test_not_gpx (void)
+{
+  const char *bad[] = {
+    "this is not XML",
+    "<gpx><trk><trkseg><trkpt lat=\"1\" lon=\"2\">",
+    "<?xml version=\"1.0\"?><kml><Placemark/></kml>",
+    "",
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (bad); i++)
+    {
+      g_autoptr (GArray) fixes = g_array_new (FALSE, FALSE, sizeof (RlGpsFix));
+      g_autoptr (GError) error = NULL;
+      RlGpsParseStats stats;
+
+      g_assert_false (rl_gpx_parse (bad[i], strlen (bad[i]), fixes, &stats, &error));
+      int expected = (i == 2) ? (int) RL_GPX_ERROR_NOT_GPX : (int) RL_GPX_ERROR_NOT_XML;
+
+      g_assert_error (error, RL_GPX_ERROR, expected);
+      g_assert_cmpuint (fixes->len, ==, 0);
+    }
+}
+
+static void
+test_sniff (void)
+{
+  g_autofree char *gpx = read_fixture ("around-visnjan-with-car.gpx", NULL);
+  g_autofree char *nmea = read_fixture ("mt3339.log", NULL);
+
+  g_assert_true (rl_gpx_sniff (gpx, strlen (gpx)));
+  g_assert_false (rl_gpx_sniff (nmea, strlen (nmea)));
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/gpx/1.1-track", test_gpx11_track);
+  g_test_add_func ("/gpx/1.0-waypoints-track", test_gpx10_waypoints_and_track);
+  g_test_add_func ("/gpx/points-and-values", test_points_and_values);
+  g_test_add_func ("/gpx/not-gpx", test_not_gpx);
+  g_test_add_func ("/gpx/sniff", test_sniff);
+  return g_test_run ();
+}
