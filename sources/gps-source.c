@@ -1,0 +1,267 @@
+/* gpsd → evidence.
+ *
+ * The gpsd socket sits in the main loop (g_unix_fd_add): nothing runs while
+ * nothing arrives.  When gpsd is absent or goes away, one one-shot timeout
+ * retries with a back-off (1 s doubling to 60 s); it exists only while
+ * disconnected.  The rest of the daemon never waits on gpsd. */
+#define G_LOG_DOMAIN "regloc-gps"
+
+#include "gps-source.h"
+
+#include <errno.h>
+#include <gps.h>
+#include <math.h>
+#include <string.h>
+#include <glib-unix.h>
+#include "sources/gpsd-json.h"
+
+#if GPSD_API_MAJOR_VERSION < 9 || GPSD_API_MAJOR_VERSION > 14
+#error "written for libgps API 9..14 (gpsd 3.20–3.25: gps_read with a buffer, timespec times)"
+#endif
+
+#define BACKOFF_MIN_S 1
+#define BACKOFF_MAX_S 60
+
+typedef struct {
+  RlSource base;
+  char *host;
+  char port[8];
+  RlGpsEvidenceParams params;
+  RlBoundaryIndex *owned_index;
+  struct gps_data_t *gps;       /* heap: the struct is large */
+  gboolean connected;
+  gboolean running;
+  guint fd_watch;
+  guint retry_id;
+  guint backoff_s;
+  RlGpsSourceStats stats;
+} RlGpsSource;
+
+static void gps_connect (RlGpsSource *self);
+
+static gboolean
+retry_cb (gpointer user_data)
+{
+  RlGpsSource *self = user_data;
+
+  self->retry_id = 0;
+  gps_connect (self);
+  return G_SOURCE_REMOVE;
+}
+
+static void
+schedule_retry (RlGpsSource *self)
+{
+  if (!self->running || self->retry_id != 0)
+    return;
+  self->stats.retry_in_s = self->backoff_s;
+  self->retry_id = g_timeout_add_seconds (self->backoff_s, retry_cb, self);
+  self->backoff_s = MIN (self->backoff_s * 2, BACKOFF_MAX_S);
+}
+
+static void
+gps_disconnect (RlGpsSource *self)
+{
+  g_clear_handle_id (&self->fd_watch, g_source_remove);
+  if (self->connected)
+    {
+      (void) gps_stream (self->gps, WATCH_DISABLE, NULL);
+      (void) gps_close (self->gps);
+      self->connected = FALSE;
+    }
+}
+
+static void
+lost_gpsd (RlGpsSource *self, const char *why)
+{
+  gps_disconnect (self);
+  self->stats.disconnects++;
+  self->backoff_s = BACKOFF_MIN_S;
+  schedule_retry (self);
+  g_message ("lost gpsd at %s:%s (%s); retrying in %u s", self->host, self->port, why,
+             self->stats.retry_in_s);
+  /* The last fix stays until it ages out: a gpsd restart must not flip the decision. */
+  rl_source_set_status (&self->base, FALSE, "unavailable: lost gpsd at %s:%s (%s), retrying in %u s",
+                        self->host, self->port, why, self->stats.retry_in_s);
+}
+
+static void
+handle_report (RlGpsSource *self)
+{
+  RlGpsFix fix;
+  RlGpsReject why;
+  RlEvidence ev;
+  char cc[64];
+
+  if (!(self->gps->set & MODE_SET))
+    return;   /* SKY, DEVICE, VERSION, …: nothing to judge */
+  if (!rl_gps_fix_from_gps_data (self->gps, &fix, &why))
+    {
+      self->stats.rejected[why]++;
+      if (why == RL_GPS_REJECT_NO_FIX)
+        rl_source_set_status (&self->base, TRUE, "connected to gpsd at %s:%s, no fix", self->host, self->port);
+      return;
+    }
+  /* Evidence time is the daemon's wall clock: a receiver's clock can be far
+   * off (GPS week rollover), and the policy ages items against the wall. */
+  if (!rl_gps_evidence_from_fix (&self->params, &fix, g_get_real_time (), &ev))
+    {
+      self->stats.rejected[RL_GPS_REJECT_BAD_VALUE]++;
+      return;
+    }
+  self->stats.fixes_used++;
+  rl_source_put (&self->base, &ev);
+  rl_source_set_status (&self->base, TRUE, "gpsd %s:%s, fix: %s", self->host, self->port,
+                        rl_evidence_countries_to_string (&ev, cc, sizeof cc));
+}
+
+static gboolean
+on_readable (int fd, GIOCondition cond, gpointer user_data)
+{
+  RlGpsSource *self = user_data;
+
+  /* libgps buffers: after one read, more whole reports may wait in its
+   * buffer with nothing left on the socket, so drain with gps_waiting(). */
+  do
+    {
+      self->gps->set = 0;
+      if (gps_read (self->gps, NULL, 0) < 0)
+        {
+          self->fd_watch = 0;
+          lost_gpsd (self, errno != 0 ? g_strerror (errno) : "connection closed");
+          return G_SOURCE_REMOVE;
+        }
+      handle_report (self);
+    }
+  while (self->connected && gps_waiting (self->gps, 0));
+  return G_SOURCE_CONTINUE;
+}
+
+static void
+gps_connect (RlGpsSource *self)
+{
+  int rc;
+
+  if (!self->running || self->connected)
+    return;
+  errno = 0;
+  /* A TCP connect: immediate for the usual localhost gpsd. */
+  rc = gps_open (self->host, self->port, self->gps);
+  if (rc != 0)
+    {
+      guint wait = self->backoff_s;
+      const char *why = gps_errstr (rc);
+
+      schedule_retry (self);
+      g_debug ("gpsd at %s:%s: %s; retrying in %u s", self->host, self->port, why, wait);
+      rl_source_set_status (&self->base, FALSE, "unavailable: gpsd at %s:%s: %s, retrying in %u s",
+                            self->host, self->port, why, wait);
+      return;
+    }
+  self->connected = TRUE;
+  if (gps_stream (self->gps, WATCH_ENABLE | WATCH_JSON, NULL) != 0)
+    {
+      lost_gpsd (self, "WATCH request failed");
+      return;
+    }
+  self->stats.connects++;
+  self->stats.retry_in_s = 0;
+  self->backoff_s = BACKOFF_MIN_S;
+  self->fd_watch = g_unix_fd_add (self->gps->gps_fd, G_IO_IN | G_IO_HUP | G_IO_ERR, on_readable, self);
+  g_message ("connected to gpsd at %s:%s", self->host, self->port);
+  rl_source_set_status (&self->base, TRUE, "connected to gpsd at %s:%s, waiting for a fix",
+                        self->host, self->port);
+}
+
+RlSource *
+rl_gps_source_new (const RlConfig *config, const RlSourceSink *sink,
+                   RlGpsLookupFunc lookup, const RlBoundaryIndex *index)
+{
+  RlGpsSource *self;
+
+  if (!config->gps_enabled)
+    return NULL;
+  self = g_new0 (RlGpsSource, 1);
+  rl_source_init (&self->base, &rl_gps_source_ops, sink);
+  self->host = g_strdup (config->gps_host != NULL ? config->gps_host : "localhost");
+  g_snprintf (self->port, sizeof self->port, "%u", config->gps_port != 0 ? config->gps_port : 2947);
+  rl_gps_evidence_params_init (&self->params, config, lookup, index);
+  self->gps = g_new0 (struct gps_data_t, 1);
+  self->backoff_s = BACKOFF_MIN_S;
+  rl_source_set_status (&self->base, FALSE, "not started");
+  return &self->base;
+}
+
+static RlSource *
+gps_create (const RlConfig *config, const RlSourceSink *sink)
+{
+  g_autoptr (GError) error = NULL;
+  const char *path;
+  RlBoundaryIndex *index;
+  RlSource *source;
+
+  if (!config->gps_enabled)
+    return NULL;
+  path = config->boundary_index != NULL ? config->boundary_index : rl_boundary_index_default_path ();
+  index = rl_boundary_index_open (path, &error);
+  source = rl_gps_source_new (config, sink, rl_boundary_lookup, index);
+  ((RlGpsSource *) source)->owned_index = index;
+  if (index == NULL)
+    {
+      /* Without the index a fix names no country: the source stays off. */
+      g_warning ("GPS source disabled: boundary index %s: %s", path, error->message);
+      rl_source_set_status (source, FALSE, "unavailable: no boundary index (%s)", error->message);
+    }
+  return source;
+}
+
+static void
+gps_start (RlSource *source)
+{
+  RlGpsSource *self = (RlGpsSource *) source;
+
+  if (self->params.lookup == rl_boundary_lookup && self->owned_index == NULL)
+    return;
+  self->running = TRUE;
+  gps_connect (self);
+}
+
+static void
+gps_stop (RlSource *source)
+{
+  RlGpsSource *self = (RlGpsSource *) source;
+
+  self->running = FALSE;
+  g_clear_handle_id (&self->retry_id, g_source_remove);
+  gps_disconnect (self);
+  rl_source_set_status (source, FALSE, "stopped");
+}
+
+static void
+gps_free (RlSource *source)
+{
+  RlGpsSource *self = (RlGpsSource *) source;
+
+  if (source == NULL)
+    return;
+  gps_stop (source);
+  g_clear_pointer (&self->owned_index, rl_boundary_index_free);
+  g_free (self->gps);
+  g_free (self->host);
+  g_free (self);
+}
+
+void
+rl_gps_source_get_stats (RlSource *source, RlGpsSourceStats *out)
+{
+  *out = ((RlGpsSource *) source)->stats;
+}
+
+const RlSourceOps rl_gps_source_ops = {
+  .name = "gps",
+  .kind = RL_SOURCE_GPS,
+  .create = gps_create,
+  .start = gps_start,
+  .stop = gps_stop,
+  .free = gps_free,
+};
