@@ -54,7 +54,7 @@ rl_policy_params_init (RlPolicyParams *p)
   p->beacon_min_fraction = 2.0 / 3.0;
   p->beacon_strong_aps = 4;
   p->beacon_strong_operators = 3;
-  p->beacon_max_aps_per_operator = 3;
+  p->beacon_max_aps_per_operator = 2;
   p->timezone_weight = 0.4;
   p->max_age_s[RL_SOURCE_GPS] = 600;
   p->max_age_s[RL_SOURCE_BEACON] = 900;
