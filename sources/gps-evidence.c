@@ -83,7 +83,7 @@ rl_gps_evidence_from_fix (const RlGpsEvidenceParams *params, const RlGpsFix *fix
         g_snprintf (across, sizeof across, " at sea, %s from %s waters", dist,
                     where.neighbour != RL_COUNTRY_NONE ? rl_country_to_string (where.neighbour, cc) : "any");
       else if (where.neighbour == RL_COUNTRY_NONE)
-        g_snprintf (across, sizeof across, ", %s from the edge of the waters", dist);
+        g_snprintf (across, sizeof across, ", %s from the nearest border", dist);
       else
         g_snprintf (across, sizeof across, ", %s from %s border", dist,
                     rl_country_to_string (where.neighbour, cc));
