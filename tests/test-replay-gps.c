@@ -1,0 +1,279 @@
+/* GPS files through the replay engine: the sample trip, dates, merging,
+ * errors, and every real receiver log without a crash. */
+#include <math.h>
+#include "rl-build-config.h"
+#include "service/replay-gps.h"
+#include "gps-test-util.h"
+
+static RlRegulatory *regulatory;
+
+/* The Rhine at Kehl as a straight border: FR west of 7.8017°E, DE east;
+ * south of 30°N is open sea. */
+static gboolean
+rhine_lookup (const RlBoundaryIndex *index, double lat, double lon, RlBoundaryResult *out)
+{
+  if (!(fabs (lat) <= 90 && fabs (lon) <= 180))
+    return FALSE;
+  if (lat < 30)
+    {
+      out->country = out->neighbour = RL_COUNTRY_NONE;
+      out->border_m = -1;
+      return TRUE;
+    }
+  out->country = lon < 7.8017 ? RL_COUNTRY ('F', 'R') : RL_COUNTRY ('D', 'E');
+  out->neighbour = lon < 7.8017 ? RL_COUNTRY ('D', 'E') : RL_COUNTRY ('F', 'R');
+  out->border_m = fabs (lon - 7.8017) * 111320.0 * cos (lat * G_PI / 180);
+  return TRUE;
+}
+
+static void
+params_for (RlGpsEvidenceParams *p, const RlConfig *config)
+{
+  rl_gps_evidence_params_init (p, config, rhine_lookup, NULL);
+}
+
+static void
+add_timezone (RlReplay *replay, gint64 at, const char *countries)
+{
+  g_auto (GStrv) ccs = g_strsplit (countries, ",", -1);
+  RlEvidence ev;
+
+  rl_evidence_init (&ev, RL_SOURCE_TIMEZONE, "timezone", at, RL_NEVER);
+  for (guint i = 0; ccs[i]; i++)
+    {
+      RlCountry c;
+      g_assert_true (rl_country_parse (ccs[i], &c));
+      rl_evidence_add_country (&ev, c);
+    }
+  g_strlcpy (ev.detail, "timezone Europe/Berlin", sizeof ev.detail);
+  rl_replay_add_evidence (replay, &ev);
+}
+
+static char *
+format_text (RlReplay *replay)
+{
+  g_autoptr (GError) error = NULL;
+  char *text = rl_replay_format (replay, "text", &error);
+
+  g_assert_no_error (error);
+  return text;
+}
+
+static void
+test_sample_trip (void)
+{
+  g_autoptr (RlConfig) config = rl_config_new_default ();
+  g_autoptr (RlReplay) replay = rl_replay_new (config, regulatory);
+  g_autofree char *path = g_build_filename (RL_SOURCE_DATADIR, "samples", "trip-de-fr.nmea", NULL);
+  g_autofree char *data = NULL;
+  g_autofree char *text = NULL;
+  g_autoptr (GError) error = NULL;
+  RlGpsEvidenceParams params;
+  const GArray *timeline;
+  gsize len;
+  guint de_at = G_MAXUINT, back_to_00 = G_MAXUINT;
+  char cc[3];
+
+  g_assert_true (g_file_get_contents (path, &data, &len, &error));
+  params_for (&params, config);
+  g_assert_true (rl_replay_load_gps_data (replay, "trip-de-fr.nmea", data, len, NULL, NULL,
+                                          &params, config->policy.gps_max_error_m, &error));
+  g_assert_no_error (error);
+  /* GPS + the timezone of a German laptop: DE in Kehl; across the Rhine the
+   * timezone cannot confirm FR, so the decision falls back to 00. */
+  add_timezone (replay, utc_us (2024, 5, 18, 9, 0, 0), "DE,DK,NO,SE,SJ");
+  rl_replay_run (replay, TRUE);
+
+  timeline = rl_replay_timeline (replay);
+  for (guint i = 0; i < timeline->len; i++)
+    {
+      const RlTimelineEntry *e = &g_array_index (timeline, RlTimelineEntry, i);
+      if (de_at == G_MAXUINT && e->country == RL_COUNTRY ('D', 'E'))
+        de_at = i;
+      else if (de_at != G_MAXUINT && back_to_00 == G_MAXUINT && e->country == RL_COUNTRY_WORLD)
+        back_to_00 = i;
+    }
+  g_assert_cmpuint (de_at, !=, G_MAXUINT);
+  g_assert_cmpuint (back_to_00, !=, G_MAXUINT);
+  {
+    const RlTimelineEntry *de = &g_array_index (timeline, RlTimelineEntry, de_at);
+    const RlTimelineEntry *out = &g_array_index (timeline, RlTimelineEntry, back_to_00);
+
+    /* parked 90 s in Kehl: DE once the hold-down has passed */
+    g_assert_cmpint (de->time, ==, utc_us (2024, 5, 18, 9, 0, 30));
+    g_assert_cmpint (de->state, ==, RL_STATE_DECIDED);
+    /* leaves DE when the GPS no longer names it: over the river, past the margin */
+    g_assert_true (out->has_position);
+    g_assert_cmpfloat (out->lon, <, 7.8017);
+    g_assert_cmpfloat (out->lon, >, 7.795);
+    g_assert_cmpint (out->reason, ==, RL_REASON_SUPPORT_LOST);
+  }
+  g_assert_cmpstr (rl_country_to_string (rl_replay_final (replay)->country, cc), ==, "00");
+
+  text = format_text (replay);
+  g_assert_nonnull (strstr (text, "gps.fixes_used: 993"));
+  g_assert_nonnull (strstr (text, "gps.rejected.bad_checksum: 1"));
+  g_assert_nonnull (strstr (text, "date taken from the file"));
+}
+
+static const char *const gga_log =
+  "$GPGGA,235958.00,4833.000,N,00749.000,E,1,08,1.0,150.0,M,48.0,M,,*6B\r\n"
+  "$GPGGA,235959.00,4833.000,N,00749.000,E,1,08,1.0,150.0,M,48.0,M,,*6A\r\n"
+  "$GPGGA,000000.00,4833.000,N,00749.000,E,1,08,1.0,150.0,M,48.0,M,,*6B\r\n";
+
+/* The summary's span line names the first and last evidence instants. */
+static void
+assert_span (RlReplay *replay, const char *span)
+{
+  g_autofree char *text = NULL;
+
+  rl_replay_run (replay, FALSE);
+  text = format_text (replay);
+  if (strstr (text, span) == NULL)
+    g_error ("expected \"%s\" in:\n%s", span, text);
+}
+
+static void
+test_time_of_day_only (void)
+{
+  g_autoptr (RlConfig) config = rl_config_new_default ();
+  RlGpsEvidenceParams params;
+
+  params_for (&params, config);
+  {
+    g_autoptr (RlReplay) replay = rl_replay_new (config, regulatory);
+    g_autoptr (GError) error = NULL;
+    g_autofree char *text = NULL;
+
+    g_assert_true (rl_replay_load_gps_data (replay, "gga.nmea", gga_log, strlen (gga_log), NULL,
+                                            "2023-12-31", &params, 250, &error));
+    g_assert_no_error (error);
+    /* the last fix is past midnight: the next day */
+    assert_span (replay, "2023-12-31T23:59:58Z .. 2024-01-01T00:00:00Z");
+    text = format_text (replay);
+    g_assert_nonnull (strstr (text, "date taken from --date 2023-12-31"));
+  }
+  {
+    g_autoptr (RlReplay) replay = rl_replay_new (config, regulatory);
+    g_autoptr (GError) error = NULL;
+    g_autofree char *text = NULL;
+
+    g_assert_true (rl_replay_load_gps_data (replay, "gga.nmea", gga_log, strlen (gga_log), NULL,
+                                            NULL, &params, 250, &error));
+    assert_span (replay, "2000-01-01T23:59:58Z .. 2000-01-02T00:00:00Z");
+    text = format_text (replay);
+    g_assert_nonnull (strstr (text, "arbitrary day"));
+  }
+  {
+    g_autoptr (RlReplay) replay = rl_replay_new (config, regulatory);
+    g_autoptr (GError) error = NULL;
+
+    g_assert_false (rl_replay_load_gps_data (replay, "gga.nmea", gga_log, strlen (gga_log), NULL,
+                                             "31.12.2023", &params, 250, &error));
+    g_assert_error (error, RL_REPLAY_GPS_ERROR, RL_REPLAY_GPS_ERROR_DATE);
+  }
+}
+
+static void
+test_errors (void)
+{
+  g_autoptr (RlConfig) config = rl_config_new_default ();
+  g_autoptr (RlReplay) replay = rl_replay_new (config, regulatory);
+  RlGpsEvidenceParams params;
+  const char *text = "hello, this is a shopping list\nmilk\n";
+
+  params_for (&params, config);
+  {
+    g_autoptr (GError) error = NULL;
+    g_assert_false (rl_replay_load_gps_data (replay, "list.txt", text, strlen (text), NULL, NULL,
+                                             &params, 250, &error));
+    g_assert_error (error, RL_REPLAY_GPS_ERROR, RL_REPLAY_GPS_ERROR_FORMAT);
+    g_assert_nonnull (strstr (error->message, "list.txt"));
+  }
+  {
+    g_autoptr (GError) error = NULL;
+    g_assert_false (rl_replay_load_gps_data (replay, "gga.nmea", gga_log, strlen (gga_log), "gpx", NULL,
+                                             &params, 250, &error));
+    g_assert_error (error, RL_REPLAY_GPS_ERROR, RL_REPLAY_GPS_ERROR_FORMAT);
+  }
+  {
+    g_autoptr (GError) error = NULL;
+    g_assert_false (rl_replay_load_gps_data (replay, "gga.nmea", gga_log, strlen (gga_log), "kml", NULL,
+                                             &params, 250, &error));
+    g_assert_error (error, RL_REPLAY_GPS_ERROR, RL_REPLAY_GPS_ERROR_FORMAT);
+  }
+  {
+    /* a forced format reads what detection would not: GGA after 5 kB of noise */
+    g_autoptr (GError) error = NULL;
+    g_autoptr (GString) s = g_string_new (NULL);
+    for (guint i = 0; i < 5000; i++)
+      g_string_append_c (s, (char) (0x80 | (i & 0x7f)));
+    g_string_append (s, gga_log);
+    g_assert_null (rl_gps_detect_format (s->str, s->len));
+    g_assert_true (rl_replay_load_gps_data (replay, "noisy.nmea", s->str, s->len, "nmea", "2024-01-01",
+                                            &params, 250, &error));
+    g_assert_no_error (error);
+  }
+}
+
+static void
+test_detect_and_merge (void)
+{
+  static const char *const files[] = {
+    "ublox-8.log", "mt3339.log", "quectel-eg25-g-2.log", "mt3339.gpsd.jsonl",
+    "cerknicko-jezero.gpx", "around-visnjan-with-car.gpx",
+  };
+  static const char *const formats[] = { "nmea", "nmea", "nmea", "gpsd", "gpx", "gpx" };
+  g_autoptr (RlConfig) config = rl_config_new_default ();
+  g_autoptr (RlReplay) replay = rl_replay_new (config, regulatory);
+  g_autofree char *text = NULL;
+  RlGpsEvidenceParams params;
+  const GArray *timeline;
+
+  params_for (&params, config);
+  /* every real log in one replay: detected, read, merged by time, no crash */
+  for (guint i = 0; i < G_N_ELEMENTS (files); i++)
+    {
+      gsize len;
+      g_autofree char *data = read_fixture (files[i], &len);
+      g_autoptr (GError) error = NULL;
+
+      g_assert_cmpstr (rl_gps_detect_format (data, len), ==, formats[i]);
+      g_assert_true (rl_replay_load_gps_data (replay, files[i], data, len, NULL, NULL, &params,
+                                              config->policy.gps_max_error_m, &error));
+      g_assert_no_error (error);
+    }
+  rl_replay_run (replay, TRUE);
+  timeline = rl_replay_timeline (replay);
+  for (guint i = 1; i < timeline->len; i++)
+    g_assert_cmpint (g_array_index (timeline, RlTimelineEntry, i - 1).time, <=,
+                     g_array_index (timeline, RlTimelineEntry, i).time);
+  text = format_text (replay);
+  /* 72 + 30 + 3 NMEA, 28 gpsd, 297 + 104 GPX */
+  g_assert_nonnull (strstr (text, "gps.fixes_used: 534"));
+  g_assert_nonnull (strstr (text, "gps.rejected.no_time: 6"));
+  g_assert_nonnull (strstr (text, "gps.rejected.truncated: 1"));
+}
+
+int
+main (int argc, char **argv)
+{
+  g_autoptr (GError) error = NULL;
+  const char *regdb = g_getenv ("REGLOC_TEST_REGDB");
+  int ret;
+
+  g_test_init (&argc, &argv, NULL);
+  regulatory = rl_regulatory_load (regdb ? regdb : RL_REGDB_DEFAULT_PATH, NULL, &error);
+  if (error != NULL)
+    {
+      g_printerr ("test-replay-gps: %s — is wireless-regdb installed?\n", error->message);
+      return 1;
+    }
+  g_test_add_func ("/replay-gps/sample-trip", test_sample_trip);
+  g_test_add_func ("/replay-gps/time-of-day-only", test_time_of_day_only);
+  g_test_add_func ("/replay-gps/errors", test_errors);
+  g_test_add_func ("/replay-gps/detect-and-merge", test_detect_and_merge);
+  ret = g_test_run ();
+  rl_regulatory_free (regulatory);
+  return ret;
+}
