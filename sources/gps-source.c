@@ -150,7 +150,8 @@ gps_connect (RlGpsSource *self)
   if (rc != 0)
     {
       guint wait = self->backoff_s;
-      const char *why = gps_errstr (rc);
+      /* libgps leaves its netlib error code in errno */
+      const char *why = gps_errstr (errno != 0 ? errno : rc);
 
       schedule_retry (self);
       g_debug ("gpsd at %s:%s: %s; retrying in %u s", self->host, self->port, why, wait);

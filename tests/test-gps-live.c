@@ -1,0 +1,225 @@
+/* The live GPS source against a real gpsd fed by gpsfake on a private port:
+ * fixes become evidence, killing gpsd makes the source unavailable without
+ * blocking the loop, and a restarted gpsd is found again. */
+#include <errno.h>
+#include <math.h>
+#include <signal.h>
+#include <unistd.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include "sources/gps-source.h"
+#include "gps-test-util.h"
+
+#define SKIP_EXIT 77
+
+typedef struct {
+  guint puts;
+  RlEvidence last;
+  guint went_unavailable;
+  guint went_available;
+  gboolean was_available;
+  GPid gpsfake;
+} Fixture;
+
+static Fixture fx;
+
+static gboolean
+us_lookup (const RlBoundaryIndex *index, double lat, double lon, RlBoundaryResult *out)
+{
+  /* the sample log sits in Oregon */
+  out->country = lon < -100 ? RL_COUNTRY ('U', 'S') : RL_COUNTRY ('D', 'E');
+  out->neighbour = RL_COUNTRY ('C', 'A');
+  out->border_m = 400000;
+  return fabs (lat) <= 90 && fabs (lon) <= 180;
+}
+
+static void
+on_put (RlSource *source, const RlEvidence *ev, gpointer user_data)
+{
+  fx.puts++;
+  fx.last = *ev;
+}
+
+static void
+on_status (RlSource *source, gpointer user_data)
+{
+  if (source->available && !fx.was_available)
+    fx.went_available++;
+  if (!source->available && fx.was_available)
+    fx.went_unavailable++;
+  fx.was_available = source->available;
+  g_test_message ("status: %s: %s", source->available ? "available" : "unavailable", source->detail);
+}
+
+static guint
+free_port (void)
+{
+  struct sockaddr_in sa = { .sin_family = AF_INET, .sin_addr.s_addr = htonl (INADDR_LOOPBACK) };
+  socklen_t len = sizeof sa;
+  int fd = socket (AF_INET, SOCK_STREAM, 0);
+
+  g_assert_cmpint (fd, >=, 0);
+  g_assert_cmpint (bind (fd, (struct sockaddr *) &sa, sizeof sa), ==, 0);
+  g_assert_cmpint (getsockname (fd, (struct sockaddr *) &sa, &len), ==, 0);
+  close (fd);
+  return ntohs (sa.sin_port);
+}
+
+static void
+own_process_group (gpointer data)
+{
+  /* gpsfake starts gpsd as its child: one signal to the group ends both */
+  setpgid (0, 0);
+}
+
+static void
+start_gpsfake (guint port)
+{
+  g_autofree char *log = g_test_build_filename (G_TEST_DIST, "data", "gps", "mt3339.log", NULL);
+  g_autofree char *port_s = g_strdup_printf ("%u", port);
+  const char *argv[] = { "gpsfake", "-q", "-P", port_s, "-c", "0.05", log, NULL };
+  g_autoptr (GError) error = NULL;
+
+  g_assert_true (g_spawn_async (NULL, (char **) argv, NULL,
+                                G_SPAWN_SEARCH_PATH | G_SPAWN_DO_NOT_REAP_CHILD | G_SPAWN_STDOUT_TO_DEV_NULL,
+                                own_process_group, NULL, &fx.gpsfake, &error));
+  g_assert_no_error (error);
+}
+
+static void
+stop_gpsfake (void)
+{
+  if (fx.gpsfake == 0)
+    return;
+  kill (-fx.gpsfake, SIGTERM);
+  waitpid (fx.gpsfake, NULL, 0);
+  /* gpsd may outlive the python parent by a moment */
+  kill (-fx.gpsfake, SIGKILL);
+  g_spawn_close_pid (fx.gpsfake);
+  fx.gpsfake = 0;
+}
+
+static gboolean
+wait_for (gboolean (*cond) (gpointer), gpointer data, guint timeout_s)
+{
+  gint64 until = g_get_monotonic_time () + (gint64) timeout_s * G_USEC_PER_SEC;
+
+  while (!cond (data))
+    {
+      if (g_get_monotonic_time () > until)
+        return FALSE;
+      g_main_context_iteration (NULL, FALSE);
+      g_usleep (10000);
+    }
+  return TRUE;
+}
+
+static gboolean
+puts_reached (gpointer data)
+{
+  return fx.puts >= GPOINTER_TO_UINT (data);
+}
+
+static gboolean
+is_unavailable (gpointer data)
+{
+  return !((RlSource *) data)->available;
+}
+
+static gboolean
+is_available (gpointer data)
+{
+  return ((RlSource *) data)->available;
+}
+
+static void
+test_live (void)
+{
+  g_autoptr (RlConfig) config = rl_config_new_default ();
+  RlSourceSink sink = { on_put, NULL, on_status, NULL };
+  RlGpsSourceStats stats;
+  RlSource *source;
+  guint port = free_port ();
+  guint before;
+  char cc[3];
+
+  g_free (config->gps_host);
+  config->gps_host = g_strdup ("localhost");
+  config->gps_port = port;
+  source = rl_gps_source_new (config, &sink, us_lookup, NULL);
+  g_assert_nonnull (source);
+
+  /* gpsd not there yet: the source starts anyway, unavailable, retrying */
+  source->ops->start (source);
+  g_assert_false (source->available);
+  rl_gps_source_get_stats (source, &stats);
+  g_assert_cmpuint (stats.connects, ==, 0);
+  g_assert_cmpuint (stats.retry_in_s, >=, 1);
+
+  start_gpsfake (port);
+  if (!wait_for (puts_reached, GUINT_TO_POINTER (3), 60))
+    g_error ("no GPS evidence from gpsfake on port %u within 60 s", port);
+  g_assert_true (source->available);
+  g_assert_cmpint (fx.last.kind, ==, RL_SOURCE_GPS);
+  g_assert_cmpstr (fx.last.key, ==, "gps");
+  g_assert_cmpuint (fx.last.n_countries, ==, 1);
+  g_assert_cmpstr (rl_country_to_string (fx.last.countries[0], cc), ==, "US");
+  g_assert_cmpfloat_with_epsilon (fx.last.gps.lat, 44.0688, 0.001);
+  g_assert_cmpfloat_with_epsilon (fx.last.gps.lon, -121.3142, 0.001);
+  /* evidence time is the wall clock, not the receiver's (gpsd dates this log 2034) */
+  g_assert_cmpint (ABS (fx.last.observed_at - g_get_real_time ()), <, 120 * G_USEC_PER_SEC);
+  rl_gps_source_get_stats (source, &stats);
+  g_assert_cmpuint (stats.connects, ==, 1);
+  g_assert_cmpuint (stats.retry_in_s, ==, 0);
+
+  /* gpsd goes away */
+  stop_gpsfake ();
+  if (!wait_for (is_unavailable, source, 20))
+    g_error ("source still available 20 s after gpsd was killed");
+  rl_gps_source_get_stats (source, &stats);
+  g_assert_cmpuint (stats.disconnects, ==, 1);
+  g_assert_nonnull (strstr (source->detail, "unavailable"));
+
+  /* and comes back on the same port */
+  before = fx.puts;
+  start_gpsfake (port);
+  if (!wait_for (puts_reached, GUINT_TO_POINTER (before + 3), 90))
+    g_error ("no GPS evidence within 90 s after gpsd restarted");
+  g_assert_true (wait_for (is_available, source, 5));
+  rl_gps_source_get_stats (source, &stats);
+  g_assert_cmpuint (stats.connects, ==, 2);
+  g_assert_cmpuint (fx.went_unavailable, >=, 1);
+  g_assert_cmpuint (fx.went_available, >=, 2);
+
+  source->ops->stop (source);
+  g_assert_false (source->available);
+  stop_gpsfake ();
+  source->ops->free (source);
+}
+
+int
+main (int argc, char **argv)
+{
+  g_autofree char *gpsfake = NULL;
+  g_autofree char *gpsd = NULL;
+  const char *path = g_getenv ("PATH");
+  g_autofree char *full_path = g_strdup_printf ("%s:/usr/sbin:/sbin", path ? path : "/usr/bin:/bin");
+  int ret;
+
+  g_test_init (&argc, &argv, NULL);
+  /* gpsfake runs gpsd from PATH; Debian installs it in /usr/sbin */
+  g_setenv ("PATH", full_path, TRUE);
+  gpsfake = g_find_program_in_path ("gpsfake");
+  gpsd = g_find_program_in_path ("gpsd");
+  if (gpsfake == NULL || gpsd == NULL)
+    {
+      g_printerr ("SKIP test-gps-live: %s not found (install the Debian packages gpsd and gpsd-clients)\n",
+                  gpsfake == NULL ? "gpsfake" : "gpsd");
+      return SKIP_EXIT;
+    }
+  g_test_add_func ("/gps-live/gpsfake-kill-restart", test_live);
+  ret = g_test_run ();
+  stop_gpsfake ();
+  return ret;
+}
