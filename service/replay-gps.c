@@ -132,6 +132,7 @@ rl_replay_load_gps_data (RlReplay *replay, const char *name, const char *data, g
   g_autoptr (GArray) fixes = g_array_new (FALSE, FALSE, sizeof (RlGpsFix));
   RlGpsParseStats stats;
   guint64 used = 0, inaccurate = 0, outside = 0;
+  RlGpsLookupCache cache = { 0 };
   gint64 base;
 
   if (format == NULL)
@@ -156,7 +157,7 @@ rl_replay_load_gps_data (RlReplay *replay, const char *name, const char *data, g
       RlEvidence ev;
       gboolean assumed;
 
-      if (!rl_gps_evidence_from_fix (params, fix, rl_gps_fix_absolute_time (fix, base), &ev))
+      if (!rl_gps_evidence_from_fix_cached (params, &cache, fix, rl_gps_fix_absolute_time (fix, base), &ev))
         {
           outside++;
           continue;

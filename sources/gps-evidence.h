@@ -33,9 +33,23 @@ void rl_gps_evidence_params_init (RlGpsEvidenceParams *params, const RlConfig *c
 /* The horizontal error radius in metres; @assumed set when the fix said nothing. */
 double rl_gps_fix_error_m (const RlGpsFix *fix, double uere_m, gboolean *assumed);
 
+/* Successive fixes of one receiver are close together: a point within a
+ * tenth of the previous one's border distance lies in the same country (the
+ * border distance bounds the disc around it), so the lookup is skipped and
+ * the border distance carried over as a lower bound (previous − moved).
+ * Zero-initialise one per stream of fixes; NULL disables it. */
+typedef struct {
+  gboolean valid;
+  double lat, lon;
+  RlBoundaryResult result;
+  guint64 lookups, reused;
+} RlGpsLookupCache;
+
 /* Fills @ev (kind gps, key "gps") for a fix observed at @observed_at (µs since
  * the epoch).  FALSE when the lookup refuses the coordinates. */
 gboolean rl_gps_evidence_from_fix (const RlGpsEvidenceParams *params, const RlGpsFix *fix,
                                    gint64 observed_at, RlEvidence *ev);
+gboolean rl_gps_evidence_from_fix_cached (const RlGpsEvidenceParams *params, RlGpsLookupCache *cache,
+                                          const RlGpsFix *fix, gint64 observed_at, RlEvidence *ev);
 
 G_END_DECLS

@@ -27,6 +27,7 @@ typedef struct {
   char *host;
   char port[8];
   RlGpsEvidenceParams params;
+  RlGpsLookupCache cache;
   RlBoundaryIndex *owned_index;
   struct gps_data_t *gps;       /* heap: the struct is large */
   gboolean connected;
@@ -104,7 +105,7 @@ handle_report (RlGpsSource *self)
     }
   /* Evidence time is the daemon's wall clock: a receiver's clock can be far
    * off (GPS week rollover), and the policy ages items against the wall. */
-  if (!rl_gps_evidence_from_fix (&self->params, &fix, g_get_real_time (), &ev))
+  if (!rl_gps_evidence_from_fix_cached (&self->params, &self->cache, &fix, g_get_real_time (), &ev))
     {
       self->stats.rejected[RL_GPS_REJECT_BAD_VALUE]++;
       return;

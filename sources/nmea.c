@@ -522,56 +522,10 @@ looks_like_address (const char *p, gsize avail)
   return p[5] == ',';
 }
 
-/* @s points at '$'; @n is the length up to (excluding) the line end. */
 static void
-handle_sentence (Parser *ps, const char *s, gsize n)
+dispatch (Parser *ps, const char *s, const Field *fields, guint n_fields)
 {
-  Field fields[MAX_FIELDS];
-  guint n_fields = 0;
-  const char *star, *body_end, *p;
-  guint8 sum = 0;
-  int hi, lo;
-
-  ps->stats->records++;
-  star = memchr (s, '*', n);
-  if (star == NULL || (gsize) (star - s) + 3 > n)
-    {
-      reject (ps, RL_GPS_REJECT_TRUNCATED);
-      return;
-    }
-  if ((gsize) (star - s) + 3 < n)
-    {
-      reject (ps, RL_GPS_REJECT_MALFORMED);
-      return;
-    }
-  hi = hex_value (star[1]);
-  lo = hex_value (star[2]);
-  if (hi < 0 || lo < 0)
-    {
-      reject (ps, RL_GPS_REJECT_MALFORMED);
-      return;
-    }
-  for (p = s + 1; p < star; p++)
-    sum ^= (guint8) *p;
-  if (sum != (guint8) (hi << 4 | lo))
-    {
-      reject (ps, RL_GPS_REJECT_BAD_CHECKSUM);
-      return;
-    }
-
-  body_end = star;
-  p = s + 1;
-  while (n_fields < MAX_FIELDS)
-    {
-      const char *comma = memchr (p, ',', (gsize) (body_end - p));
-      const char *end = comma ? comma : body_end;
-      fields[n_fields].p = p;
-      fields[n_fields].n = (gsize) (end - p);
-      n_fields++;
-      if (comma == NULL)
-        break;
-      p = comma + 1;
-    }
+  const char *type;
 
   /* Proprietary sentences ($PUBX, $PQGSA, …) are valid but not ours. */
   if (fields[0].n != 5 || s[1] == 'P')
@@ -579,21 +533,108 @@ handle_sentence (Parser *ps, const char *s, gsize n)
       ps->stats->ignored++;
       return;
     }
-  p = fields[0].p + 2;
-  if (memcmp (p, "GGA", 3) == 0)
+  type = fields[0].p + 2;
+  if (memcmp (type, "GGA", 3) == 0)
     handle_gga (ps, fields, n_fields);
-  else if (memcmp (p, "RMC", 3) == 0)
+  else if (memcmp (type, "RMC", 3) == 0)
     handle_rmc (ps, fields, n_fields);
-  else if (memcmp (p, "GNS", 3) == 0)
+  else if (memcmp (type, "GNS", 3) == 0)
     handle_gns (ps, fields, n_fields);
-  else if (memcmp (p, "GLL", 3) == 0)
+  else if (memcmp (type, "GLL", 3) == 0)
     handle_gll (ps, fields, n_fields);
-  else if (memcmp (p, "GSA", 3) == 0)
+  else if (memcmp (type, "GSA", 3) == 0)
     handle_gsa (ps, fields, n_fields);
-  else if (memcmp (p, "GST", 3) == 0)
+  else if (memcmp (type, "GST", 3) == 0)
     handle_gst (ps, fields, n_fields);
   else
     ps->stats->ignored++;
+}
+
+static gboolean
+ends_sentence (guchar b)
+{
+  return b < 0x20 || b > 0x7e || b == '$';
+}
+
+/* Reads the sentence whose '$' is at @data[@i] in one pass (checksum and
+ * field boundaries together: this loop is most of a replay's parsing time)
+ * and returns where it ended.  A sentence ends at the line end; a new '$'
+ * or a byte that is not printable ASCII means it was cut short by noise. */
+static gsize
+read_sentence (Parser *ps, const char *data, gsize len, gsize i)
+{
+  Field fields[MAX_FIELDS];
+  guint n_fields = 0;
+  const char *s = data + i;
+  const gsize avail = MIN (len - i, (gsize) MAX_SENTENCE);
+  const char *field_start = s + 1;
+  guint8 sum = 0;
+  gsize j;
+  int hi, lo;
+
+  ps->stats->records++;
+  for (j = 1; j < avail; j++)
+    {
+      guchar b = (guchar) s[j];
+      if (b == '*')
+        break;
+      if (ends_sentence (b))
+        {
+          reject (ps, RL_GPS_REJECT_TRUNCATED);
+          return i + j;
+        }
+      sum ^= b;
+      if (b == ',')
+        {
+          if (n_fields < MAX_FIELDS)
+            {
+              fields[n_fields].p = field_start;
+              fields[n_fields].n = (gsize) (s + j - field_start);
+              n_fields++;
+            }
+          field_start = s + j + 1;
+        }
+    }
+  if (j >= avail)
+    {
+      /* no '*' within reach: cut off at the end of the data, or far too long */
+      reject (ps, avail < MAX_SENTENCE ? RL_GPS_REJECT_TRUNCATED : RL_GPS_REJECT_MALFORMED);
+      return i + j;
+    }
+  if (j + 2 >= len - i || ends_sentence ((guchar) s[j + 1]) || ends_sentence ((guchar) s[j + 2]))
+    {
+      reject (ps, RL_GPS_REJECT_TRUNCATED);
+      return i + j + 1;
+    }
+  if (j + 3 < len - i && !ends_sentence ((guchar) s[j + 3]))
+    {
+      /* something after the checksum: skip the rest of the line */
+      gsize k = j + 3;
+      while (k < len - i && !ends_sentence ((guchar) s[k]))
+        k++;
+      reject (ps, RL_GPS_REJECT_MALFORMED);
+      return i + k;
+    }
+  hi = hex_value (s[j + 1]);
+  lo = hex_value (s[j + 2]);
+  if (hi < 0 || lo < 0)
+    {
+      reject (ps, RL_GPS_REJECT_MALFORMED);
+      return i + j + 3;
+    }
+  if (sum != (guint8) (hi << 4 | lo))
+    {
+      reject (ps, RL_GPS_REJECT_BAD_CHECKSUM);
+      return i + j + 3;
+    }
+  if (n_fields < MAX_FIELDS)
+    {
+      fields[n_fields].p = field_start;
+      fields[n_fields].n = (gsize) (s + j - field_start);
+      n_fields++;
+    }
+  dispatch (ps, s, fields, n_fields);
+  return i + j + 3;
 }
 
 /* Dates the fixes read before the first RMC from it, and counts how the
@@ -648,24 +689,7 @@ rl_nmea_parse (const char *data, gsize len, GArray *fixes, RlGpsParseStats *stat
 
       if (c == '$' && looks_like_address (data + i + 1, len - i - 1))
         {
-          gsize j = i + 1;
-          /* A sentence ends at the line end; a new '$' or a byte that is
-           * not printable ASCII means it was cut short by receiver noise. */
-          while (j < len && j - i < MAX_SENTENCE)
-            {
-              guchar b = (guchar) data[j];
-              if (b == '\r' || b == '\n' || b == '$' || b < 0x20 || b > 0x7e)
-                break;
-              j++;
-            }
-          if (j - i >= MAX_SENTENCE)
-            {
-              stats->records++;
-              reject (&ps, RL_GPS_REJECT_MALFORMED);
-            }
-          else
-            handle_sentence (&ps, data + i, j - i);
-          i = j;
+          i = read_sentence (&ps, data, len, i);
           line_start = FALSE;
           continue;
         }
