@@ -67,33 +67,43 @@ reject (Parser *ps, RlGpsReject why)
 static ValResult
 parse_decimal (Field f, double *out)
 {
-  double v = 0, scale = 1;
-  gboolean dot = FALSE, digits = FALSE;
+  static const double pow10[] = { 1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12 };
+  guint64 mantissa = 0;
+  int frac_digits = -1, digits = 0;
 
   if (f.n == 0)
     return VAL_EMPTY;
+  /* Whole digits into an integer, one division at the end: exact for the
+   * ≤ 12 significant digits receivers write, and fast. */
   for (gsize i = 0; i < f.n; i++)
     {
       char c = f.p[i];
       if (c >= '0' && c <= '9')
         {
-          digits = TRUE;
-          if (dot)
+          if (digits < 18)
             {
-              scale /= 10;
-              v += (c - '0') * scale;
+              mantissa = mantissa * 10 + (guint64) (c - '0');
+              digits++;
+              if (frac_digits >= 0)
+                frac_digits++;
             }
-          else
-            v = v * 10 + (c - '0');
+          else if (frac_digits < 0)
+            return VAL_RANGE;   /* 19+ integer digits: no real value */
         }
-      else if (c == '.' && !dot)
-        dot = TRUE;
+      else if (c == '.' && frac_digits < 0)
+        frac_digits = 0;
       else
         return VAL_MALFORMED;
     }
-  if (!digits)
+  if (digits == 0)
     return VAL_MALFORMED;
-  *out = v;
+  if (frac_digits > 12)
+    {
+      /* more decimals than any receiver writes: drop the excess */
+      for (; frac_digits > 12; frac_digits--)
+        mantissa /= 10;
+    }
+  *out = (double) mantissa / pow10[frac_digits > 0 ? frac_digits : 0];
   return VAL_OK;
 }
 
@@ -162,38 +172,47 @@ parse_date (Parser *ps, Field f, gint64 *out)
   return VAL_OK;
 }
 
-/* "ddmm.mmmm" / "dddmm.mmmm" and a hemisphere letter → signed degrees. */
+/* "ddmm.mmmm" / "dddmm.mmmm" and a hemisphere letter → signed degrees.
+ * One pass: every digit into an integer, split into degrees and minutes
+ * with integer arithmetic (coordinates are most of the parsing work). */
 static ValResult
 parse_coord (Field val, Field hemi, gboolean is_lat, double *out)
 {
-  gsize int_len = 0;
-  double deg = 0, minutes;
-  Field min_field;
-  ValResult r;
+  static const guint64 pow10[] = { 1, 10, 100, 1000, 10000, 100000, 1000000, 10000000, 100000000,
+                                   1000000000, G_GUINT64_CONSTANT (10000000000) };
+  guint64 m = 0, scale, deg;
+  int int_len = -1, frac = 0;
+  double minutes, v;
 
   if (val.n == 0 && hemi.n == 0)
     return VAL_EMPTY;
-  if (val.n == 0 || hemi.n != 1)
+  if (val.n == 0 || hemi.n != 1 || val.n > 16)
     return VAL_MALFORMED;
-  while (int_len < val.n && val.p[int_len] != '.')
-    int_len++;
-  if (int_len < 3 || int_len > (is_lat ? 4u : 5u))
-    return VAL_MALFORMED;
-  for (gsize i = 0; i < int_len - 2; i++)
+  for (gsize i = 0; i < val.n; i++)
     {
-      if (!g_ascii_isdigit (val.p[i]))
+      char c = val.p[i];
+      if (c >= '0' && c <= '9')
+        {
+          m = m * 10 + (guint64) (c - '0');
+          if (int_len >= 0)
+            frac++;
+        }
+      else if (c == '.' && int_len < 0)
+        int_len = (int) i;
+      else
         return VAL_MALFORMED;
-      deg = deg * 10 + (val.p[i] - '0');
     }
-  min_field.p = val.p + int_len - 2;
-  min_field.n = val.n - (int_len - 2);
-  r = parse_decimal (min_field, &minutes);
-  if (r != VAL_OK)
+  if (int_len < 0)
+    int_len = (int) val.n;
+  if (int_len < 3 || int_len > (is_lat ? 4 : 5) || frac > 10)
     return VAL_MALFORMED;
+  scale = pow10[frac];
+  deg = m / scale / 100;
+  minutes = (double) (m - deg * 100 * scale) / (double) scale;
   if (minutes >= 60.0)
     return VAL_RANGE;
-  deg += minutes / 60.0;
-  if (deg > (is_lat ? 90.0 : 180.0))
+  v = (double) deg + minutes / 60.0;
+  if (v > (is_lat ? 90.0 : 180.0))
     return VAL_RANGE;
   switch (hemi.p[0])
     {
@@ -206,12 +225,12 @@ parse_coord (Field val, Field hemi, gboolean is_lat, double *out)
     case 'W':
       if ((hemi.p[0] == 'S') != is_lat)
         return VAL_MALFORMED;
-      deg = -deg;
+      v = -v;
       break;
     default:
       return VAL_MALFORMED;
     }
-  *out = deg;
+  *out = v;
   return VAL_OK;
 }
 
@@ -322,7 +341,8 @@ set_position (Epoch *ep, double lat, double lon)
 
 /* Position + time shared by GGA, GNS, GLL and RMC.  @valid says whether the
  * sentence's own status calls it a fix. */
-static void
+/* TRUE when the sentence joined the epoch at its time (a fix or a "no fix"). */
+static gboolean
 take_position (Parser *ps, Field t, Field lat_f, Field ns, Field lon_f, Field ew,
                gboolean valid, double hdop)
 {
@@ -335,12 +355,12 @@ take_position (Parser *ps, Field t, Field lat_f, Field ns, Field lon_f, Field ew
   if (r == VAL_EMPTY)
     {
       reject (ps, valid ? RL_GPS_REJECT_NO_TIME : RL_GPS_REJECT_NO_FIX);
-      return;
+      return FALSE;
     }
   if (r != VAL_OK)
     {
       reject (ps, val_reject (r));
-      return;
+      return FALSE;
     }
   if (valid)
     {
@@ -350,18 +370,19 @@ take_position (Parser *ps, Field t, Field lat_f, Field ns, Field lon_f, Field ew
         {
           reject (ps, (rl == VAL_RANGE || rn == VAL_RANGE) ? RL_GPS_REJECT_BAD_VALUE
                                                           : RL_GPS_REJECT_MALFORMED);
-          return;
+          return FALSE;
         }
     }
   ep = epoch_at (ps, tod);
   if (!valid)
     {
       ep->said_no_fix = TRUE;
-      return;
+      return TRUE;
     }
   set_position (ep, lat, lon);
   if (!isnan (hdop) && isnan (ep->hdop))
     ep->hdop = hdop;
+  return TRUE;
 }
 
 static double
@@ -391,7 +412,7 @@ static void
 handle_rmc (Parser *ps, const Field *f, guint n)
 {
   gboolean valid;
-  gint64 date_us = 0, tod;
+  gint64 date_us = 0;
   ValResult r;
 
   if (n < 10)
@@ -409,8 +430,7 @@ handle_rmc (Parser *ps, const Field *f, guint n)
       reject (ps, val_reject (r));
       return;
     }
-  take_position (ps, f[1], f[3], f[4], f[5], f[6], valid, NAN);
-  if (r == VAL_OK && ps->ep.open && parse_time (f[1], &tod) == VAL_OK && ps->ep.tod == tod)
+  if (take_position (ps, f[1], f[3], f[4], f[5], f[6], valid, NAN) && r == VAL_OK)
     {
       ps->ep.has_date = TRUE;
       ps->ep.date_us = date_us;
@@ -550,6 +570,36 @@ dispatch (Parser *ps, const char *s, const Field *fields, guint n_fields)
     ps->stats->ignored++;
 }
 
+#define SWAR_ONES G_GUINT64_CONSTANT (0x0101010101010101)
+#define SWAR_LOW7 G_GUINT64_CONSTANT (0x7f7f7f7f7f7f7f7f)
+#define SWAR_HIGH G_GUINT64_CONSTANT (0x8080808080808080)
+
+/* 0x80 in every byte of @x that is zero, exactly (no borrow between bytes). */
+static inline guint64
+swar_zero (guint64 x)
+{
+  return ~(((x & SWAR_LOW7) + SWAR_LOW7) | x | SWAR_LOW7);
+}
+
+static inline guint64
+swar_eq (guint64 x, char c)
+{
+  return swar_zero (x ^ (SWAR_ONES * (guint8) c));
+}
+
+/* Any byte that is not printable ASCII, or is '$' or '*'. */
+static inline gboolean
+swar_special (guint64 x)
+{
+  /* bytes ≥ 0x80, bytes < 0x20 (no bit of 0x60 set … or exactly), 0x7f */
+  guint64 high = x & SWAR_HIGH;
+  guint64 below_space = ((x & SWAR_LOW7) + SWAR_ONES * (0x80 - 0x20)) & SWAR_HIGH;
+  guint64 del = swar_eq (x, 0x7f);
+
+  return high != 0 || (below_space ^ SWAR_HIGH) != 0 || del != 0 ||
+         swar_eq (x, '$') != 0 || swar_eq (x, '*') != 0;
+}
+
 static gboolean
 ends_sentence (guchar b)
 {
@@ -569,11 +619,37 @@ read_sentence (Parser *ps, const char *data, gsize len, gsize i)
   const gsize avail = MIN (len - i, (gsize) MAX_SENTENCE);
   const char *field_start = s + 1;
   guint8 sum = 0;
+  guint64 wide_sum = 0;
   gsize j;
   int hi, lo;
 
   ps->stats->records++;
-  for (j = 1; j < avail; j++)
+  j = 1;
+  /* Eight bytes at a time while none of them is special: XOR them into the
+   * checksum and take the commas from a byte mask. */
+  while (j + 8 <= avail)
+    {
+      guint64 x, commas;
+      memcpy (&x, s + j, 8);
+      if (swar_special (x))
+        break;
+      wide_sum ^= x;
+      commas = swar_eq (x, ',');
+      while (commas != 0)
+        {
+          guint k = (guint) __builtin_ctzll (commas) / 8;
+          if (n_fields < MAX_FIELDS)
+            {
+              fields[n_fields].p = field_start;
+              fields[n_fields].n = (gsize) (s + j + k - field_start);
+              n_fields++;
+            }
+          field_start = s + j + k + 1;
+          commas &= commas - 1;
+        }
+      j += 8;
+    }
+  for (; j < avail; j++)
     {
       guchar b = (guchar) s[j];
       if (b == '*')
@@ -595,6 +671,8 @@ read_sentence (Parser *ps, const char *data, gsize len, gsize i)
           field_start = s + j + 1;
         }
     }
+  for (int shift = 0; shift < 64; shift += 8)
+    sum ^= (guint8) (wide_sum >> shift);
   if (j >= avail)
     {
       /* no '*' within reach: cut off at the end of the data, or far too long */

@@ -280,6 +280,37 @@ test_accuracy_sentences (void)
 }
 
 static void
+test_every_byte_damaged (void)
+{
+  /* One control byte, '$', '*' or high byte at each position of a good
+   * sentence: never a fix with other numbers, always counted. */
+  g_autofree char *good = nmea_sentence ("GNGGA,101500.00,4833.12345,N,00745.54321,E,1,08,1.2,150.0,M,48.0,M,,");
+  const char bad_bytes[] = { 0x01, '$', '*', (char) 0x9b, 0x7f, '\n' };
+  gsize len = strlen (good) - 2;   /* without CR LF */
+
+  for (gsize pos = 1; pos < len; pos++)
+    for (guint b = 0; b < G_N_ELEMENTS (bad_bytes); b++)
+      {
+        g_auto (Result) r = { 0 };
+        g_autofree char *copy = g_strdup (good);
+
+        if (copy[pos] == bad_bytes[b])
+          continue;   /* the '*' itself */
+        copy[pos] = bad_bytes[b];
+        parse (&r, copy, strlen (good));
+        if (r.fixes->len == 1)
+          {
+            /* only possible when the damage hit the checksum digits in a way
+             * that still reads as the right sum: impossible here */
+            g_error ("damaged byte %u at %" G_GSIZE_FORMAT " gave a fix", (guint) (guchar) bad_bytes[b], pos);
+          }
+        /* a damaged address makes the rest noise; anything else is a counted reject */
+        if (rl_gps_parse_stats_rejected_total (&r.stats) == 0 && r.stats.noise_bytes == 0)
+          g_error ("damaged byte %u at %" G_GSIZE_FORMAT " went uncounted", (guint) (guchar) bad_bytes[b], pos);
+      }
+}
+
+static void
 test_sniff (void)
 {
   gsize len;
@@ -329,6 +360,7 @@ main (int argc, char **argv)
   g_test_add_func ("/nmea/bad-sentences", test_bad_sentences);
   g_test_add_func ("/nmea/noise", test_noise_between_sentences);
   g_test_add_func ("/nmea/accuracy", test_accuracy_sentences);
+  g_test_add_func ("/nmea/every-byte-damaged", test_every_byte_damaged);
   g_test_add_func ("/nmea/sniff", test_sniff);
   g_test_add_func ("/nmea/garbage", test_garbage_never_crashes);
   return g_test_run ();
