@@ -35,6 +35,17 @@ ninja -C build-asan
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
   run_suite build-asan --no-suite vm
 
+# A short fuzz run of every parser of outside input (tools/fuzz.sh; longer
+# runs: tools/fuzz.sh 600).  A finding fails the run.
+fuzz_secs="${REGLOC_FUZZ_SECONDS:-30}"
+if [ "$fuzz_secs" -gt 0 ]; then
+  if tools/fuzz.sh "$fuzz_secs"; then
+    passed=$((passed + 1))
+  else
+    failed=$((failed + 1)); status=1
+  fi
+fi
+
 echo
 echo "regloc tests: $passed passed, $failed failed, $skipped skipped"
 exit $status
