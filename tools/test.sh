@@ -28,6 +28,9 @@ meson configure build -Dwerror=true
 ninja -C build
 run_suite build
 
+# Memcheck over the unit tests and the daemon's integration tests.
+run_suite build --setup valgrind --suite unit --suite integration
+
 # The same tests under AddressSanitizer + UndefinedBehaviorSanitizer; the VM
 # suite boots a kernel under emulation and is not repeated there.
 [ -d build-asan ] || meson setup build-asan -Dwerror=true -Db_sanitize=address,undefined -Db_lundef=false >/dev/null
