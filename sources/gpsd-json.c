@@ -2,6 +2,7 @@
 
 #include <math.h>
 #include <string.h>
+#include <json-glib/json-glib.h>
 
 /* gpsd's own limit for one JSON report is GPS_JSON_RESPONSE_MAX (4096);
  * anything far longer is not a report. */
@@ -59,25 +60,72 @@ rl_gps_fix_from_gps_data (const struct gps_data_t *data, RlGpsFix *fix, RlGpsRej
   return TRUE;
 }
 
-/* The report class ("TPV", "SKY", …) without a full parse: gpsd always writes
- * "class" first and without spaces, and only two classes matter here. */
-static const char *
-find_class (const char *line, gsize n, gsize *class_len)
+/* Reads a number member; FALSE when absent or not a number. */
+static gboolean
+member_double (JsonObject *obj, const char *name, double *out)
 {
-  static const char key[] = "\"class\":\"";
-  const gsize klen = sizeof key - 1;
+  JsonNode *node = json_object_get_member (obj, name);
 
-  for (gsize i = 0; i + klen < n; i++)
-    if (memcmp (line + i, key, klen) == 0)
-      {
-        const char *start = line + i + klen;
-        const char *end = memchr (start, '"', n - i - klen);
-        if (end == NULL)
-          return NULL;
-        *class_len = (gsize) (end - start);
-        return start;
-      }
-  return NULL;
+  if (node == NULL || JSON_NODE_TYPE (node) != JSON_NODE_VALUE)
+    return FALSE;
+  switch (json_node_get_value_type (node))
+    {
+    case G_TYPE_INT64:
+      *out = (double) json_node_get_int (node);
+      return TRUE;
+    case G_TYPE_DOUBLE:
+      *out = json_node_get_double (node);
+      return isfinite (*out);
+    default:
+      return FALSE;
+    }
+}
+
+/* A string member, or NULL; never a critical for a member of another type. */
+static const char *
+member_string (JsonObject *obj, const char *name)
+{
+  JsonNode *node = json_object_get_member (obj, name);
+
+  if (node == NULL || JSON_NODE_TYPE (node) != JSON_NODE_VALUE ||
+      json_node_get_value_type (node) != G_TYPE_STRING)
+    return NULL;
+  return json_node_get_string (node);
+}
+
+/* A TPV object as libgps would have unpacked it, so that the live source
+ * and the replay judge fixes with the very same function.  (libgps's own
+ * unpacker is not used on files: gps_unpack() 3.22 never returns on some
+ * damaged lines, e.g. a SKY report cut off and glued to the next one.) */
+static void
+tpv_to_gps_data (JsonObject *obj, struct gps_data_t *gd)
+{
+  double v;
+  const char *t = member_string (obj, "time");
+
+  gd->set = MODE_SET;
+  gd->fix.mode = member_double (obj, "mode", &v) && v >= 0 && v <= 3 ? (int) v : MODE_NOT_SEEN;
+  gd->fix.latitude = gd->fix.longitude = NAN;
+  gd->fix.eph = gd->fix.epx = gd->fix.epy = NAN;
+  if (t != NULL)
+    {
+      g_autoptr (GTimeZone) utc = g_time_zone_new_utc ();
+      g_autoptr (GDateTime) dt = g_date_time_new_from_iso8601 (t, utc);
+      if (dt != NULL)
+        {
+          gd->fix.time.tv_sec = (time_t) g_date_time_to_unix (dt);
+          gd->fix.time.tv_nsec = (long) g_date_time_get_microsecond (dt) * 1000;
+          gd->set |= TIME_SET;
+        }
+    }
+  if (member_double (obj, "lat", &gd->fix.latitude) && member_double (obj, "lon", &gd->fix.longitude))
+    gd->set |= LATLON_SET;
+  if (!member_double (obj, "eph", &gd->fix.eph))
+    gd->fix.eph = NAN;
+  if (!member_double (obj, "epx", &gd->fix.epx))
+    gd->fix.epx = NAN;
+  if (!member_double (obj, "epy", &gd->fix.epy))
+    gd->fix.epy = NAN;
 }
 
 void
@@ -85,7 +133,7 @@ rl_gpsd_json_parse (const char *data, gsize len, GArray *fixes, RlGpsParseStats 
 {
   /* struct gps_data_t is large (skyview tables): keep it off the stack. */
   g_autofree struct gps_data_t *gd = g_new0 (struct gps_data_t, 1);
-  g_autofree char *line = g_malloc (MAX_LINE + 1);
+  g_autoptr (JsonParser) parser = json_parser_new_immutable ();
   gboolean have_last = FALSE;
   gint64 last_time = 0;
   gsize pos = 0;
@@ -100,8 +148,9 @@ rl_gpsd_json_parse (const char *data, gsize len, GArray *fixes, RlGpsParseStats 
       gsize n = nl ? (gsize) (nl - start) : len - pos;
       RlGpsFix fix;
       RlGpsReject why;
+      JsonObject *obj;
       const char *cls;
-      gsize cls_len = 0;
+      double hdop;
 
       pos += n + (nl ? 1 : 0);
       while (n > 0 && g_ascii_isspace (start[n - 1]))
@@ -121,33 +170,34 @@ rl_gpsd_json_parse (const char *data, gsize len, GArray *fixes, RlGpsParseStats 
           stats->rejected[RL_GPS_REJECT_TRUNCATED]++;
           continue;
         }
-      cls = find_class (start, n, &cls_len);
+      if (!json_parser_load_from_data (parser, start, (gssize) n, NULL) ||
+          !JSON_NODE_HOLDS_OBJECT (json_parser_get_root (parser)))
+        {
+          stats->rejected[RL_GPS_REJECT_MALFORMED]++;
+          continue;
+        }
+      obj = json_node_get_object (json_parser_get_root (parser));
+      cls = member_string (obj, "class");
       if (cls == NULL)
         {
           stats->rejected[RL_GPS_REJECT_MALFORMED]++;
           continue;
         }
-      /* VERSION, DEVICES, WATCH, … carry no position (and libgps 3.22
-       * cannot unpack every one gpsd writes, e.g. DEVICE "activated":0). */
-      if (!(cls_len == 3 && (memcmp (cls, "TPV", 3) == 0 || memcmp (cls, "SKY", 3) == 0)))
+      if (strcmp (cls, "SKY") == 0)
         {
+          /* its HDOP goes with the TPV reports that follow, as in libgps */
+          if (member_double (obj, "hdop", &hdop) && hdop > 0)
+            gd->dop.hdop = hdop;
           stats->ignored++;
           continue;
         }
-      memcpy (line, start, n);
-      line[n] = '\0';
-      gd->set = 0;
-      if (gps_unpack (line, gd) != 0 || gd->set == 0)
+      if (strcmp (cls, "TPV") != 0)
         {
-          stats->rejected[RL_GPS_REJECT_MALFORMED]++;
-          continue;
-        }
-      if (!(gd->set & MODE_SET))
-        {
-          /* SKY (its HDOP stays in gd->dop for the next TPV), VERSION, … */
+          /* VERSION, DEVICES, WATCH, …: no position */
           stats->ignored++;
           continue;
         }
+      tpv_to_gps_data (obj, gd);
       if (!rl_gps_fix_from_gps_data (gd, &fix, &why))
         {
           stats->rejected[why]++;

@@ -1,6 +1,6 @@
 /* gpsd JSON reader: the lines `gpspipe -w` writes (TPV, SKY, and the
- * VERSION/DEVICES/WATCH chatter), decoded with libgps's own unpacker so a
- * replayed log is read exactly like the live socket. */
+ * VERSION/DEVICES/WATCH chatter).  Each TPV is judged by the same function
+ * as a report from the live gpsd socket. */
 #pragma once
 
 #include <glib.h>

@@ -53,6 +53,10 @@ test_bad_lines (void)
     "{\"class\":\"TPV\",\"mode\":2,\"time\":\"2024-06-01T10:00:03.000Z\",\"lat\":91.0,\"lon\":7.7}\n"
     "{\"class\":\"TPV\",\"mode\":2,\"time\":\"2024-06-01T09:59:00.000Z\",\"lat\":48.5,\"lon\":7.7}\n"
     "{\"mode\":2}\n"
+    "{\"class\":{\"TPV\":1},\"time\":[1],\"mode\":\"3\"}\n"
+    /* cut off and glued to the next report (hangs libgps 3.22's gps_unpack) */
+    "{\"class\":\"SKY\",\"hdop\":0.98,\"satellites\":[{\"PRN\":9,\"used\":tr{\"class\":\"VERSION\",\"release\":\"3.22\"}\n"
+    "{\"class\":\"TPV\",\"mode\":3,\"time\":{\"a\":1},\"lat\":\"48\",\"lon\":7.7}\n"
     "\r\n"
     "{\"class\":\"TPV\",\"mode\":2,\"time\":\"2024-06-01T10:00:04.000Z\",\"lat\":-33.9,\"lon\":151.2}";
   RlGpsParseStats stats;
@@ -61,11 +65,11 @@ test_bad_lines (void)
   g_assert_cmpuint (fixes->len, ==, 2);
   g_assert_cmpint (g_array_index (fixes, RlGpsFix, 0).time, ==, utc_us (2024, 6, 1, 10, 0, 0));
   g_assert_cmpfloat_with_epsilon (g_array_index (fixes, RlGpsFix, 1).lat, -33.9, 1e-9);
-  g_assert_cmpuint (stats.records, ==, 9);
-  g_assert_cmpuint (stats.rejected[RL_GPS_REJECT_MALFORMED], ==, 2);
+  g_assert_cmpuint (stats.records, ==, 12);
+  g_assert_cmpuint (stats.rejected[RL_GPS_REJECT_MALFORMED], ==, 4);
   g_assert_cmpuint (stats.rejected[RL_GPS_REJECT_TRUNCATED], ==, 1);
   g_assert_cmpuint (stats.rejected[RL_GPS_REJECT_NO_FIX], ==, 1);
-  g_assert_cmpuint (stats.rejected[RL_GPS_REJECT_NO_TIME], ==, 1);
+  g_assert_cmpuint (stats.rejected[RL_GPS_REJECT_NO_TIME], ==, 2);
   g_assert_cmpuint (stats.rejected[RL_GPS_REJECT_BAD_VALUE], ==, 1);
   g_assert_cmpuint (stats.rejected[RL_GPS_REJECT_TIME_BACKWARDS], ==, 1);
 }
