@@ -60,13 +60,15 @@ schedule_retry (RlGpsSource *self)
   self->backoff_s = MIN (self->backoff_s * 2, BACKOFF_MAX_S);
 }
 
+/* Closing is enough for gpsd to drop the watcher.  No WATCH_DISABLE first:
+ * libgps write()s it, and on a connection gpsd has already closed that
+ * write raises SIGPIPE, which would end the daemon. */
 static void
 gps_disconnect (RlGpsSource *self)
 {
   g_clear_handle_id (&self->fd_watch, g_source_remove);
   if (self->connected)
     {
-      (void) gps_stream (self->gps, WATCH_DISABLE, NULL);
       (void) gps_close (self->gps);
       self->connected = FALSE;
     }
@@ -121,20 +123,29 @@ on_readable (int fd, GIOCondition cond, gpointer user_data)
 {
   RlGpsSource *self = user_data;
 
-  /* libgps buffers: after one read, more whole reports may wait in its
-   * buffer with nothing left on the socket, so drain with gps_waiting(). */
-  do
+  /* The socket is non-blocking.  gps_read() returns > 0 for each whole
+   * report, 0 when only part of one has arrived (wait for the socket
+   * again), < 0 when gpsd has gone.  One recv can bring several reports,
+   * which libgps then hands out without touching the socket: drain them. */
+  for (;;)
     {
+      int r;
+
       self->gps->set = 0;
-      if (gps_read (self->gps, NULL, 0) < 0)
+      errno = 0;
+      r = gps_read (self->gps, NULL, 0);
+      if (r < 0)
         {
           self->fd_watch = 0;
-          lost_gpsd (self, errno != 0 ? g_strerror (errno) : "connection closed");
+          lost_gpsd (self, errno != 0 && errno != EAGAIN ? g_strerror (errno) : "connection closed");
           return G_SOURCE_REMOVE;
         }
+      if (r == 0)
+        break;
       handle_report (self);
+      if (!gps_waiting (self->gps, 0))
+        break;
     }
-  while (self->connected && gps_waiting (self->gps, 0));
   return G_SOURCE_CONTINUE;
 }
 
@@ -164,6 +175,12 @@ gps_connect (RlGpsSource *self)
   if (gps_stream (self->gps, WATCH_ENABLE | WATCH_JSON, NULL) != 0)
     {
       lost_gpsd (self, "WATCH request failed");
+      return;
+    }
+  /* never block the main loop on a report that arrives in pieces */
+  if (!g_unix_set_fd_nonblocking (self->gps->gps_fd, TRUE, NULL))
+    {
+      lost_gpsd (self, "cannot make the socket non-blocking");
       return;
     }
   self->stats.connects++;
