@@ -178,40 +178,38 @@ parse_date (Parser *ps, Field f, gint64 *out)
 static ValResult
 parse_coord (Field val, Field hemi, gboolean is_lat, double *out)
 {
-  static const guint64 pow10[] = { 1, 10, 100, 1000, 10000, 100000, 1000000, 10000000, 100000000,
-                                   1000000000, G_GUINT64_CONSTANT (10000000000) };
-  guint64 m = 0, scale, deg;
-  int int_len = -1, frac = 0;
+  static const double pow10[] = { 1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10 };
+  guint32 ipart = 0;
+  guint64 fpart = 0;
+  gsize i = 0, int_len, frac;
   double minutes, v;
 
   if (val.n == 0 && hemi.n == 0)
     return VAL_EMPTY;
-  if (val.n == 0 || hemi.n != 1 || val.n > 16)
+  if (val.n == 0 || hemi.n != 1)
     return VAL_MALFORMED;
-  for (gsize i = 0; i < val.n; i++)
+  for (; i < val.n && val.p[i] != '.'; i++)
     {
-      char c = val.p[i];
-      if (c >= '0' && c <= '9')
-        {
-          m = m * 10 + (guint64) (c - '0');
-          if (int_len >= 0)
-            frac++;
-        }
-      else if (c == '.' && int_len < 0)
-        int_len = (int) i;
-      else
+      if (val.p[i] < '0' || val.p[i] > '9' || i >= 5)
         return VAL_MALFORMED;
+      ipart = ipart * 10 + (guint32) (val.p[i] - '0');
     }
-  if (int_len < 0)
-    int_len = (int) val.n;
-  if (int_len < 3 || int_len > (is_lat ? 4 : 5) || frac > 10)
+  int_len = i;
+  if (int_len < 3 || int_len > (is_lat ? 4u : 5u))
     return VAL_MALFORMED;
-  scale = pow10[frac];
-  deg = m / scale / 100;
-  minutes = (double) (m - deg * 100 * scale) / (double) scale;
+  frac = i < val.n ? val.n - i - 1 : 0;
+  if (frac > 10)
+    return VAL_MALFORMED;
+  for (i++; i < val.n; i++)
+    {
+      if (val.p[i] < '0' || val.p[i] > '9')
+        return VAL_MALFORMED;
+      fpart = fpart * 10 + (guint64) (val.p[i] - '0');
+    }
+  minutes = (double) (ipart % 100) + (double) fpart / pow10[frac];
   if (minutes >= 60.0)
     return VAL_RANGE;
-  v = (double) deg + minutes / 60.0;
+  v = (double) (ipart / 100) + minutes / 60.0;
   if (v > (is_lat ? 90.0 : 180.0))
     return VAL_RANGE;
   switch (hemi.p[0])
