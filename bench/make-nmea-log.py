@@ -27,9 +27,10 @@ def cs(body):
 
 
 def ddmm(v, width):
-    a = abs(v)
-    d = int(a)
-    return "%0*d%07.4f" % (width, d, (a - d) * 60)
+    # round to the 4 decimals written first, so 59.99996' becomes the next degree
+    m = round(abs(v) * 600000)
+    d, frac = divmod(m, 600000)
+    return "%0*d%07.4f" % (width, d, frac / 10000)
 
 
 with open(out, "w", newline="") as f:

@@ -98,9 +98,9 @@ def nmea(body):
 
 
 def ddmm(v, lat):
-    a = abs(v)
-    d = int(a)
-    m = (a - d) * 60
+    # round to the 4 decimals written first, so 59.99996' becomes the next degree
+    d, frac = divmod(round(abs(v) * 600000), 600000)
+    m = frac / 10000
     if lat:
         return "%02d%07.4f" % (d, m), ("N" if v >= 0 else "S")
     return "%03d%07.4f" % (d, m), ("E" if v >= 0 else "W")
