@@ -161,9 +161,9 @@ cmp_edge (const void *a, const void *b)
 }
 
 static uint16_t
-quant (double v, double lo, double span)
+quant (double v, double lo, double step)
 {
-  double q = round ((v - lo) / span * RL_BIDX_QMAX);
+  double q = round ((v - lo) / step);
   return (uint16_t) fmin (RL_BIDX_QMAX, fmax (0, q));
 }
 
@@ -171,9 +171,10 @@ quant (double v, double lo, double span)
 static uint32_t
 write_leaf (Box box, uint32_t *e, size_t n, Pt ref, const uint8_t *status, uint16_t base)
 {
-  double mx = (box.x1 - box.x0) / RL_BIDX_LEAF_MARGIN, my = (box.y1 - box.y0) / RL_BIDX_LEAF_MARGIN;
+  /* Same frame as leaf_frame () in sources/boundary.c. */
+  double sx = (box.x1 - box.x0) / RL_BIDX_QSPAN, sy = (box.y1 - box.y0) / RL_BIDX_QSPAN;
+  double mx = sx * RL_BIDX_QPAD, my = sy * RL_BIDX_QPAD;
   Box g = { box.x0 - mx, box.y0 - my, box.x1 + mx, box.y1 + my };
-  double sx = g.x1 - g.x0, sy = g.y1 - g.y0;
   size_t start, n_groups_at;
   uint16_t n_groups = 0;
 

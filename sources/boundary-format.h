@@ -16,8 +16,8 @@
  *   n_groups x { feature, ref_inside, n_chains,
  *                n_chains x { n_points, n_points x { x, y } } }
  * padded to a whole 32-bit word.  Coordinates are quantised over the leaf
- * box grown by 1/RL_BIDX_LEAF_MARGIN of its size on each side; edges are
- * clipped to that grown box.  ref is a point chosen away from every edge;
+ * box grown by RL_BIDX_QPAD units on each side; edges are clipped to that
+ * grown box.  ref is a point chosen away from every edge;
  * ref_inside says whether it lies inside the feature.  base_label is the
  * smallest feature that covers the whole leaf.
  *
@@ -31,7 +31,12 @@
 #define RL_BIDX_VERSION 1u
 #define RL_BIDX_GRID_DEPTH 8u
 #define RL_BIDX_MAX_DEPTH 24u
-#define RL_BIDX_LEAF_MARGIN 1024.0
+/* Leaf coordinates: the leaf box spans RL_BIDX_QSPAN units starting at
+ * RL_BIDX_QPAD, so the box's own sides (the antimeridian, the poles, grid
+ * lines that the data's edges follow) are exact integers; the pad on each
+ * side holds edges clipped just outside the box. */
+#define RL_BIDX_QPAD 64.0
+#define RL_BIDX_QSPAN 65407.0
 #define RL_BIDX_QMAX 65535.0
 #define RL_BIDX_LABEL_NONE 0xffffu
 

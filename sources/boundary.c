@@ -15,6 +15,7 @@
 /* Edges of a sovereign's feature that lie inside one of its territories are
  * not borders; skip at most this many of them before giving up. */
 #define MAX_SKIPPED_EDGES 8
+#define ANTIMERIDIAN_NUDGE 1e-9
 
 struct RlBoundaryIndex {
   GMappedFile *file;
@@ -196,11 +197,10 @@ cross_v (double ax, double ay, double bx, double by, double sx, double ya, doubl
 static inline void
 leaf_frame (const Box *box, double *gx0, double *gy0, double *sx, double *sy)
 {
-  double mx = (box->x1 - box->x0) / RL_BIDX_LEAF_MARGIN, my = (box->y1 - box->y0) / RL_BIDX_LEAF_MARGIN;
-  *gx0 = box->x0 - mx;
-  *gy0 = box->y0 - my;
-  *sx = (box->x1 - box->x0 + 2 * mx) / RL_BIDX_QMAX;
-  *sy = (box->y1 - box->y0 + 2 * my) / RL_BIDX_QMAX;
+  *sx = (box->x1 - box->x0) / RL_BIDX_QSPAN;
+  *sy = (box->y1 - box->y0) / RL_BIDX_QSPAN;
+  *gx0 = box->x0 - *sx * RL_BIDX_QPAD;
+  *gy0 = box->y0 - *sy * RL_BIDX_QPAD;
 }
 
 /* Label of (x, y) inside a border leaf: the smallest feature whose parity
@@ -577,6 +577,9 @@ rl_boundary_lookup (const RlBoundaryIndex *index, double lat, double lon, RlBoun
   out->border_m = 0;
   if (!(lat >= -90.0 && lat <= 90.0 && lon >= -180.0 && lon <= 180.0))
     return FALSE;
+  /* The data splits features at the antimeridian: a point exactly on it
+   * belongs to the feature beside it, not to the seam between two halves. */
+  lon = CLAMP (lon, -180.0 + ANTIMERIDIAN_NUDGE, 180.0 - ANTIMERIDIAN_NUDGE);
   if (!label_at (index, lon, lat, &label))
     return FALSE;
   country = label_country (index, label);

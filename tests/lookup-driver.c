@@ -5,5 +5,8 @@
 int
 main (int argc, char **argv)
 {
-  return rl_cmd_lookup (argc, argv);
+  /* Called as "lookup-driver lookup ARGS…", like the dispatcher's argv. */
+  if (argc < 2)
+    return 2;
+  return rl_cmd_lookup (argc - 1, argv + 1);
 }
