@@ -17,6 +17,7 @@
 #include <string.h>
 
 #define MAX_FEATURES RL_BSRC_MAX_FEATURES
+#define RL_PI 3.14159265358979323846
 /* A leaf holds at most this many edges, unless the depth limit is hit. */
 #define LEAF_MAX_EDGES 24
 
@@ -36,6 +37,19 @@ static size_t n_nodes, cap_nodes;
 static uint16_t *leaves;
 static size_t n_leaves, cap_leaves;
 static uint32_t *grid;
+
+/* Which cells of a fine raster hold an edge: decides the "far" flag of
+ * uniform cells (no edge within RL_BIDX_FAR_M). */
+#define RASTER_BITS 13
+#define RASTER_N (1u << RASTER_BITS)
+static uint8_t *raster;   /* one bit per cell */
+#define RASTER_GET(ix, iy) (raster[((size_t) (iy) * RASTER_N + (size_t) (ix)) >> 3] & (1u << (((size_t) (ix)) & 7)))
+/* Uniform cells near an edge are split down to this depth so that the
+ * parts that are far from it still get the flag. */
+#define FAR_SPLIT_DEPTH 10
+/* Border leaves (edges inside) are at least this deep, so that a sparse
+ * edge in a big cell does not make every point of the cell search. */
+#define LEAF_MIN_DEPTH 10
 
 /* ---- geometry --------------------------------------------------------- */
 
@@ -124,6 +138,77 @@ seg_dist2 (Pt p, Pt a, Pt b, double sx)
   ax += t * dx;
   ay += t * dy;
   return ax * ax + ay * ay;
+}
+
+/* ---- far-from-every-edge raster --------------------------------------- */
+
+static void
+raster_mark (double x, double y)
+{
+  long ix = (long) floor ((x + 180) / 360 * RASTER_N), iy = (long) floor ((y + 90) / 180 * RASTER_N);
+  ix = ix < 0 ? 0 : ix >= (long) RASTER_N ? (long) RASTER_N - 1 : ix;
+  iy = iy < 0 ? 0 : iy >= (long) RASTER_N ? (long) RASTER_N - 1 : iy;
+  raster[((size_t) iy * RASTER_N + (size_t) ix) >> 3] |= (uint8_t) (1u << ((size_t) ix & 7));
+}
+
+static void
+raster_build (void)
+{
+  double step = 180.0 / RASTER_N / 2;
+  raster = calloc ((size_t) RASTER_N * RASTER_N / 8, 1);
+  if (raster == NULL)
+    fail ("out of memory");
+  for (size_t i = 0; i + 1 < n_pts; i++)
+    {
+      Pt a = pts[i], b = pts[i + 1];
+      double len;
+      long n;
+      if (pt_feat[i] < 0)
+        continue;
+      /* Samples closer than half a cell in latitude (a quarter in longitude)
+       * touch every cell the edge crosses. */
+      len = fmax (fabs (b.x - a.x), fabs (b.y - a.y));
+      n = (long) ceil (len / step) + 1;
+      for (long k = 0; k <= n; k++)
+        raster_mark (a.x + (b.x - a.x) * k / n, a.y + (b.y - a.y) * k / n);
+    }
+}
+
+/* No edge within RL_BIDX_FAR_M of any point of box?  Conservative: a
+ * smaller Earth and the cosine at the latitude nearest a pole. */
+static bool
+far_from_edges (Box box)
+{
+  const double m_per_deg = 6350000.0 * RL_PI / 180;
+  /* Every point of an edge is within half a sampling step of a marked sample. */
+  double pad = 180.0 / RASTER_N / 4;
+  double dlat = RL_BIDX_FAR_M / m_per_deg;
+  double lat = fmin (90, fmax (fabs (box.y0), fabs (box.y1)) + dlat + pad);
+  double c = cos (lat * RL_PI / 180), dlon = c > 1e-6 ? RL_BIDX_FAR_M / (m_per_deg * c) : 360;
+  long iy0 = (long) floor ((box.y0 - dlat - pad + 90) / 180 * RASTER_N);
+  long iy1 = (long) floor ((box.y1 + dlat + pad + 90) / 180 * RASTER_N);
+  long ix0, ix1;
+
+  if (dlon >= 180)
+    {
+      ix0 = 0;
+      ix1 = RASTER_N - 1;
+    }
+  else
+    {
+      ix0 = (long) floor ((box.x0 - dlon - pad + 180) / 360 * RASTER_N);
+      ix1 = (long) floor ((box.x1 + dlon + pad + 180) / 360 * RASTER_N);
+    }
+  iy0 = iy0 < 0 ? 0 : iy0;
+  iy1 = iy1 >= (long) RASTER_N ? (long) RASTER_N - 1 : iy1;
+  for (long iy = iy0; iy <= iy1; iy++)
+    for (long i = ix0; i <= ix1 && i < ix0 + (long) RASTER_N; i++)
+      {
+        long ix = ((i % (long) RASTER_N) + (long) RASTER_N) % (long) RASTER_N;
+        if (RASTER_GET (ix, iy))
+          return false;
+      }
+  return true;
 }
 
 /* ---- quadtree --------------------------------------------------------- */
@@ -270,9 +355,15 @@ build (Box box, unsigned depth, uint32_t ix, uint32_t iy, uint32_t *e, size_t n,
   static bool present[MAX_FEATURES];
   uint32_t self = 0;
 
-  if (depth >= RL_BIDX_GRID_DEPTH && (n <= LEAF_MAX_EDGES || depth >= RL_BIDX_MAX_DEPTH))
-    return n == 0 ? RL_BIDX_ENTRY (RL_BIDX_TYPE_UNIFORM, base)
-                  : write_leaf (box, e, n, ref, status, base);
+  if (depth >= RL_BIDX_GRID_DEPTH && ((n <= LEAF_MAX_EDGES && (n == 0 || depth >= LEAF_MIN_DEPTH)) || depth >= RL_BIDX_MAX_DEPTH))
+    {
+      bool far;
+      if (n > 0)
+        return write_leaf (box, e, n, ref, status, base);
+      far = far_from_edges (box);
+      if (far || depth >= FAR_SPLIT_DEPTH)
+        return RL_BIDX_ENTRY (RL_BIDX_TYPE_UNIFORM, base | (far ? RL_BIDX_UNIFORM_FAR : 0));
+    }
 
   for (int c = 0; c < 4; c++)
     {
@@ -292,7 +383,7 @@ build (Box box, unsigned depth, uint32_t ix, uint32_t iy, uint32_t *e, size_t n,
           if (clip (pts[e[i]], pts[e[i] + 1], cb, &t0, &t1))
             ce[cn++] = e[i];
         }
-      leaf = depth + 1 >= RL_BIDX_GRID_DEPTH && (cn <= LEAF_MAX_EDGES || depth + 1 >= RL_BIDX_MAX_DEPTH);
+      leaf = depth + 1 >= RL_BIDX_GRID_DEPTH && ((cn <= LEAF_MAX_EDGES && depth + 1 >= LEAF_MIN_DEPTH) || depth + 1 >= RL_BIDX_MAX_DEPTH);
       if (leaf && cn > 0)
         cref = pick_ref (cb, ce, cn);
       else
@@ -393,6 +484,7 @@ main (int argc, char **argv)
     if (pt_feat[i] >= 0)
       all[n_all++] = (uint32_t) i;
   grid = xrealloc (NULL, grid_n * sizeof *grid);
+  raster_build ();
   root_status (root_ref, status);
   for (unsigned f = 0; f < n_feats; f++)
     if (status[f])

@@ -5,7 +5,9 @@
  * RL_BIDX_GRID_DEPTH levels are flattened into a dense grid so a lookup
  * starts with one array access; below that, nodes hold four entries.
  * An entry is one 32-bit word:
- *   type 0 (uniform): the whole cell has one label (low 16 bits)
+ *   type 0 (uniform): the whole cell has one label (low 16 bits); bit 16
+ *                     set when no edge at all lies within RL_BIDX_FAR_M of
+ *                     the cell, so the lookup can skip the distance search
  *   type 1 (node):    index of a node (four entries, child = (y_hi << 1) | x_hi)
  *   type 2 (leaf):    offset in 32-bit words into the leaf section
  * A label is a feature index (features are sorted by area, smallest first,
@@ -39,6 +41,10 @@
 #define RL_BIDX_QSPAN 65407.0
 #define RL_BIDX_QMAX 65535.0
 #define RL_BIDX_LABEL_NONE 0xffffu
+
+/* Distances are searched up to this far (metres); see RL_BOUNDARY_EXACT_M. */
+#define RL_BIDX_FAR_M 5000.0
+#define RL_BIDX_UNIFORM_FAR 0x10000u
 
 #define RL_BIDX_TYPE_UNIFORM 0u
 #define RL_BIDX_TYPE_NODE 1u

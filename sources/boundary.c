@@ -8,6 +8,8 @@
 
 #include <math.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #define EARTH_M_PER_DEG (6371008.8 * G_PI / 180.0)
 /* How far past the nearest edge we look to name the country across it. */
@@ -16,6 +18,8 @@
  * not borders; skip at most this many of them before giving up. */
 #define MAX_SKIPPED_EDGES 8
 #define ANTIMERIDIAN_NUDGE 1e-9
+
+G_STATIC_ASSERT (RL_BOUNDARY_EXACT_M == RL_BIDX_FAR_M);
 
 struct RlBoundaryIndex {
   GMappedFile *file;
@@ -81,6 +85,7 @@ entry_ok (const RlBoundaryIndex *index, guint32 entry)
   switch (RL_BIDX_ENTRY_TYPE (entry))
     {
     case RL_BIDX_TYPE_UNIFORM:
+      v &= ~RL_BIDX_UNIFORM_FAR;
       return v == RL_BIDX_LABEL_NONE || v < index->n_features;
     case RL_BIDX_TYPE_NODE:
       return v < index->n_nodes;
@@ -168,6 +173,15 @@ rl_boundary_index_open (const char *path, GError **error)
     index->size = 0;
   if (!validate (index, path, error))
     return NULL;
+  /* Checking the checksum touched every page; let them go so the process
+   * only keeps resident what lookups use (they stay in the page cache). */
+  {
+    gsize page = (gsize) sysconf (_SC_PAGESIZE);
+    gsize start = ((gsize) index->data + page - 1) & ~(page - 1);
+    gsize stop = ((gsize) index->data + index->size) & ~(page - 1);
+    if (stop > start)
+      madvise ((void *) start, stop - start, MADV_DONTNEED);
+  }
   return g_steal_pointer (&index);
 }
 
@@ -318,17 +332,19 @@ find_entry (const RlBoundaryIndex *index, double x, double y, guint32 *entry_out
 }
 
 static gboolean
-label_at (const RlBoundaryIndex *index, double x, double y, guint16 *label)
+label_at_full (const RlBoundaryIndex *index, double x, double y, guint16 *label, guint32 *entry_out, Box *box_out)
 {
   guint32 entry;
   Box box;
 
   if (!find_entry (index, x, y, &entry, &box))
     return FALSE;
+  *entry_out = entry;
+  *box_out = box;
   switch (RL_BIDX_ENTRY_TYPE (entry))
     {
     case RL_BIDX_TYPE_UNIFORM:
-      *label = (guint16) RL_BIDX_ENTRY_VALUE (entry);
+      *label = (guint16) (RL_BIDX_ENTRY_VALUE (entry) & 0xffffu);
       return *label == RL_BIDX_LABEL_NONE || *label < index->n_features;
     case RL_BIDX_TYPE_LEAF:
       if (RL_BIDX_ENTRY_VALUE (entry) >= index->leaves_words)
@@ -337,6 +353,14 @@ label_at (const RlBoundaryIndex *index, double x, double y, guint16 *label)
     default:
       return FALSE;
     }
+}
+
+static gboolean
+label_at (const RlBoundaryIndex *index, double x, double y, guint16 *label)
+{
+  guint32 entry;
+  Box box;
+  return label_at_full (index, x, y, label, &entry, &box);
 }
 
 static inline RlCountry
@@ -351,6 +375,7 @@ typedef struct {
   const RlBoundaryIndex *index;
   double qx, qy;        /* query, degrees */
   double kx, ky;        /* metres per degree of longitude / latitude at the query */
+  double kmin;          /* metres per degree of longitude, smallest within reach */
   double floor_m;       /* only edges farther than this (skipped ones are nearer) */
   double best_m;
   double ax, ay, bx, by; /* nearest edge, local metres around the query */
@@ -420,10 +445,10 @@ near_leaf (Near *nr, guint32 offset, const Box *box)
                 t = CLAMP (-(ax * dx + ay * dy) / l2, 0.0, 1.0);
               px = ax + t * dx;
               py = ay + t * dy;
-              d = sqrt (px * px + py * py);
-              if (d < nr->best_m && d > nr->floor_m)
+              d = px * px + py * py;
+              if (d < nr->best_m * nr->best_m && d > nr->floor_m * nr->floor_m)
                 {
-                  nr->best_m = d;
+                  nr->best_m = sqrt (d);
                   nr->ax = ax;
                   nr->ay = ay;
                   nr->bx = bx;
@@ -436,11 +461,12 @@ near_leaf (Near *nr, guint32 offset, const Box *box)
     }
 }
 
-/* Lower bound in metres from the query to a box (longitudes wrap). */
-static double
-box_dist (const Near *nr, const Box *box)
+/* Lower bound of the squared distance in metres² from the query to a box
+ * (longitudes wrap). */
+static inline double
+box_dist2 (const Near *nr, const Box *box)
 {
-  double dy = 0, dx, lat, k;
+  double dy = 0, dx;
 
   if (nr->qy < box->y0)
     dy = box->y0 - nr->qy;
@@ -450,14 +476,11 @@ box_dist (const Near *nr, const Box *box)
     dx = 0;
   else
     dx = MIN (fabs (wrap_lon (box->x0 - nr->qx)), fabs (wrap_lon (nr->qx - box->x1)));
-  /* Metres per degree of longitude shrink towards the poles: use the
-   * latitude of the box nearest to a pole so the bound stays a bound. */
-  lat = MAX (fabs (box->y0), fabs (box->y1));
-  if (box->y0 <= 0 && box->y1 >= 0)
-    lat = MAX (lat, 0);
-  k = EARTH_M_PER_DEG * cos (MIN (lat, 90.0) * G_PI / 180.0);
-  k = MIN (k, nr->kx);
-  return sqrt (dy * EARTH_M_PER_DEG * dy * EARTH_M_PER_DEG + dx * k * dx * k);
+  /* kmin: metres per degree of longitude at the latitude nearest a pole
+   * that is still within reach, so the bound stays a bound. */
+  dy *= EARTH_M_PER_DEG;
+  dx *= nr->kmin;
+  return dy * dy + dx * dx;
 }
 
 static void
@@ -465,7 +488,7 @@ near_entry (Near *nr, guint32 entry, Box box, guint depth)
 {
   const RlBoundaryIndex *index = nr->index;
 
-  if (nr->bad || box_dist (nr, &box) >= nr->best_m)
+  if (nr->bad || box_dist2 (nr, &box) >= nr->best_m * nr->best_m)
     return;
   switch (RL_BIDX_ENTRY_TYPE (entry))
     {
@@ -486,8 +509,11 @@ near_entry (Near *nr, guint32 entry, Box box, guint depth)
             nr->bad = TRUE;
             return;
           }
-        for (guint c = 0; c < 4; c++)
+        /* Nearest child first: its edges shrink best_m and prune the rest. */
+        guint first = (nr->qx >= cx ? 1 : 0) | (nr->qy >= cy ? 2 : 0);
+        for (guint k = 0; k < 4; k++)
           {
+            guint c = first ^ k;
             Box cb = { (c & 1) ? cx : box.x0, (c & 2) ? cy : box.y0,
                        (c & 1) ? box.x1 : cx, (c & 2) ? box.y1 : cy };
             near_entry (nr, index->nodes[(gsize) node * 4 + c], cb, depth + 1);
@@ -567,6 +593,8 @@ gboolean
 rl_boundary_lookup (const RlBoundaryIndex *index, double lat, double lon, RlBoundaryResult *out)
 {
   guint16 label;
+  guint32 entry;
+  Box box;
   RlCountry country;
   Near nr;
 
@@ -580,10 +608,14 @@ rl_boundary_lookup (const RlBoundaryIndex *index, double lat, double lon, RlBoun
   /* The data splits features at the antimeridian: a point exactly on it
    * belongs to the feature beside it, not to the seam between two halves. */
   lon = CLAMP (lon, -180.0 + ANTIMERIDIAN_NUDGE, 180.0 - ANTIMERIDIAN_NUDGE);
-  if (!label_at (index, lon, lat, &label))
+  if (!label_at_full (index, lon, lat, &label, &entry, &box))
     return FALSE;
   country = label_country (index, label);
   out->country = country;
+  out->border_m = RL_BOUNDARY_EXACT_M;
+  /* Most of the world is far from any edge: the generator marked it. */
+  if (RL_BIDX_ENTRY_TYPE (entry) == RL_BIDX_TYPE_UNIFORM && (RL_BIDX_ENTRY_VALUE (entry) & RL_BIDX_UNIFORM_FAR))
+    return TRUE;
 
   memset (&nr, 0, sizeof nr);
   nr.index = index;
@@ -591,8 +623,9 @@ rl_boundary_lookup (const RlBoundaryIndex *index, double lat, double lon, RlBoun
   nr.qy = lat;
   nr.ky = EARTH_M_PER_DEG;
   nr.kx = EARTH_M_PER_DEG * cos (lat * G_PI / 180.0);
+  nr.kmin = EARTH_M_PER_DEG * cos (MIN (90.0, fabs (lat) + RL_BOUNDARY_EXACT_M / EARTH_M_PER_DEG) * G_PI / 180.0);
+  nr.kmin = MAX (nr.kmin, 0.0);
   nr.floor_m = -1;
-  out->border_m = RL_BOUNDARY_EXACT_M;
   for (guint attempt = 0; attempt <= MAX_SKIPPED_EDGES; attempt++)
     {
       guint16 other = label;
@@ -600,6 +633,10 @@ rl_boundary_lookup (const RlBoundaryIndex *index, double lat, double lon, RlBoun
 
       nr.best_m = RL_BOUNDARY_EXACT_M;
       nr.found = FALSE;
+      /* The query's own leaf first: near a border it holds the answer and
+       * the wider search is pruned to almost nothing. */
+      if (RL_BIDX_ENTRY_TYPE (entry) == RL_BIDX_TYPE_LEAF)
+        near_leaf (&nr, RL_BIDX_ENTRY_VALUE (entry), &box);
       near_search (&nr);
       if (nr.bad)
         return FALSE;

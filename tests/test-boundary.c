@@ -147,19 +147,29 @@ test_border_distance (void)
     { 48.9990, "US", "CA" },
     { 48.9910, "US", "CA" },
     { 48.9550, "US", "CA" },
-    { 49.0800, "CA", "US" },
+    { 49.0400, "CA", "US" },
+    { 49.0800, "CA", "--" },
   };
   for (gsize i = 0; i < G_N_ELEMENTS (cases); i++)
     {
       RlBoundaryResult r;
       g_autofree char *cc = NULL, *other = NULL;
 
+      double metres = fabs (cases[i].lat - 48.99925) * 111195.0;
+
       g_assert_true (rl_boundary_lookup (index_, cases[i].lat, -100.0, &r));
       cc = code (r.country);
       other = code (r.neighbour);
       g_assert_cmpstr (cc, ==, cases[i].cc);
+      if (metres >= RL_BOUNDARY_EXACT_M)
+        {
+          /* Beyond the exact range: the bound, and no neighbour named. */
+          g_assert_cmpfloat (r.border_m, ==, RL_BOUNDARY_EXACT_M);
+          g_assert_cmpint (r.neighbour, ==, RL_COUNTRY_NONE);
+          continue;
+        }
       g_assert_cmpstr (other, ==, cases[i].other);
-      g_assert_cmpfloat (fabs (r.border_m - fabs (cases[i].lat - 48.99925) * 111195.0), <, 15);
+      g_assert_cmpfloat (fabs (r.border_m - metres), <, 15);
     }
 }
 
@@ -534,7 +544,10 @@ test_cli_bulk (void)
   g_assert_cmpuint (g_strv_length (lines), ==, 9);
   g_assert_true (g_str_has_prefix (lines[0], "DE\t"));
   g_assert_true (g_str_has_prefix (lines[1], "VA\t"));
-  g_assert_cmpstr (lines[2], ==, "--\t10000");
+  {
+    g_autofree char *far = g_strdup_printf ("--\t%.0f", RL_BOUNDARY_EXACT_M);
+    g_assert_cmpstr (lines[2], ==, far);
+  }
   g_assert_cmpstr (lines[3], ==, "ERR\tlatitude is not a number in [-90, 90]");
   g_assert_cmpstr (lines[4], ==, "ERR\texpected two fields: LAT LON");
   g_assert_cmpstr (lines[5], ==, "ERR\tlatitude is not a number in [-90, 90]");
