@@ -32,24 +32,30 @@ function run(name) {
   for (let i = 0; i < pts.length; i++) answers[i] = iso1A2Code(pts[i], opts) ?? '--';
   const ns = Number(process.hrtime.bigint() - t0) / pts.length;
 
-  let agreeFar = 0, far = 0, agreeNear = 0, near = 0;
-  const pairs = new Map();
+  // Buckets: > 1 km from any border (regloc's border_m, which also counts
+  // the edge of the territorial sea) or not; and whether regloc places the
+  // point in a country (land or 12 nm waters) or at sea.
+  const buckets = {};
   for (let i = 0; i < pts.length; i++) {
     const isFar = ours[i].m > 1000;
-    const same = ours[i].cc === answers[i];
-    if (isFar) { far++; if (same) agreeFar++; } else { near++; if (same) agreeNear++; }
-    if (!same) {
-      const key = `${ours[i].cc}/${answers[i]}${isFar ? '' : ' (<1 km)'}`;
-      pairs.set(key, (pairs.get(key) ?? 0) + 1);
+    const where = ours[i].cc === '--' ? 'at sea (regloc)' : 'in a country (regloc)';
+    const key = `${isFar ? '> 1 km' : '<= 1 km'} from a border, ${where}`;
+    const b = (buckets[key] ??= { n: 0, same: 0, pairs: new Map() });
+    b.n++;
+    if (ours[i].cc === answers[i]) b.same++;
+    else {
+      const pk = `${ours[i].cc}/${answers[i]}`;
+      b.pairs.set(pk, (b.pairs.get(pk) ?? 0) + 1);
     }
   }
   const pct = (a, b) => (b ? (100 * a / b).toFixed(3) : 'n/a');
   console.log(`${name}: ${pts.length} points, country-coder ${ns.toFixed(0)} ns/lookup`);
-  console.log(`  agreement > 1 km from a border: ${pct(agreeFar, far)} % of ${far}`);
-  console.log(`  agreement <= 1 km from a border: ${pct(agreeNear, near)} % of ${near}`);
-  console.log('  disagreements (regloc/country-coder: count):');
-  [...pairs.entries()].sort((a, b) => b[1] - a[1]).slice(0, 40)
-    .forEach(([k, v]) => console.log(`    ${k}: ${v}`));
+  for (const [k, b] of Object.entries(buckets).sort()) {
+    console.log(`  agreement ${k}: ${pct(b.same, b.n)} % of ${b.n}`);
+    const top = [...b.pairs.entries()].sort((x, y) => y[1] - x[1]).slice(0, 25);
+    if (top.length)
+      console.log(`    disagreements regloc/country-coder: ${top.map(([p, c]) => `${p} ${c}`).join(', ')}`);
+  }
 }
 
 run('uniform');

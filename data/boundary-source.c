@@ -12,7 +12,7 @@
 #define RL_PI 3.14159265358979323846
 
 static RlBsrc *S;
-static size_t cap_pts;
+static size_t cap_pts, cap_polys;
 
 void
 rl_bsrc_fail (const char *fmt, ...)
@@ -227,6 +227,7 @@ coordinates (Json *j, int32_t feat)
     return ring (j, feat);
   if (d < 2)
     rl_bsrc_fail ("JSON: coordinates too shallow");
+  size_t first_pt = S->n_pts;
   expect (j, '[');
   for (bool first = true; !peek (j, ']'); first = false)
     {
@@ -237,6 +238,15 @@ coordinates (Json *j, int32_t feat)
         j->p++;
     }
   expect (j, ']');
+  if (d == 3)
+    {
+      if (S->n_polys == cap_polys)
+        {
+          cap_polys = cap_polys ? cap_polys * 2 : 1024;
+          S->polys = rl_bsrc_realloc (S->polys, cap_polys * sizeof *S->polys);
+        }
+      S->polys[S->n_polys++] = (RlBsrcPolygon) { first_pt, S->n_pts, feat, area };
+    }
   return area;
 }
 
@@ -364,6 +374,125 @@ parse (const char *buf, size_t len)
   expect (&j, '}');
 }
 
+/* ---- territorial sea held by the sovereign's feature ------------------ */
+
+typedef struct { double x0, y0, x1, y1; } BBox;
+
+static BBox
+poly_bbox (const RlBsrcPolygon *p)
+{
+  BBox b = { 1e9, 1e9, -1e9, -1e9 };
+  for (size_t i = p->first; i < p->end; i++)
+    {
+      b.x0 = fmin (b.x0, S->pts[i].x);
+      b.y0 = fmin (b.y0, S->pts[i].y);
+      b.x1 = fmax (b.x1, S->pts[i].x);
+      b.y1 = fmax (b.y1, S->pts[i].y);
+    }
+  return b;
+}
+
+static bool
+poly_contains (const RlBsrcPolygon *p, RlBsrcPt q)
+{
+  bool in = false;
+  for (size_t i = p->first; i + 1 < p->end; i++)
+    {
+      RlBsrcPt a = S->pts[i], b = S->pts[i + 1];
+      if (S->feat[i] >= 0 && (a.y > q.y) != (b.y > q.y) && a.x + (q.y - a.y) * (b.x - a.x) / (b.y - a.y) > q.x)
+        in = !in;
+    }
+  return in;
+}
+
+static double
+km2 (RlBsrcPt a, RlBsrcPt b)
+{
+  double dx = (a.x - b.x) * 111.2 * cos ((a.y + b.y) / 2 * RL_PI / 180), dy = (a.y - b.y) * 111.2;
+  return dx * dx + dy * dy;
+}
+
+/* Is every vertex of p within RL_BSRC_WATERS_KM of a vertex of feature t
+ * (of any of its islands)? */
+static bool
+poly_hugs (const RlBsrcPolygon *p, int32_t t)
+{
+  double r2 = RL_BSRC_WATERS_KM * RL_BSRC_WATERS_KM;
+  size_t hit = SIZE_MAX;   /* consecutive vertices are usually near the same one */
+
+  for (size_t i = p->first; i < p->end; i++)
+    {
+      bool near = hit != SIZE_MAX && km2 (S->pts[i], S->pts[hit]) <= r2;
+      for (size_t q = 0; q < S->n_polys && !near; q++)
+        if (S->polys[q].feat == t)
+          for (size_t k = S->polys[q].first; k < S->polys[q].end && !near; k++)
+            if (km2 (S->pts[i], S->pts[k]) <= r2)
+              {
+                near = true;
+                hit = k;
+              }
+      if (!near)
+        return false;
+    }
+  return true;
+}
+
+static void
+give_waters_to_territories (void)
+{
+  size_t n = S->n_polys;
+  BBox *bb = rl_bsrc_realloc (NULL, n * sizeof *bb);
+  double pad = RL_BSRC_WATERS_KM / 111.2;
+
+  BBox fb[RL_BSRC_MAX_FEATURES];
+
+  for (unsigned f = 0; f < S->n_feats; f++)
+    fb[f] = (BBox) { 1e9, 1e9, -1e9, -1e9 };
+  for (size_t i = 0; i < n; i++)
+    {
+      BBox *f = &fb[S->polys[i].feat];
+      bb[i] = poly_bbox (&S->polys[i]);
+      f->x0 = fmin (f->x0, bb[i].x0);
+      f->y0 = fmin (f->y0, bb[i].y0);
+      f->x1 = fmax (f->x1, bb[i].x1);
+      f->y1 = fmax (f->y1, bb[i].y1);
+    }
+  for (size_t t = 0; t < n; t++)
+    for (size_t p = 0; p < n; p++)
+      {
+        RlBsrcPolygon *tp = &S->polys[t], *pp = &S->polys[p];
+        const RlBsrcFeature *tf = &S->feats[tp->feat];
+        RlBsrcFeature *nf;
+        double lat_pad;
+
+        if (pp->feat == tp->feat || S->feats[pp->feat].area <= tf->area || pp->area <= tp->area)
+          continue;
+        if (strcmp (S->feats[pp->feat].a2, tf->a2) == 0)
+          continue;
+        /* p must contain the territory's polygon and stay near the territory. */
+        lat_pad = pad / fmax (0.05, cos (fmax (fabs (bb[t].y0), fabs (bb[t].y1)) * RL_PI / 180));
+        if (bb[p].x0 > bb[t].x0 || bb[p].y0 > bb[t].y0 || bb[p].x1 < bb[t].x1 || bb[p].y1 < bb[t].y1 ||
+            bb[p].x0 < fb[tp->feat].x0 - lat_pad || bb[p].x1 > fb[tp->feat].x1 + lat_pad ||
+            bb[p].y0 < fb[tp->feat].y0 - pad || bb[p].y1 > fb[tp->feat].y1 + pad)
+          continue;
+        if (!poly_contains (pp, S->pts[tp->first]) || !poly_hugs (pp, tp->feat))
+          continue;
+        if (S->n_feats == RL_BSRC_MAX_FEATURES)
+          rl_bsrc_fail ("too many features");
+        nf = &S->feats[S->n_feats];
+        *nf = *tf;
+        nf->area = pp->area;
+        fprintf (stderr, "boundary-source: %s polygon of %.0f km² around %s (%.0f km²) is %s's sea\n",
+                 S->feats[pp->feat].a2, pp->area, tf->a2, tp->area, tf->a2);
+        for (size_t i = pp->first; i < pp->end; i++)
+          if (S->feat[i] >= 0)
+            S->feat[i] = (int32_t) S->n_feats;
+        pp->feat = (int32_t) S->n_feats;
+        S->n_feats++;
+      }
+  free (bb);
+}
+
 static int
 cmp_area (const void *a, const void *b)
 {
@@ -396,6 +525,7 @@ rl_bsrc_load (const char *path)
   free (buf);
   if (S->n_feats == 0)
     rl_bsrc_fail ("%s: no features", path);
+  give_waters_to_territories ();
 
   /* Smallest first: where features overlap (a sovereign also covers its
    * territories) the most specific one wins by having the lowest rank. */
