@@ -74,6 +74,11 @@ static const Labelled labelled[] = {
   { 18.0260, -63.0458, "SX", "Philipsburg (feature with alpha-3 only)" },
   { 18.0708, -63.0863, "MF", "Marigot" },
   { 48.8566, 2.3522, "FR", "Paris" },
+  /* territorial sea that only the sovereign's feature covers */
+  { -20.9177, 55.1802, "RE", "sea off Réunion (in FR's feature only)" },
+  { 16.3500, -61.8500, "GP", "sea off Guadeloupe (in FR's feature only)" },
+  { 18.5500, -66.3000, "PR", "sea off Puerto Rico (in US's feature only)" },
+  { 15.2000, 145.6000, "MP", "sea off Saipan (in US's feature only)" },
   /* coasts: the territorial sea counts, beyond 12 nm is no country */
   { 52.4000, 4.4200, "NL", "8 km off Zandvoort" },
   { 52.4000, 4.2400, "NL", "20 km off Zandvoort" },
