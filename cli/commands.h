@@ -1,11 +1,14 @@
-/* Sub-commands of the regloc CLI: each returns the process exit code and
- * prints "regloc NAME: error: …" on stderr.  argv[0] is the command name. */
+/* One function per `regloc` subcommand; each returns the process exit code
+ * (see regloc(1): 0 ok, 1 failure or check failed, 2 usage, 3 daemon not
+ * running, 4 refused). */
 #pragma once
 
-#include <glib.h>
+#define RL_EXIT_OK 0
+#define RL_EXIT_FAILURE 1
+#define RL_EXIT_USAGE 2
+#define RL_EXIT_NO_DAEMON 3
+#define RL_EXIT_REFUSED 4
 
-G_BEGIN_DECLS
-
+int rl_cmd_replay (int argc, char **argv);
+int rl_cmd_check_config (int argc, char **argv);
 int rl_cmd_lookup (int argc, char **argv);
-
-G_END_DECLS

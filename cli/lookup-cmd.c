@@ -197,9 +197,9 @@ bulk (const RlBoundaryIndex *index)
   if (fflush (stdout) != 0)
     {
       g_printerr ("regloc lookup: error: cannot write output: %s\n", g_strerror (errno));
-      return 1;
+      return RL_EXIT_FAILURE;
     }
-  return 0;
+  return RL_EXIT_OK;
 }
 
 int
@@ -228,7 +228,7 @@ rl_cmd_lookup (int argc, char **argv)
                    "distance in metres to the nearest border (exact below %.0f m).\n"
                    "With \"-\", reads LAT LON lines from stdin and prints CC<TAB>DISTANCE_M.\n",
                    RL_BOUNDARY_EXACT_M);
-          return 0;
+          return RL_EXIT_OK;
         }
       else if (strcmp (argv[i], "-") == 0 && n_positional == 0)
         from_stdin = TRUE;
@@ -238,7 +238,7 @@ rl_cmd_lookup (int argc, char **argv)
         {
           g_printerr ("regloc lookup: error: unexpected argument '%s'\n", argv[i]);
           usage_hint ();
-          return 2;
+          return RL_EXIT_USAGE;
         }
     }
   if (!from_stdin)
@@ -247,17 +247,17 @@ rl_cmd_lookup (int argc, char **argv)
         {
           g_printerr ("regloc lookup: error: need LAT and LON (or '-' to read points from stdin)\n");
           usage_hint ();
-          return 2;
+          return RL_EXIT_USAGE;
         }
       if (!parse_coord (positional[0], -90.0, 90.0, &lat))
         {
           g_printerr ("regloc lookup: error: latitude '%s' is not a number in [-90, 90]\n", positional[0]);
-          return 2;
+          return RL_EXIT_USAGE;
         }
       if (!parse_coord (positional[1], -180.0, 180.0, &lon))
         {
           g_printerr ("regloc lookup: error: longitude '%s' is not a number in [-180, 180]\n", positional[1]);
-          return 2;
+          return RL_EXIT_USAGE;
         }
     }
 
@@ -265,15 +265,15 @@ rl_cmd_lookup (int argc, char **argv)
   if (index == NULL)
     {
       g_printerr ("regloc lookup: error: %s\n", error->message);
-      return 1;
+      return RL_EXIT_FAILURE;
     }
   if (from_stdin)
     return bulk (index);
   if (!rl_boundary_lookup (index, lat, lon, &r))
     {
       g_printerr ("regloc lookup: error: lookup failed (corrupt index)\n");
-      return 1;
+      return RL_EXIT_FAILURE;
     }
   print_one (&r, lat, lon, json);
-  return 0;
+  return RL_EXIT_OK;
 }
