@@ -85,7 +85,9 @@ entry_ok (const RlBoundaryIndex *index, guint32 entry)
   switch (RL_BIDX_ENTRY_TYPE (entry))
     {
     case RL_BIDX_TYPE_UNIFORM:
-      v &= ~RL_BIDX_UNIFORM_FAR;
+      if (v & ~RL_BIDX_UNIFORM_MASK)
+        return FALSE;
+      v &= 0xffffu;
       return v == RL_BIDX_LABEL_NONE || v < index->n_features;
     case RL_BIDX_TYPE_NODE:
       return v < index->n_nodes;
@@ -228,7 +230,7 @@ leaf_label (const RlBoundaryIndex *index, guint32 offset, const Box *box, double
   double gx0, gy0, sx, sy, qx, qy, rx, ry, hx0, hx1, vy0, vy1;
   guint16 best, n_groups;
 
-  if (end - p < 4)
+  if (end - p < RL_BIDX_LEAF_HEADER)
     return FALSE;
   leaf_frame (box, &gx0, &gy0, &sx, &sy);
   qx = (x - gx0) / sx;
@@ -237,7 +239,7 @@ leaf_label (const RlBoundaryIndex *index, guint32 offset, const Box *box, double
   ry = p[1];
   best = p[2];
   n_groups = p[3];
-  p += 4;
+  p += RL_BIDX_LEAF_HEADER;
   hx0 = MIN (qx, rx);
   hx1 = MAX (qx, rx);
   vy0 = MIN (qy, ry);
@@ -402,7 +404,7 @@ near_leaf (Near *nr, guint32 offset, const Box *box)
   double gx0, gy0, sx, sy, ox, oy;
   guint n_groups;
 
-  if (end - p < 4)
+  if (end - p < RL_BIDX_LEAF_HEADER)
     {
       nr->bad = TRUE;
       return;
@@ -414,7 +416,7 @@ near_leaf (Near *nr, guint32 offset, const Box *box)
   sx *= nr->kx;
   sy *= nr->ky;
   n_groups = p[3];
-  p += 4;
+  p += RL_BIDX_LEAF_HEADER;
   for (guint g = 0; g < n_groups; g++)
     {
       guint n_chains;
@@ -614,8 +616,20 @@ rl_boundary_lookup (const RlBoundaryIndex *index, double lat, double lon, RlBoun
   out->country = country;
   out->border_m = RL_BOUNDARY_EXACT_M;
   /* Most of the world is far from any edge: the generator marked it. */
-  if (RL_BIDX_ENTRY_TYPE (entry) == RL_BIDX_TYPE_UNIFORM && (RL_BIDX_ENTRY_VALUE (entry) & RL_BIDX_UNIFORM_FAR))
-    return TRUE;
+  {
+    guint col = MIN ((guint) ((lon - box.x0) / (box.x1 - box.x0) * RL_BIDX_PART_COLS), RL_BIDX_PART_COLS - 1);
+    guint row = MIN ((guint) ((lat - box.y0) / (box.y1 - box.y0) * RL_BIDX_PART_ROWS), RL_BIDX_PART_ROWS - 1);
+    guint part = row * RL_BIDX_PART_COLS + col;
+    guint32 v = RL_BIDX_ENTRY_VALUE (entry);
+
+    if (RL_BIDX_ENTRY_TYPE (entry) == RL_BIDX_TYPE_UNIFORM &&
+        ((v & RL_BIDX_UNIFORM_FAR) || (v & (1u << (RL_BIDX_PART_SHIFT + part)))))
+      return TRUE;
+    /* label_at_full () checked the leaf's header is in bounds. */
+    if (RL_BIDX_ENTRY_TYPE (entry) == RL_BIDX_TYPE_LEAF &&
+        (((const guint16 *) (index->leaves + v))[4] & (1u << part)))
+      return TRUE;
+  }
 
   memset (&nr, 0, sizeof nr);
   nr.index = index;
