@@ -493,6 +493,7 @@ main (int argc, char **argv)
       fprintf (stderr, "usage: boundary-gen INPUT.geo.json OUTPUT.idx [SOURCE-NAME]\n");
       return 2;
     }
+  rl_bsrc_verbose = 1;
   src = rl_bsrc_load (argv[1]);
   pts = src->pts;
   pt_feat = src->feat;
