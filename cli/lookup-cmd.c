@@ -62,7 +62,8 @@ parse_coord (const char *text, double min, double max, double *out)
   char *end = NULL;
   double v;
 
-  if (text == NULL || *text == '\0')
+  /* Plain decimal degrees only: g_ascii_strtod would also take hex. */
+  if (text == NULL || *text == '\0' || strpbrk (text, "xXpP") != NULL)
     return FALSE;
   errno = 0;
   v = g_ascii_strtod (text, &end);

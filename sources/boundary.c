@@ -402,6 +402,8 @@ near_leaf (Near *nr, guint32 offset, const Box *box)
   const guint16 *p = (const guint16 *) (index->leaves + offset);
   const guint16 *end = (const guint16 *) (index->leaves + index->leaves_words);
   double gx0, gy0, sx, sy, ox, oy;
+  const guint16 seam_w = (guint16) RL_BIDX_QPAD, seam_e = (guint16) (RL_BIDX_QPAD + RL_BIDX_QSPAN);
+  gboolean west, east;
   guint n_groups;
 
   if (end - p < RL_BIDX_LEAF_HEADER)
@@ -410,6 +412,8 @@ near_leaf (Near *nr, guint32 offset, const Box *box)
       return;
     }
   leaf_frame (box, &gx0, &gy0, &sx, &sy);
+  west = box->x0 <= -180.0;
+  east = box->x1 >= 180.0;
   /* Local metres: X = (lon - qx) * kx, Y = (lat - qy) * ky. */
   ox = wrap_lon (gx0 - nr->qx) * nr->kx;
   oy = (gy0 - nr->qy) * nr->ky;
@@ -439,6 +443,10 @@ near_leaf (Near *nr, guint32 offset, const Box *box)
           p++;
           for (guint i = 1; i < n; i++)
             {
+              /* GeoJSON cuts features at ±180°; the cut is not a border (the
+               * same feature goes on across it), so it is not a candidate. */
+              if (p[2 * i - 2] == p[2 * i] && ((west && p[2 * i] == seam_w) || (east && p[2 * i] == seam_e)))
+                continue;
               double ax = ox + p[2 * i - 2] * sx, ay = oy + p[2 * i - 1] * sy;
               double bx = ox + p[2 * i] * sx, by = oy + p[2 * i + 1] * sy;
               double dx = bx - ax, dy = by - ay, l2 = dx * dx + dy * dy, t = 0, px, py, d;

@@ -201,6 +201,35 @@ test_sea_edges (void)
   g_assert_cmpfloat (r.border_m, <, 3000);
 }
 
+/* The data splits Fiji, Chukotka and Antarctica at ±180°: that seam is
+ * not a border.  Antarctica's feature stops at 85.05°S (a straight edge). */
+static void
+test_seams_and_poles (void)
+{
+  static const struct { double lat, lon; const char *cc; double min_m, max_m; } cases[] = {
+    { -16.5, 179.9999, "FJ", RL_BOUNDARY_EXACT_M, RL_BOUNDARY_EXACT_M },
+    { -16.5, -179.9999, "FJ", RL_BOUNDARY_EXACT_M, RL_BOUNDARY_EXACT_M },
+    { -16.5, 180.0, "FJ", RL_BOUNDARY_EXACT_M, RL_BOUNDARY_EXACT_M },
+    { 65.0, 180.0, "RU", RL_BOUNDARY_EXACT_M, RL_BOUNDARY_EXACT_M },
+    { -75.0, 180.0, "AQ", RL_BOUNDARY_EXACT_M, RL_BOUNDARY_EXACT_M },
+    { -85.04, 10.0, "AQ", 1112 - 5, 1112 + 5 },
+    { -85.06, 10.0, "--", 1112 - 5, 1112 + 5 },
+    { 89.9999, 179.9999, "--", RL_BOUNDARY_EXACT_M, RL_BOUNDARY_EXACT_M },
+  };
+  for (gsize i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      RlBoundaryResult r;
+      g_autofree char *cc = NULL;
+
+      g_assert_true (rl_boundary_lookup (index_, cases[i].lat, cases[i].lon, &r));
+      cc = code (r.country);
+      g_assert_cmpstr (cc, ==, cases[i].cc);
+      g_assert_cmpint (r.neighbour, !=, r.country);
+      g_assert_cmpfloat (r.border_m, >=, cases[i].min_m);
+      g_assert_cmpfloat (r.border_m, <=, cases[i].max_m);
+    }
+}
+
 /* Büsingen is 1–2 km across: every point in it is near the Swiss border. */
 static void
 test_enclave_border (void)
@@ -526,6 +555,7 @@ test_cli_bulk (void)
     "91 0\n"
     "1 2 3\n"
     "abc 1\n"
+    "0x10 0\n"
     "45.9686 , 8.9727\r\n"
     "49.0090 -100\n";
   g_autoptr(GError) error = NULL;
@@ -546,7 +576,7 @@ test_cli_bulk (void)
   g_assert_true (g_subprocess_get_if_exited (proc));
   g_assert_cmpint (g_subprocess_get_exit_status (proc), ==, 0);
   lines = g_strsplit (out, "\n", -1);
-  g_assert_cmpuint (g_strv_length (lines), ==, 9);
+  g_assert_cmpuint (g_strv_length (lines), ==, 10);
   g_assert_true (g_str_has_prefix (lines[0], "DE\t"));
   g_assert_true (g_str_has_prefix (lines[1], "VA\t"));
   {
@@ -556,10 +586,11 @@ test_cli_bulk (void)
   g_assert_cmpstr (lines[3], ==, "ERR\tlatitude is not a number in [-90, 90]");
   g_assert_cmpstr (lines[4], ==, "ERR\texpected two fields: LAT LON");
   g_assert_cmpstr (lines[5], ==, "ERR\tlatitude is not a number in [-90, 90]");
-  g_assert_true (g_str_has_prefix (lines[6], "IT\t"));
-  g_assert_true (g_str_has_prefix (lines[7], "CA\t"));
-  g_assert_cmpint (abs (atoi (lines[7] + 3) - 1084), <, 15);
-  g_assert_cmpstr (lines[8], ==, "");
+  g_assert_cmpstr (lines[6], ==, "ERR\tlatitude is not a number in [-90, 90]");
+  g_assert_true (g_str_has_prefix (lines[7], "IT\t"));
+  g_assert_true (g_str_has_prefix (lines[8], "CA\t"));
+  g_assert_cmpint (abs (atoi (lines[8] + 3) - 1084), <, 15);
+  g_assert_cmpstr (lines[9], ==, "");
 }
 
 static void
@@ -630,6 +661,7 @@ main (int argc, char **argv)
   g_test_add_func ("/boundary/border-distance", test_border_distance);
   g_test_add_func ("/boundary/sea-edges", test_sea_edges);
   g_test_add_func ("/boundary/enclave-border", test_enclave_border);
+  g_test_add_func ("/boundary/seams-and-poles", test_seams_and_poles);
   g_test_add_func ("/boundary/round-trip", test_round_trip);
   g_test_add_func ("/boundary/corrupt", test_corrupt);
   g_test_add_func ("/boundary/corrupt-leaves", test_corrupt_leaves);
