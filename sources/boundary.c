@@ -456,7 +456,7 @@ near_leaf (Near *nr, guint32 offset, const Box *box)
               px = ax + t * dx;
               py = ay + t * dy;
               d = px * px + py * py;
-              if (d < nr->best_m * nr->best_m && d > nr->floor_m * nr->floor_m)
+              if (d < nr->best_m * nr->best_m && (nr->floor_m < 0 || d > nr->floor_m * nr->floor_m))
                 {
                   nr->best_m = sqrt (d);
                   nr->ax = ax;
