@@ -570,26 +570,28 @@ near_search (Near *nr)
       }
 }
 
-/* The point just past the nearest edge, seen from the query. */
+/* A point just past the nearest edge: way 0 continues the line from the
+ * query through the nearest point, ways 1 and 2 step off the edge along its
+ * normal (needed where the nearest point is a vertex of a sharp corner). */
 static void
-beyond_point (const Near *nr, double side, double *x, double *y)
+beyond_point (const Near *nr, int way, double *x, double *y)
 {
-  double dx = nr->bx - nr->ax, dy = nr->by - nr->ay, l2 = dx * dx + dy * dy, t = 0, px, py, len, ux, uy;
+  double dx = nr->bx - nr->ax, dy = nr->by - nr->ay, l2 = dx * dx + dy * dy, t = 0, px, py, len, l, ux, uy;
 
   if (l2 > 0)
     t = CLAMP (-(nr->ax * dx + nr->ay * dy) / l2, 0.0, 1.0);
   px = nr->ax + t * dx;
   py = nr->ay + t * dy;
   len = sqrt (px * px + py * py);
-  if (len > 1e-3)
+  l = sqrt (l2);
+  if (way == 0 && len > 1e-3)
     {
       ux = px / len;
       uy = py / len;
     }
   else
     {
-      /* On the edge itself: step along its normal. */
-      double l = sqrt (l2);
+      double side = way == 2 ? -1 : 1;
       ux = l > 0 ? -dy / l * side : side;
       uy = l > 0 ? dx / l * side : 0;
     }
@@ -664,9 +666,9 @@ rl_boundary_lookup (const RlBoundaryIndex *index, double lat, double lon, RlBoun
         return FALSE;
       if (!nr.found)
         return TRUE;
-      for (int side = 1; side >= -1 && other == label; side -= 2)
+      for (int way = 0; way < 3 && label_country (index, other) == country; way++)
         {
-          beyond_point (&nr, side, &bx, &by);
+          beyond_point (&nr, way, &bx, &by);
           if (!label_at (index, bx, by, &other))
             return FALSE;
         }
