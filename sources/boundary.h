@@ -1,5 +1,6 @@
 /* Offline point → country lookup over the mmapped boundary index (DESIGN §8).
- * The index is built from data/boundaries/ by the build; see data/README. */
+ * The index is built from data/boundaries/ by the build; see
+ * data/boundaries/SOURCE.md and sources/boundary-format.h. */
 #pragma once
 
 #include <glib.h>
@@ -16,6 +17,11 @@ typedef enum {
 } RlBoundaryError;
 
 typedef struct RlBoundaryIndex RlBoundaryIndex;
+
+/* border_m is exact (to the index's resolution) below this distance; a
+ * point with no border nearer than this reports exactly this value, which
+ * then means "at least this far" (and neighbour is RL_COUNTRY_NONE). */
+#define RL_BOUNDARY_EXACT_M 5000.0
 
 typedef struct {
   RlCountry country;       /* ISO 3166-1 alpha-2, or RL_COUNTRY_NONE (international waters) */

@@ -116,6 +116,54 @@ test_sample_trip (void)
   g_assert_nonnull (strstr (text, "date taken from the file"));
 }
 
+/* The sample trip through the real boundary index: Germany, then the Rhine
+ * crossing, where the decision leaves DE (GPS + timezone of a German laptop). */
+static void
+test_sample_trip_real_index (void)
+{
+  const char *index_path = g_getenv ("REGLOC_BOUNDARY_INDEX");
+  g_autoptr (RlConfig) config = rl_config_new_default ();
+  g_autoptr (RlReplay) replay = rl_replay_new (config, regulatory);
+  g_autofree char *path = g_build_filename (RL_SOURCE_DATADIR, "samples", "trip-de-fr.nmea", NULL);
+  g_autoptr (RlBoundaryIndex) index = NULL;
+  g_autoptr (GError) error = NULL;
+  const GArray *timeline;
+  gboolean saw_de = FALSE, left_de = FALSE;
+
+  if (index_path == NULL)
+    {
+      g_test_skip ("REGLOC_BOUNDARY_INDEX not set: the build's boundary index is needed");
+      return;
+    }
+  index = rl_boundary_index_open (index_path, &error);
+  g_assert_no_error (error);
+  g_assert_true (rl_replay_load_gps_file (replay, path, NULL, NULL, config, index, &error));
+  g_assert_no_error (error);
+  add_timezone (replay, utc_us (2024, 5, 18, 9, 0, 0), "DE,DK,NO,SE,SJ");
+  rl_replay_run (replay, TRUE);
+  timeline = rl_replay_timeline (replay);
+  for (guint i = 0; i < timeline->len; i++)
+    {
+      const RlTimelineEntry *e = &g_array_index (timeline, RlTimelineEntry, i);
+      if (e->country == RL_COUNTRY ('D', 'E') && e->state == RL_STATE_DECIDED)
+        {
+          g_assert_cmpint (e->time, ==, utc_us (2024, 5, 18, 9, 0, 30));
+          saw_de = TRUE;
+        }
+      else if (saw_de && !left_de && e->country == RL_COUNTRY_WORLD)
+        {
+          /* the OSM border runs mid-river near 7.8017°E; the GPS names both
+           * countries within error + 100 m of it, so DE is left just west of that */
+          left_de = TRUE;
+          g_assert_true (e->has_position);
+          g_assert_cmpfloat (e->lon, <, 7.8017);
+          g_assert_cmpfloat (e->lon, >, 7.797);
+        }
+    }
+  g_assert_true (saw_de);
+  g_assert_true (left_de);
+}
+
 static const char *const gga_log =
   "$GPGGA,235958.00,4833.000,N,00749.000,E,1,08,1.0,150.0,M,48.0,M,,*6B\r\n"
   "$GPGGA,235959.00,4833.000,N,00749.000,E,1,08,1.0,150.0,M,48.0,M,,*6A\r\n"
@@ -203,6 +251,12 @@ test_errors (void)
     g_assert_error (error, RL_REPLAY_GPS_ERROR, RL_REPLAY_GPS_ERROR_FORMAT);
   }
   {
+    g_autoptr (GError) error = NULL;
+    g_assert_false (rl_replay_load_gps_file (replay, "/nonexistent/trip.nmea", NULL, NULL, config,
+                                             NULL, &error));
+    g_assert_error (error, G_FILE_ERROR, G_FILE_ERROR_NOENT);
+  }
+  {
     /* a forced format reads what detection would not: GGA after 5 kB of noise */
     g_autoptr (GError) error = NULL;
     g_autoptr (GString) s = g_string_new (NULL);
@@ -270,6 +324,7 @@ main (int argc, char **argv)
       return 1;
     }
   g_test_add_func ("/replay-gps/sample-trip", test_sample_trip);
+  g_test_add_func ("/replay-gps/sample-trip-real-index", test_sample_trip_real_index);
   g_test_add_func ("/replay-gps/time-of-day-only", test_time_of_day_only);
   g_test_add_func ("/replay-gps/errors", test_errors);
   g_test_add_func ("/replay-gps/detect-and-merge", test_detect_and_merge);
