@@ -1,4 +1,4 @@
-/* Helpers shared by the GPS reader tests. */
+/* Shared by the GPS reader tests: sentence building, fixtures, UTC times. */
 #pragma once
 
 #include <glib.h>
