@@ -23,9 +23,10 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (RlTzMap, rl_tzmap_free)
  * name after following links; free with g_free. */
 guint rl_tzmap_lookup (const RlTzMap *map, const char *zone, RlCountry countries[RL_MAX_CANDIDATES], char **canonical);
 
-/* The zone name of a localtime file: the symlink target below "zoneinfo/",
- * or NULL (with @error) when it is a plain TZif copy or unreadable. */
-char *rl_tzmap_zone_from_localtime (const char *localtime_path, GError **error);
+/* The zone name of a localtime file: the symlink target below "zoneinfo/";
+ * for a plain TZif copy, the zone in @map's directory with identical bytes.
+ * NULL (with @error) when unreadable or no zone matches. */
+char *rl_tzmap_zone_from_localtime (const RlTzMap *map, const char *localtime_path, GError **error);
 
 /* Builds the timezone evidence item for @zone (no country → FALSE). */
 gboolean rl_tzmap_evidence (const RlTzMap *map, const char *zone, gint64 observed_at, gint64 expires_at, RlEvidence *out);
