@@ -410,7 +410,7 @@ rl_daemon_new (const RlDaemonOptions *options, GError **error)
   self->regulatory = daemon_load_regulatory (self->config);
   if (options->replay != NULL && options->replay[0] != NULL)
     {
-      self->feed = rl_replay_feed_load (options->replay, self->config, error);
+      self->feed = rl_replay_feed_load (options->replay, self->config, self->regulatory, error);
       if (self->feed == NULL)
         return NULL;
     }

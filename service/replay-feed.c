@@ -2,6 +2,9 @@
 
 #include "replay-feed.h"
 #include "replay.h"
+#include "scenario.h"
+#include "sources/tzmap.h"
+#include "rl-build-config.h"
 
 #include <string.h>
 
@@ -30,17 +33,19 @@ struct RlReplayFeed {
   char *status;
 };
 
-static gboolean feed_read_files (RlReplayFeed *feed, const char *const *paths, const RlConfig *config, GError **error);
+static gboolean feed_read_files (RlReplayFeed *feed, const char *const *paths, const RlConfig *config,
+                                 const RlRegulatory *regulatory, GError **error);
 
 RlReplayFeed *
-rl_replay_feed_load (const char *const *paths, const RlConfig *config, GError **error)
+rl_replay_feed_load (const char *const *paths, const RlConfig *config, const RlRegulatory *regulatory,
+                     GError **error)
 {
   RlReplayFeed *feed = g_new0 (RlReplayFeed, 1);
   g_autofree char *names = NULL;
   g_autoptr(GDateTime) start = NULL;
 
   feed->events = g_array_new (FALSE, TRUE, sizeof (FeedEvent));
-  if (!feed_read_files (feed, paths, config, error))
+  if (!feed_read_files (feed, paths, config, regulatory, error))
     {
       rl_replay_feed_free (feed);
       return NULL;
@@ -144,10 +149,79 @@ rl_replay_feed_status (const RlReplayFeed *feed)
   return feed->status;
 }
 
-static gboolean
-feed_read_files (RlReplayFeed *feed, const char *const *paths, const RlConfig *config, GError **error)
+/* A bare name ("sample-trip") names a recording shipped with regloc. */
+char *
+rl_replay_feed_resolve (const char *name)
 {
-  /* TODO: read through the replay readers */
-  g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_INVAL, "replay reading is not wired yet");
-  return FALSE;
+  const char *dirs[] = { RL_DATADIR "/trips", RL_SOURCE_DATADIR "/trips" };
+
+  if (strchr (name, '/') != NULL || g_file_test (name, G_FILE_TEST_EXISTS))
+    return g_strdup (name);
+  for (gsize i = 0; i < G_N_ELEMENTS (dirs); i++)
+    {
+      g_autofree char *base = g_str_has_suffix (name, ".scn") ? g_strdup (name) : g_strconcat (name, ".scn", NULL);
+      g_autofree char *path = g_build_filename (dirs[i], base, NULL);
+      if (g_file_test (path, G_FILE_TEST_IS_REGULAR))
+        return g_steal_pointer (&path);
+    }
+  return g_strdup (name);
+}
+
+static gboolean
+feed_add_file (RlReplay *replay, const char *path, const RlScenarioContext *ctx, GError **error)
+{
+  g_autofree char *text = NULL;
+  g_autoptr(GArray) expects = g_array_new (FALSE, TRUE, sizeof (RlScenarioExpect));
+  gboolean settle = FALSE;
+
+  if (!g_str_has_suffix (path, ".scn"))
+    {
+      g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_INVAL,
+                   "%s: reglocd --replay reads scenario files (.scn); "
+                   "run GPS and scan logs through 'regloc replay'", path);
+      return FALSE;
+    }
+  if (!g_file_get_contents (path, &text, NULL, error))
+    return FALSE;
+  /* expect lines are for tests of the batch engine; the daemon ignores them. */
+  return rl_scenario_parse (text, path, ctx, replay, expects, &settle, error);
+}
+
+static void
+on_replay_event (RlReplayEventType type, gint64 time, const RlEvidence *ev, const char *key,
+                 RlSourceKind kind, gpointer user_data)
+{
+  RlReplayFeed *feed = user_data;
+  FeedEvent e;
+
+  memset (&e, 0, sizeof e);
+  e.time = time;
+  e.kind = kind;
+  switch (type)
+    {
+    case RL_REPLAY_EVENT_EVIDENCE: e.type = FEED_EVIDENCE; e.ev = *ev; break;
+    case RL_REPLAY_EVENT_WITHDRAW: e.type = FEED_WITHDRAW; g_strlcpy (e.key, key, sizeof e.key); break;
+    case RL_REPLAY_EVENT_WITHDRAW_KIND: e.type = FEED_WITHDRAW_KIND; break;
+    case RL_REPLAY_EVENT_RESUME: e.type = FEED_RESUME; break;
+    case RL_REPLAY_EVENT_TICK: e.type = FEED_TICK; break;
+    }
+  g_array_append_val (feed->events, e);
+}
+
+static gboolean
+feed_read_files (RlReplayFeed *feed, const char *const *paths, const RlConfig *config,
+                 const RlRegulatory *regulatory, GError **error)
+{
+  g_autoptr(RlReplay) replay = rl_replay_new (config, regulatory);
+  g_autoptr(RlTzMap) tzmap = rl_tzmap_new (config->zoneinfo_dir, NULL);
+  RlScenarioContext ctx = { config, tzmap, NULL, NULL };
+
+  for (guint i = 0; paths[i] != NULL; i++)
+    {
+      g_autofree char *path = rl_replay_feed_resolve (paths[i]);
+      if (!feed_add_file (replay, path, &ctx, error))
+        return FALSE;
+    }
+  rl_replay_foreach_event (replay, on_replay_event, feed);
+  return TRUE;
 }

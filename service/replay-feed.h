@@ -12,6 +12,7 @@
 #include <glib.h>
 #include "policy/evidence.h"
 #include "service/config.h"
+#include "service/regdb.h"
 
 G_BEGIN_DECLS
 
@@ -24,7 +25,11 @@ typedef struct {
   gpointer user_data;
 } RlReplayFeedHooks;
 
-RlReplayFeed *rl_replay_feed_load (const char *const *paths, const RlConfig *config, GError **error);
+/* @paths: scenario files, or names of recordings shipped in data/trips/. */
+RlReplayFeed *rl_replay_feed_load (const char *const *paths, const RlConfig *config,
+                                   const RlRegulatory *regulatory, GError **error);
+/* The file a --replay argument names ("sample-trip" → …/trips/sample-trip.scn). */
+char *rl_replay_feed_resolve (const char *name);
 void rl_replay_feed_free (RlReplayFeed *feed);
 
 gint64 rl_replay_feed_start_time (const RlReplayFeed *feed);   /* recorded time of the first event */

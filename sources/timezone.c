@@ -35,77 +35,21 @@ zone_from_sibling_file (const char *localtime_path)
   return g_steal_pointer (&text);
 }
 
-/* The zone whose file has the same bytes; symlinks and the posix/ and
- * right/ mirrors are skipped so the name found is a real zone. */
-static char *
-zone_from_content (const char *dir, const char *prefix, GBytes *want, guint depth)
-{
-  g_autoptr(GDir) d = g_dir_open (dir, 0, NULL);
-  const char *name;
-
-  if (d == NULL || depth > 2)
-    return NULL;
-  while ((name = g_dir_read_name (d)) != NULL)
-    {
-      g_autofree char *path = g_build_filename (dir, name, NULL);
-      g_autofree char *zone = prefix ? g_strconcat (prefix, "/", name, NULL) : g_strdup (name);
-      g_autofree char *data = NULL;
-      gsize len = 0;
-
-      if (g_file_test (path, G_FILE_TEST_IS_SYMLINK) || g_str_equal (name, "posix") ||
-          g_str_equal (name, "right") || g_str_equal (name, "localtime") ||
-          g_str_equal (name, "posixrules") || g_str_equal (name, "Factory"))
-        continue;
-      if (g_file_test (path, G_FILE_TEST_IS_DIR))
-        {
-          char *found = zone_from_content (path, zone, want, depth + 1);
-          if (found != NULL)
-            return found;
-          continue;
-        }
-      if (prefix == NULL || !g_file_get_contents (path, &data, &len, NULL))
-        continue;   /* top-level files are tables and aliases (UTC, CET), not places */
-      if (len == g_bytes_get_size (want) && memcmp (data, g_bytes_get_data (want, NULL), len) == 0)
-        return g_steal_pointer (&zone);
-    }
-  return NULL;
-}
-
 char *
-rl_timezone_read_zone (const char *localtime_path, const char *zoneinfo_dir, GError **error)
+rl_timezone_read_zone (const RlTzMap *map, const char *localtime_path, GError **error)
 {
-  g_autoptr(GError) link_error = NULL;
-  g_autofree char *data = NULL;
-  g_autoptr(GBytes) bytes = NULL;
-  gsize len = 0;
-  char *zone;
+  g_autoptr(GError) local = NULL;
+  char *zone = rl_tzmap_zone_from_localtime (map, localtime_path, &local);
 
-  zone = rl_tzmap_zone_from_localtime (localtime_path, &link_error);
   if (zone != NULL)
     return zone;
-  if (!g_file_test (localtime_path, G_FILE_TEST_IS_REGULAR))
-    {
-      g_propagate_error (error, g_steal_pointer (&link_error));
-      return NULL;
-    }
-  zone = zone_from_sibling_file (localtime_path);
-  if (zone != NULL)
+  /* A TZif copy the tables do not match byte for byte (another tzdata
+   * release): Debian's /etc/timezone still names it. */
+  if (g_file_test (localtime_path, G_FILE_TEST_IS_REGULAR) &&
+      (zone = zone_from_sibling_file (localtime_path)) != NULL)
     return zone;
-  if (!g_file_get_contents (localtime_path, &data, &len, error))
-    return NULL;
-  if (len < 4 || memcmp (data, "TZif", 4) != 0)
-    {
-      g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_INVAL,
-                   "%s: neither a link into zoneinfo nor a TZif file", localtime_path);
-      return NULL;
-    }
-  bytes = g_bytes_new_take (g_steal_pointer (&data), len);
-  zone = zone_from_content (zoneinfo_dir ? zoneinfo_dir : RL_TZMAP_DEFAULT_DIR, NULL, bytes, 0);
-  if (zone == NULL)
-    g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_NOENT,
-                 "%s: a TZif file that matches no zone under %s", localtime_path,
-                 zoneinfo_dir ? zoneinfo_dir : RL_TZMAP_DEFAULT_DIR);
-  return zone;
+  g_propagate_error (error, g_steal_pointer (&local));
+  return NULL;
 }
 
 static void
@@ -139,7 +83,7 @@ static void
 timezone_reread (RlTimezoneSource *self)
 {
   g_autoptr(GError) error = NULL;
-  g_autofree char *zone = rl_timezone_read_zone (self->localtime_path, self->zoneinfo_dir, &error);
+  g_autofree char *zone = rl_timezone_read_zone (self->map, self->localtime_path, &error);
 
   if (zone == NULL)
     {

@@ -9,6 +9,7 @@
 #pragma once
 
 #include "source.h"
+#include "tzmap.h"
 
 G_BEGIN_DECLS
 
@@ -16,6 +17,6 @@ extern const RlSourceOps rl_timezone_source_ops;
 
 /* The zone name of @localtime_path by the three ways above; NULL and
  * @error when none works.  Exposed for tests. */
-char *rl_timezone_read_zone (const char *localtime_path, const char *zoneinfo_dir, GError **error);
+char *rl_timezone_read_zone (const RlTzMap *map, const char *localtime_path, GError **error);
 
 G_END_DECLS
