@@ -11,3 +11,9 @@
 
 int rl_cmd_replay (int argc, char **argv);
 int rl_cmd_check_config (int argc, char **argv);
+
+/* Talking to reglocd over D-Bus. */
+int rl_cmd_status (int argc, char **argv);
+int rl_cmd_monitor (int argc, char **argv);
+int rl_cmd_explain (int argc, char **argv);
+int rl_cmd_override (int argc, char **argv);

@@ -13,8 +13,9 @@ static const struct {
   const char *method;
   const char *action;           /* NULL: anyone */
 } auth_table[] = {
-  { "Explain", NULL },
-  { "GetEvidence", "net.regloc.read-location" },  /* refusal only hides coordinates */
+  /* For these two a refusal only hides the coordinates. */
+  { "Explain", "net.regloc.read-location" },
+  { "GetEvidence", "net.regloc.read-location" },
   { "SetOverride", "net.regloc.override" },
   { "ClearOverride", "net.regloc.override" },
 };
@@ -68,7 +69,7 @@ on_check_authorization (GObject *object, GAsyncResult *result, gpointer user_dat
       /* No polkit, no permission. */
       g_autofree char *remote = g_dbus_error_get_remote_error (error);
       g_dbus_error_strip_remote_error (error);
-      g_warning ("Cannot ask polkit about %s: %s", req->action, error->message);
+      g_info ("Cannot ask polkit about %s: %s", req->action, error->message);
       g_autoptr(GError) refusal = g_error_new (RL_BUS_ERROR, RL_BUS_ERROR_NOT_AUTHORIZED,
                                                "Not authorized: polkit could not be asked about %s (%s%s%s)",
                                                req->action, remote ? remote : "", remote ? ": " : "",

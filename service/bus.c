@@ -47,6 +47,20 @@ return_daemon_error (GDBusMethodInvocation *invocation, const GError *error)
   g_dbus_method_invocation_return_error_literal (invocation, RL_BUS_ERROR, code, error->message);
 }
 
+/* Texts written for people name GPS positions ("48.56600N 7.81920E",
+ * "48.56600,7.81920"); callers without net.regloc.read-location get them
+ * with the position cut out. */
+static char *
+redact_positions (const char *text)
+{
+  static GRegex *re = NULL;
+
+  if (g_once_init_enter (&re))
+    g_once_init_leave (&re, g_regex_new ("-?[0-9]{1,3}\\.[0-9]+ ?[NS]?[ ,] ?-?[0-9]{1,3}\\.[0-9]+ ?[EW]?",
+                                         G_REGEX_OPTIMIZE, 0, NULL));
+  return g_regex_replace_literal (re, text, -1, 0, "(position hidden)", 0, NULL);
+}
+
 static GVariant *
 sources_variant (RlBus *self)
 {
@@ -57,8 +71,9 @@ sources_variant (RlBus *self)
   for (guint i = 0; i < status->len; i++)
     {
       RlSourceStatus *st = &g_array_index (status, RlSourceStatus, i);
+      g_autofree char *detail = redact_positions (st->detail ? st->detail : "");
       g_variant_builder_add (&b, "(sbts)", st->name, st->available,
-                             (guint64) MAX (st->last_evidence, 0), st->detail ? st->detail : "");
+                             (guint64) MAX (st->last_evidence, 0), detail);
     }
   return g_variant_builder_end (&b);
 }
@@ -68,18 +83,19 @@ rl_bus_update (RlBus *self, RlDaemonChanges changes, RlCountry old_country)
 {
   RlDBusManager *m = self->skeleton;
   const RlDecision *dec = rl_daemon_decision (self->daemon);
-  char cc[3], old_cc[3];
+  char cc[3];
 
   /* The skeleton batches every property set in this turn into one
    * PropertiesChanged and skips values that did not change. */
   if ((changes & RL_DAEMON_CHANGED_DECISION) && dec != NULL)
     {
-      gboolean country_changed = g_strcmp0 (rl_dbus_manager_get_country (m),
-                                            rl_country_to_string (dec->country, cc)) != 0;
+      g_autofree char *old_value = g_strdup (rl_dbus_manager_get_country (m));
+      gboolean country_changed = g_strcmp0 (old_value, rl_country_to_string (dec->country, cc)) != 0;
+      g_autofree char *reason = redact_positions (dec->summary ? dec->summary : rl_reason_to_string (dec->reason));
 
       rl_dbus_manager_set_country (m, cc);
       rl_dbus_manager_set_state (m, rl_state_to_string (dec->state));
-      rl_dbus_manager_set_reason (m, dec->summary ? dec->summary : rl_reason_to_string (dec->reason));
+      rl_dbus_manager_set_reason (m, reason);
       /* Rounded so a tiny wobble of a sum does not wake every client. */
       rl_dbus_manager_set_confidence (m, round (dec->confidence * 1000.0) / 1000.0);
       rl_dbus_manager_set_last_change (m, (guint64) MAX (rl_daemon_last_change (self->daemon), 0));
@@ -88,8 +104,7 @@ rl_bus_update (RlBus *self, RlDaemonChanges changes, RlCountry old_country)
           /* Properties first: a client that reacts to the signal by
            * reading the properties sees the new values announced. */
           g_dbus_interface_skeleton_flush (G_DBUS_INTERFACE_SKELETON (m));
-          rl_dbus_manager_emit_country_changed (m, rl_country_to_string (old_country, old_cc), cc,
-                                                dec->summary ? dec->summary : rl_reason_to_string (dec->reason));
+          rl_dbus_manager_emit_country_changed (m, old_value ? old_value : "00", cc, reason);
         }
     }
   if (changes & RL_DAEMON_CHANGED_KERNEL)
@@ -111,13 +126,20 @@ rl_bus_update (RlBus *self, RlDaemonChanges changes, RlCountry old_country)
 
 /* --- methods ---------------------------------------------------------------- */
 
-static gboolean
-handle_explain (RlDBusManager *m, GDBusMethodInvocation *invocation, gpointer user_data)
+static void
+on_explain_authorized (GDBusMethodInvocation *invocation, gboolean allowed, const GError *error, gpointer user_data)
 {
   RlBus *self = user_data;
   g_autofree char *text = rl_daemon_explain (self->daemon);
+  g_autofree char *redacted = allowed ? NULL : redact_positions (text);
 
-  rl_dbus_manager_complete_explain (m, invocation, text);
+  rl_dbus_manager_complete_explain (self->skeleton, invocation, allowed ? text : redacted);
+}
+
+static gboolean
+handle_explain (RlDBusManager *m, GDBusMethodInvocation *invocation, gpointer user_data)
+{
+  rl_auth_check (invocation, on_explain_authorized, user_data);
   return G_DBUS_METHOD_INVOCATION_HANDLED;
 }
 
@@ -222,15 +244,14 @@ on_override_authorized (GDBusMethodInvocation *invocation, gboolean allowed, con
 static gboolean
 handle_set_override (RlDBusManager *m, GDBusMethodInvocation *invocation, const char *country, gpointer user_data)
 {
+  RlBus *self = user_data;
+  g_autoptr(GError) error = NULL;
   RlCountry parsed;
 
   /* Bad arguments are answered before polkit is bothered. */
-  if (strlen (country) > 2 || !rl_country_parse (country, &parsed))
+  if (!rl_daemon_validate_override (self->daemon, country, &parsed, &error))
     {
-      g_dbus_method_invocation_return_error (invocation, RL_BUS_ERROR, RL_BUS_ERROR_INVALID_COUNTRY,
-                                             "'%.16s%s' is not a country code: give two letters (ISO 3166-1 alpha-2) or 00%s",
-                                             country, strlen (country) > 16 ? "…" : "",
-                                             strlen (country) > 2 ? " (too long)" : "");
+      return_daemon_error (invocation, error);
       return G_DBUS_METHOD_INVOCATION_HANDLED;
     }
   rl_auth_check (invocation, on_override_authorized, user_data);

@@ -560,15 +560,16 @@ daemon_change_override (RlDaemon *self, RlCountry country, GError **error)
 }
 
 gboolean
-rl_daemon_set_override (RlDaemon *self, const char *text, GError **error)
+rl_daemon_validate_override (RlDaemon *self, const char *text, RlCountry *out, GError **error)
 {
   RlCountry country;
 
-  if (text == NULL || strlen (text) > 2 || !rl_country_parse (text, &country))
+  if (text == NULL || strlen (text) != 2 || !rl_country_parse (text, &country))
     {
+      gsize len = text ? strlen (text) : 0;
       g_set_error (error, RL_DAEMON_ERROR, RL_DAEMON_ERROR_INVALID_COUNTRY,
-                   "'%.16s%s' is not a country code: give two letters (ISO 3166-1 alpha-2) or 00",
-                   text ? text : "", text && strlen (text) > 16 ? "…" : "");
+                   "'%.16s%s' is not a country code: give two letters (ISO 3166-1 alpha-2) or 00%s",
+                   text ? text : "", len > 16 ? "…" : "", len > 2 ? " (too long)" : "");
       return FALSE;
     }
   if (country != RL_COUNTRY_WORLD && !rl_regulatory_has (self->regulatory, country))
@@ -581,6 +582,17 @@ rl_daemon_set_override (RlDaemon *self, const char *text, GError **error)
                    problem ? problem : "");
       return FALSE;
     }
+  *out = country;
+  return TRUE;
+}
+
+gboolean
+rl_daemon_set_override (RlDaemon *self, const char *text, GError **error)
+{
+  RlCountry country;
+
+  if (!rl_daemon_validate_override (self, text, &country, error))
+    return FALSE;
   return daemon_change_override (self, country, error);
 }
 

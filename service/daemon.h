@@ -70,6 +70,7 @@ gboolean rl_daemon_reload (RlDaemon *daemon, GError **error);
 void rl_daemon_prepare_for_sleep (RlDaemon *daemon, gboolean sleeping);
 
 /* The override over D-Bus: validated, persisted, then in force. */
+gboolean rl_daemon_validate_override (RlDaemon *daemon, const char *country, RlCountry *out, GError **error);
 gboolean rl_daemon_set_override (RlDaemon *daemon, const char *country, GError **error);
 gboolean rl_daemon_clear_override (RlDaemon *daemon, GError **error);
 

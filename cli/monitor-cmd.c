@@ -1,0 +1,106 @@
+/* regloc monitor: one line per change, as it happens, until Ctrl-C. */
+#include <stdio.h>
+#include <glib-unix.h>
+
+#include "commands.h"
+#include "client.h"
+
+static void
+stamp (void)
+{
+  g_autoptr(GDateTime) now = g_date_time_new_now_local ();
+  g_autofree char *text = g_date_time_format (now, "%H:%M:%S");
+  printf ("%s  ", text);
+}
+
+static void
+print_state (RlDBusManager *m, const char *prefix)
+{
+  const char *kernel = rl_dbus_manager_get_kernel_country (m);
+  const char *override = rl_dbus_manager_get_override (m);
+
+  stamp ();
+  printf ("%s%s %s confidence %.2f, kernel %s, override %s: %s\n", prefix,
+          rl_dbus_manager_get_country (m), rl_dbus_manager_get_state (m),
+          rl_dbus_manager_get_confidence (m), kernel && kernel[0] ? kernel : "unknown",
+          override && override[0] ? override : "none", rl_dbus_manager_get_reason (m));
+  fflush (stdout);
+}
+
+static void
+on_properties_changed (GDBusProxy *proxy, GVariant *changed, GStrv invalidated, gpointer user_data)
+{
+  GVariantDict dict;
+
+  g_variant_dict_init (&dict, changed);
+  /* Sources change with every piece of evidence: one short line for them. */
+  if (g_variant_dict_contains (&dict, "Country") || g_variant_dict_contains (&dict, "State") ||
+      g_variant_dict_contains (&dict, "Reason") || g_variant_dict_contains (&dict, "Override") ||
+      g_variant_dict_contains (&dict, "KernelCountry") || g_variant_dict_contains (&dict, "Confidence"))
+    print_state (RL_DBUS_MANAGER (proxy), "");
+  else if (g_variant_dict_contains (&dict, "Sources"))
+    {
+      stamp ();
+      printf ("sources updated\n");
+      fflush (stdout);
+    }
+  g_variant_dict_clear (&dict);
+}
+
+static void
+on_country_changed (RlDBusManager *m, const char *old, const char *new_country, const char *reason, gpointer user_data)
+{
+  stamp ();
+  printf ("country changed %s → %s: %s\n", old, new_country, reason);
+  fflush (stdout);
+}
+
+static void
+on_owner (GObject *object, GParamSpec *pspec, gpointer user_data)
+{
+  g_autofree char *owner = g_dbus_proxy_get_name_owner (G_DBUS_PROXY (object));
+
+  stamp ();
+  if (owner == NULL)
+    printf ("reglocd went away; waiting for it to come back\n");
+  else
+    printf ("reglocd is back\n");
+  fflush (stdout);
+}
+
+static gboolean
+on_signal (gpointer user_data)
+{
+  g_main_loop_quit (user_data);
+  return G_SOURCE_REMOVE;
+}
+
+int
+rl_cmd_monitor (int argc, char **argv)
+{
+  gboolean session_bus = FALSE;
+  const GOptionEntry entries[] = { RL_CLIENT_OPTION_ENTRY (session_bus), { NULL } };
+  g_autoptr(RlDBusManager) m = NULL;
+  g_autoptr(GMainLoop) loop = NULL;
+  int code;
+
+  if (!rl_client_parse_options ("monitor", "", entries, &argc, &argv))
+    return RL_EXIT_USAGE;
+  if (argc > 1)
+    {
+      fprintf (stderr, "regloc monitor: error: unexpected argument '%s'\nTry 'regloc monitor --help'.\n", argv[1]);
+      return RL_EXIT_USAGE;
+    }
+  m = rl_client_connect ("monitor", session_bus, &code);
+  if (m == NULL)
+    return code;
+  loop = g_main_loop_new (NULL, FALSE);
+  print_state (m, "now ");
+  g_signal_connect (m, "g-properties-changed", G_CALLBACK (on_properties_changed), NULL);
+  g_signal_connect (m, "country-changed", G_CALLBACK (on_country_changed), NULL);
+  g_signal_connect (m, "notify::g-name-owner", G_CALLBACK (on_owner), NULL);
+  g_unix_signal_add (SIGINT, on_signal, loop);
+  g_unix_signal_add (SIGTERM, on_signal, loop);
+  g_main_loop_run (loop);
+  return RL_EXIT_OK;
+}
