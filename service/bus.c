@@ -57,7 +57,7 @@ redact_positions (const char *text)
 
   if (g_once_init_enter (&re))
     g_once_init_leave (&re, g_regex_new ("-?[0-9]{1,3}\\.[0-9]+ ?[NS]?[ ,] ?-?[0-9]{1,3}\\.[0-9]+ ?[EW]?",
-                                         G_REGEX_OPTIMIZE, 0, NULL));
+                                         0, 0, NULL));
   return g_regex_replace_literal (re, text, -1, 0, "(position hidden)", 0, NULL);
 }
 

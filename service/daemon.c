@@ -12,8 +12,8 @@
 
 /* journald MESSAGE_ID of "regulatory country changed" records. */
 #define RL_MESSAGE_ID_COUNTRY_CHANGED "6b3d1f0c9a2e4e57b8d94c1a7f02e5d3"
-/* Memory stays bounded under a beacon flood. */
-#define RL_MAX_ITEMS_PER_KIND 1024
+/* Memory stays bounded under a beacon flood ([beacons] max_bss). */
+#define RL_MIN_ITEMS_PER_KIND 16
 
 G_DEFINE_QUARK (rl-daemon-error-quark, rl_daemon_error)
 
@@ -400,7 +400,6 @@ rl_daemon_new (const RlDaemonOptions *options, GError **error)
   self->options.config_path = self->config_path;
   self->speed = options->replay_speed >= 1.0 ? options->replay_speed : 1.0;
   self->slots = g_array_new (FALSE, TRUE, sizeof (RlSourceSlot));
-  self->evidence = rl_evidence_set_new (RL_MAX_ITEMS_PER_KIND);
   self->kernel_country = g_strdup ("");
   self->kernel_status = g_strdup (options->applier ? "starting" : "no applier in this build");
 
@@ -408,6 +407,8 @@ rl_daemon_new (const RlDaemonOptions *options, GError **error)
   if (self->config == NULL)
     return NULL;
   self->regulatory = daemon_load_regulatory (self->config);
+  /* One cap for every kind, sized for the beacons, the only kind with many keys. */
+  self->evidence = rl_evidence_set_new (MAX (self->config->beacons_max_bss, RL_MIN_ITEMS_PER_KIND));
   if (options->replay != NULL && options->replay[0] != NULL)
     {
       self->feed = rl_replay_feed_load (options->replay, self->config, self->regulatory, error);
@@ -567,9 +568,11 @@ rl_daemon_validate_override (RlDaemon *self, const char *text, RlCountry *out, G
   if (text == NULL || strlen (text) != 2 || !rl_country_parse (text, &country))
     {
       gsize len = text ? strlen (text) : 0;
+      /* Quote at most 16 bytes, still valid UTF-8, so the error stays one short line. */
+      g_autofree char *quoted = g_utf8_make_valid (text ? text : "", (gssize) MIN (len, 16));
       g_set_error (error, RL_DAEMON_ERROR, RL_DAEMON_ERROR_INVALID_COUNTRY,
-                   "'%.16s%s' is not a country code: give two letters (ISO 3166-1 alpha-2) or 00%s",
-                   text ? text : "", len > 16 ? "…" : "", len > 2 ? " (too long)" : "");
+                   "'%s%s' is not a country code: give two letters (ISO 3166-1 alpha-2) or 00%s",
+                   quoted, len > 16 ? "…" : "", len > 2 ? " (too long)" : "");
       return FALSE;
     }
   if (country != RL_COUNTRY_WORLD && !rl_regulatory_has (self->regulatory, country))
@@ -656,7 +659,7 @@ rl_daemon_source_status (RlDaemon *self)
     }
   if (self->feed != NULL)
     {
-      RlSourceStatus st = { "replay", !rl_replay_feed_done (self->feed),
+      RlSourceStatus st = { "replay", TRUE,
                             evidence_to_wall (self, rl_replay_feed_last_time (self->feed)),
                             rl_replay_feed_status (self->feed) };
       g_array_append_val (out, st);

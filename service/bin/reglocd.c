@@ -91,8 +91,14 @@ main (int argc, char **argv)
     }
   if (verbose)
     g_log_set_debug_enabled (TRUE);
-  if (config == NULL && g_file_test (RL_SYSCONFDIR "/regloc.conf", G_FILE_TEST_EXISTS))
-    config = g_strdup (RL_SYSCONFDIR "/regloc.conf");
+  if (config == NULL)
+    {
+      /* systemd's ConfigurationDirectory=regloc, else the build's sysconfdir. */
+      const char *dir = g_getenv ("CONFIGURATION_DIRECTORY");
+      config = g_build_filename (dir && dir[0] ? dir : RL_SYSCONFDIR, "regloc.conf", NULL);
+      if (!g_file_test (config, G_FILE_TEST_EXISTS))
+        g_clear_pointer (&config, g_free);
+    }
   /* A user's demo daemon keeps its override in the user's state directory. */
   if (session_bus && g_getenv ("STATE_DIRECTORY") == NULL)
     {
