@@ -27,6 +27,31 @@ print_state (RlDBusManager *m, const char *prefix)
   fflush (stdout);
 }
 
+/* One line per source whose state changed since the last look. */
+static void
+print_sources (RlDBusManager *m, GHashTable *seen)
+{
+  GVariant *sources = rl_dbus_manager_get_sources (m);
+  GVariantIter iter;
+  const char *name, *detail;
+  gboolean available;
+  guint64 last;
+
+  if (sources == NULL)
+    return;
+  g_variant_iter_init (&iter, sources);
+  while (g_variant_iter_next (&iter, "(&sbt&s)", &name, &available, &last, &detail))
+    {
+      g_autofree char *line = g_strdup_printf ("%s, %s", available ? "available" : "unavailable", detail);
+      if (g_strcmp0 (g_hash_table_lookup (seen, name), line) == 0)
+        continue;
+      stamp ();
+      printf ("source %s: %s\n", name, line);
+      g_hash_table_insert (seen, g_strdup (name), g_steal_pointer (&line));
+    }
+  fflush (stdout);
+}
+
 static void
 on_properties_changed (GDBusProxy *proxy, GVariant *changed, GStrv invalidated, gpointer user_data)
 {
@@ -38,12 +63,8 @@ on_properties_changed (GDBusProxy *proxy, GVariant *changed, GStrv invalidated, 
       g_variant_dict_contains (&dict, "Reason") || g_variant_dict_contains (&dict, "Override") ||
       g_variant_dict_contains (&dict, "KernelCountry") || g_variant_dict_contains (&dict, "Confidence"))
     print_state (RL_DBUS_MANAGER (proxy), "");
-  else if (g_variant_dict_contains (&dict, "Sources"))
-    {
-      stamp ();
-      printf ("sources updated\n");
-      fflush (stdout);
-    }
+  if (g_variant_dict_contains (&dict, "Sources"))
+    print_sources (RL_DBUS_MANAGER (proxy), user_data);
   g_variant_dict_clear (&dict);
 }
 
@@ -82,6 +103,7 @@ rl_cmd_monitor (int argc, char **argv)
   const GOptionEntry entries[] = { RL_CLIENT_OPTION_ENTRY (session_bus), { NULL } };
   g_autoptr(RlDBusManager) m = NULL;
   g_autoptr(GMainLoop) loop = NULL;
+  g_autoptr(GHashTable) seen = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
   int code;
 
   if (!rl_client_parse_options ("monitor", "", entries, &argc, &argv))
@@ -96,7 +118,8 @@ rl_cmd_monitor (int argc, char **argv)
     return code;
   loop = g_main_loop_new (NULL, FALSE);
   print_state (m, "now ");
-  g_signal_connect (m, "g-properties-changed", G_CALLBACK (on_properties_changed), NULL);
+  print_sources (m, seen);
+  g_signal_connect (m, "g-properties-changed", G_CALLBACK (on_properties_changed), seen);
   g_signal_connect (m, "country-changed", G_CALLBACK (on_country_changed), NULL);
   g_signal_connect (m, "notify::g-name-owner", G_CALLBACK (on_owner), NULL);
   g_unix_signal_add (SIGINT, on_signal, loop);

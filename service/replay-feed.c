@@ -124,9 +124,11 @@ rl_replay_feed_deliver (RlReplayFeed *feed, gint64 now, const RlReplayFeedHooks 
     }
   if (n > 0)
     {
+      g_autoptr(GDateTime) at = g_date_time_new_from_unix_utc (feed->last_time / RL_USEC_PER_SEC);
+      g_autofree char *when = at ? g_date_time_format (at, "%H:%M:%S") : g_strdup ("?");
       g_free (feed->status);
-      feed->status = g_strdup_printf ("%u/%u events delivered%s", feed->next, feed->events->len,
-                                      rl_replay_feed_done (feed) ? " (end of the recording)" : "");
+      feed->status = g_strdup_printf ("recorded %s UTC, %u/%u events delivered%s", when, feed->next,
+                                      feed->events->len, rl_replay_feed_done (feed) ? " (end of the recording)" : "");
     }
   return n;
 }

@@ -27,6 +27,13 @@ REGLOCD = os.environ['REGLOCD']
 REGLOC = os.environ['REGLOC']
 EXPECTED = os.path.join(os.path.dirname(os.path.abspath(__file__)), 'expected')
 ZONEINFO = '/usr/share/zoneinfo'
+# `meson test --setup valgrind` sets REGLOC_VALGRIND=1: the daemon runs under
+# memcheck too, and any error or definite leak makes it exit 99.
+VALGRIND = ['valgrind', '--quiet', '--error-exitcode=99', '--leak-check=full',
+            '--errors-for-leak-kinds=definite', '--show-leak-kinds=definite',
+            '--suppressions=' + os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'valgrind.supp')
+            ] if os.environ.get('REGLOC_VALGRIND') == '1' else []
+SLOW = 8 if VALGRIND else 1
 REGDB = '/lib/firmware/regulatory.db'
 
 NAME = 'net.regloc.RegLoc1'
@@ -60,7 +67,10 @@ class ReglocdTestCase(dbusmock.DBusTestCase):
             Gio.DBusConnectionFlags.MESSAGE_BUS_CONNECTION, None, None)
 
     def tearDown(self):
-        self.stop_daemon()
+        code = self.stop_daemon()
+        # A clean exit is part of every test: sanitizers and memcheck report through it.
+        if code is not None and code != 0:
+            self.fail(f'reglocd exited with {code} on SIGTERM:\n{self.daemon_log()}')
         for m in self.mocks:
             m.terminate()
             m.wait()
@@ -86,7 +96,7 @@ class ReglocdTestCase(dbusmock.DBusTestCase):
     def start_daemon(self, *args, wait=True):
         env = dict(os.environ, STATE_DIRECTORY=self.state, G_DEBUG='fatal-criticals')
         self.log = open(os.path.join(self.dir, 'reglocd.log'), 'a+')
-        self.daemon = subprocess.Popen([REGLOCD, '--config', self.config, '--verbose'] + list(args),
+        self.daemon = subprocess.Popen(VALGRIND + [REGLOCD, '--config', self.config, '--verbose'] + list(args),
                                        env=env, stdout=self.log, stderr=subprocess.STDOUT)
         if wait:
             self.wait_for(lambda: self.name_owned(), 'reglocd to own its name')
@@ -97,7 +107,7 @@ class ReglocdTestCase(dbusmock.DBusTestCase):
         if self.daemon.poll() is None:
             self.daemon.send_signal(signal.SIGTERM)
         try:
-            code = self.daemon.wait(timeout=10)
+            code = self.daemon.wait(timeout=10 * SLOW)
         except subprocess.TimeoutExpired:
             self.daemon.kill()
             self.daemon.wait()
@@ -118,6 +128,7 @@ class ReglocdTestCase(dbusmock.DBusTestCase):
         return reply.unpack()[0]
 
     def wait_for(self, cond, what, timeout=10.0):
+        timeout *= SLOW
         ctx = GLib.MainContext.default()
         end = time.monotonic() + timeout
         while time.monotonic() < end:
@@ -394,7 +405,7 @@ class TestLifecycle(ReglocdTestCase):
         for sig in (signal.SIGTERM, signal.SIGINT):
             self.start_daemon()
             self.daemon.send_signal(sig)
-            self.assertEqual(self.daemon.wait(timeout=10), 0, self.daemon_log())
+            self.assertEqual(self.daemon.wait(timeout=10 * SLOW), 0, self.daemon_log())
             self.daemon = None
             self.assertFalse(self.name_owned())
 
@@ -421,13 +432,14 @@ class TestLifecycle(ReglocdTestCase):
         first = self.daemon
         self.daemon = None
         self.start_daemon('--replace', wait=False)
-        self.assertEqual(first.wait(timeout=10), 0)
+        self.assertEqual(first.wait(timeout=10 * SLOW), 0)
         self.wait_for(self.name_owned, 'the second daemon')
 
     def test_bad_config_at_start_is_an_error(self):
         with open(self.config, 'w') as f:
             f.write('[nonsense]\nkey=1\n')
-        r = subprocess.run([REGLOCD, '--config', self.config], capture_output=True, text=True, timeout=10)
+        r = subprocess.run(VALGRIND + [REGLOCD, '--config', self.config], capture_output=True, text=True,
+                           timeout=10 * SLOW)
         self.assertEqual(r.returncode, 1)
         self.assertRegex(r.stderr, r'^reglocd: error: .*nonsense')
 
@@ -446,12 +458,12 @@ class TestLifecycle(ReglocdTestCase):
 
     def test_no_bus_mode_decides_without_dbus(self):
         env = dict(os.environ, STATE_DIRECTORY=self.state, DBUS_SYSTEM_BUS_ADDRESS='unix:path=/nonexistent')
-        p = subprocess.Popen([REGLOCD, '--config', self.config, '--no-bus', '--replay', 'sample-trip',
-                              '--replay-speed', '100'], env=env, stdout=subprocess.PIPE,
+        p = subprocess.Popen(VALGRIND + [REGLOCD, '--config', self.config, '--no-bus', '--replay', 'sample-trip',
+                                         '--replay-speed', '100'], env=env, stdout=subprocess.PIPE,
                              stderr=subprocess.STDOUT, text=True)
-        time.sleep(3)
+        time.sleep(3 * SLOW)
         p.send_signal(signal.SIGTERM)
-        out = p.communicate(timeout=10)[0]
+        out = p.communicate(timeout=10 * SLOW)[0]
         self.assertEqual(p.returncode, 0, out)
         self.assertIn('country=DE state=decided', out)
 
