@@ -701,3 +701,24 @@ rl_daemon_explain (RlDaemon *self)
     g_string_append_printf (s, "\nEvidence comes from a replay: %s.", rl_replay_feed_status (self->feed));
   return g_string_free (s, FALSE);
 }
+
+char *
+rl_daemon_find_config (void)
+{
+  /* systemd's ConfigurationDirectory=regloc, else the build's sysconfdir. */
+  const char *dir = g_getenv ("CONFIGURATION_DIRECTORY");
+  g_autofree char *path = g_build_filename (dir && dir[0] ? dir : RL_SYSCONFDIR, "regloc.conf", NULL);
+
+  return g_file_test (path, G_FILE_TEST_EXISTS) ? g_steal_pointer (&path) : NULL;
+}
+
+void
+rl_daemon_use_user_state_dir (void)
+{
+  /* A user's demo daemon keeps its override in the user's state directory. */
+  if (g_getenv ("STATE_DIRECTORY") == NULL)
+    {
+      g_autofree char *dir = g_build_filename (g_get_user_state_dir (), "regloc", NULL);
+      g_setenv ("STATE_DIRECTORY", dir, TRUE);
+    }
+}

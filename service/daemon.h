@@ -53,6 +53,12 @@ typedef struct {
   const char *detail;
 } RlSourceStatus;
 
+/* The config file to read when none is named: $CONFIGURATION_DIRECTORY's
+ * or the sysconfdir's regloc.conf; NULL when neither exists (defaults). */
+char *rl_daemon_find_config (void);
+/* --session-bus: persist in $XDG_STATE_HOME/regloc unless STATE_DIRECTORY is set. */
+void rl_daemon_use_user_state_dir (void);
+
 /* Loads the config, the regulatory database and (for --replay) the files;
  * FALSE with @error for a bad config or an unreadable replay file. */
 RlDaemon *rl_daemon_new (const RlDaemonOptions *options, GError **error);
