@@ -40,6 +40,7 @@ struct RlDaemon {
   double speed;
 
   guint idle_id;                  /* pending re-decision */
+  RlDaemonChanges pending;        /* to announce with it */
   guint timer_id;                 /* the one timer: next_check of the decision */
   gint64 timer_at;
   gint64 sleep_started;           /* evidence time of PrepareForSleep(true), 0 awake */
@@ -179,13 +180,14 @@ daemon_redecide (RlDaemon *self)
 {
   g_autoptr(RlDecision) old = NULL;
   RlDecision *dec;
-  RlDaemonChanges changes = 0;
+  RlDaemonChanges changes = self->pending;
   const RlEvidence *items;
   gsize n_items = 0;
   gint64 now = daemon_now (self);
   gint64 next;
 
   g_clear_handle_id (&self->idle_id, g_source_remove);
+  self->pending = 0;
   if (rl_evidence_set_expire (self->evidence, now) > 0)
     changes |= RL_DAEMON_CHANGED_SOURCES;
   items = rl_evidence_set_items (self->evidence, &n_items);
@@ -241,8 +243,9 @@ on_source_put (RlSource *source, const RlEvidence *evidence, gpointer user_data)
 
   restamp (self, &ev);
   rl_evidence_set_put (self->evidence, &ev);
+  /* The source's last-evidence time moved: published with the decision. */
+  self->pending |= RL_DAEMON_CHANGED_SOURCES;
   daemon_queue_redecide (self);
-  daemon_notify (self, RL_DAEMON_CHANGED_SOURCES, RL_COUNTRY_NONE);
 }
 
 static void
@@ -259,7 +262,8 @@ on_source_status (RlSource *source, gpointer user_data)
 {
   RlDaemon *self = user_data;
 
-  daemon_notify (self, RL_DAEMON_CHANGED_SOURCES, RL_COUNTRY_NONE);
+  self->pending |= RL_DAEMON_CHANGED_SOURCES;
+  daemon_queue_redecide (self);
 }
 
 static RlSource *
