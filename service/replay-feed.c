@@ -4,6 +4,7 @@
 #include "replay.h"
 #include "scenario.h"
 #include "sources/tzmap.h"
+#include "sources/boundary.h"
 #include "rl-build-config.h"
 
 #include <string.h>
@@ -210,13 +211,34 @@ on_replay_event (RlReplayEventType type, gint64 time, const RlEvidence *ev, cons
   g_array_append_val (feed->events, e);
 }
 
+/* GPS lines without countries= are placed with the boundary index. */
+static gboolean
+index_lookup (gpointer data, double lat, double lon, RlCountry *country, double *border_m, RlCountry *neighbour)
+{
+  RlBoundaryResult r;
+
+  if (data == NULL || !rl_boundary_lookup (data, lat, lon, &r))
+    return FALSE;
+  *country = r.country;
+  *border_m = r.border_m;
+  *neighbour = r.neighbour;
+  return TRUE;
+}
+
 static gboolean
 feed_read_files (RlReplayFeed *feed, const char *const *paths, const RlConfig *config,
                  const RlRegulatory *regulatory, GError **error)
 {
   g_autoptr(RlReplay) replay = rl_replay_new (config, regulatory);
   g_autoptr(RlTzMap) tzmap = rl_tzmap_new (config->zoneinfo_dir, NULL);
-  RlScenarioContext ctx = { config, tzmap, NULL, NULL };
+  g_autoptr(GError) index_error = NULL;
+  g_autoptr(RlBoundaryIndex) index =
+    rl_boundary_index_open (config->boundary_index ? config->boundary_index : rl_boundary_index_default_path (),
+                            &index_error);
+  RlScenarioContext ctx = { config, tzmap, index_lookup, index };
+
+  if (index == NULL)
+    g_message ("Boundary index unavailable (%s): replayed GPS lines need countries=", index_error->message);
 
   for (guint i = 0; paths[i] != NULL; i++)
     {
