@@ -49,6 +49,26 @@ rl_cmd_override (int argc, char **argv)
               rl_country_to_string (country, cc));
     }
   else
-    printf ("Override cleared.\n");
+    {
+      /* The reply comes before the PropertiesChanged it caused: ask. */
+      g_autoptr(GVariant) left = g_dbus_connection_call_sync (g_dbus_proxy_get_connection (G_DBUS_PROXY (m)),
+                                                              g_dbus_proxy_get_name (G_DBUS_PROXY (m)),
+                                                              g_dbus_proxy_get_object_path (G_DBUS_PROXY (m)),
+                                                              "org.freedesktop.DBus.Properties", "Get",
+                                                              g_variant_new ("(ss)", "net.regloc.RegLoc1.Manager", "Override"),
+                                                              G_VARIANT_TYPE ("(v)"), G_DBUS_CALL_FLAGS_NONE, -1, NULL, NULL);
+      g_autoptr(GVariant) value = NULL;
+      const char *still = NULL;
+
+      if (left != NULL)
+        {
+          g_variant_get (left, "(v)", &value);
+          still = g_variant_is_of_type (value, G_VARIANT_TYPE_STRING) ? g_variant_get_string (value, NULL) : NULL;
+        }
+      if (still != NULL && still[0] != '\0')
+        printf ("Override cleared; regloc.conf's [override] still sets %s.\n", still);
+      else
+        printf ("Override cleared.\n");
+    }
   return RL_EXIT_OK;
 }

@@ -77,7 +77,7 @@ class ReglocdTestCase(dbusmock.DBusTestCase):
         self.bus.close_sync(None)
         self.tmp.cleanup()
 
-    # --- helpers ------------------------------------------------------------
+    # --- utilities ------------------------------------------------------------
 
     def write_config(self, extra=''):
         with open(self.config, 'w') as f:
@@ -297,6 +297,11 @@ class TestOverride(ReglocdTestCase):
         self.assertEqual(self.get('Country'), 'CH')
         self.assertIn('regloc.conf', self.source('override')[3])
         self.assertIn('regloc.conf', self.call('Explain')[0])
+        self.spawn_polkit(allowed=['net.regloc.override'])
+        r = self.regloc('override', 'clear')
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("regloc.conf's [override] still sets CH", r.stdout)
+        self.assertEqual(self.get('Override'), 'CH')
 
     def test_corrupt_state_file_means_no_override(self):
         os.makedirs(self.state)
