@@ -37,7 +37,7 @@ static void
 on_name_lost (GDBusConnection *connection, const char *name, gpointer data)
 {
   if (connection == NULL)
-    g_printerr ("reglocd: error: cannot connect to the bus\n");
+    g_printerr ("reglocd: error: %s\n", bus ? "the bus connection closed" : "cannot connect to the bus");
   else
     g_printerr ("reglocd: lost the name %s (another reglocd took it, or it is taken: try --replace)\n", name);
   exit_code = bus != NULL && connection != NULL ? 0 : 1;   /* replaced: a clean exit */
