@@ -175,15 +175,23 @@ daemon_apply (RlDaemon *self, RlCountry country)
   self->applied = country;
 }
 
+/* The next instant the decision may change with no new evidence. */
+static gint64
+daemon_next_instant (RlDaemon *self)
+{
+  gint64 next = rl_evidence_set_next_expiry (self->evidence);
+
+  return self->decision ? MIN (self->decision->next_check, next) : next;
+}
+
 static void
-daemon_redecide (RlDaemon *self)
+daemon_decide_at (RlDaemon *self, gint64 now)
 {
   g_autoptr(RlDecision) old = NULL;
   RlDecision *dec;
   RlDaemonChanges changes = self->pending;
   const RlEvidence *items;
   gsize n_items = 0;
-  gint64 now = daemon_now (self);
   gint64 next;
 
   g_clear_handle_id (&self->idle_id, g_source_remove);
@@ -211,11 +219,17 @@ daemon_redecide (RlDaemon *self)
       changes |= RL_DAEMON_CHANGED_DECISION;
     }
 
-  next = MIN (dec->next_check, rl_evidence_set_next_expiry (self->evidence));
+  next = daemon_next_instant (self);
   if (self->feed != NULL)
     next = MIN (next, rl_replay_feed_next_time (self->feed));
   daemon_schedule (self, next);
   daemon_notify (self, changes, old ? old->country : RL_COUNTRY_WORLD);
+}
+
+static void
+daemon_redecide (RlDaemon *self)
+{
+  daemon_decide_at (self, daemon_now (self));
 }
 
 /* --- the sources' sink -------------------------------------------------- */
@@ -348,14 +362,31 @@ on_feed_resume (gint64 time, gpointer user_data)
   rl_evidence_set_drop_observed_before (self->evidence, time);
 }
 
-/* Hands over every recorded event that is due on the replay clock. */
+/* Hands over every recorded event that is due on the replay clock, instant
+ * by instant, deciding at each one and at every instant in between where
+ * the decision may change by itself: a timer that fires late (a loaded
+ * machine) gives the very timeline `regloc replay` prints, only later. */
 static void
 daemon_feed (RlDaemon *self)
 {
   RlReplayFeedHooks hooks = { on_feed_evidence, on_feed_withdraw, on_feed_resume, self };
+  gint64 now = daemon_now (self);
+  gint64 t;
 
-  if (rl_replay_feed_deliver (self->feed, daemon_now (self), &hooks) > 0)
-    daemon_notify (self, RL_DAEMON_CHANGED_SOURCES, RL_COUNTRY_NONE);
+  while ((t = rl_replay_feed_next_time (self->feed)) <= now)
+    {
+      gint64 due;
+
+      while (self->decision != NULL && (due = daemon_next_instant (self)) < t)
+        {
+          daemon_decide_at (self, due);
+          if (daemon_next_instant (self) <= due)
+            break;   /* no progress: let the event instant decide */
+        }
+      rl_replay_feed_deliver (self->feed, t, &hooks);
+      self->pending |= RL_DAEMON_CHANGED_SOURCES;
+      daemon_decide_at (self, t);
+    }
 }
 
 /* --- kernel -------------------------------------------------------------- */

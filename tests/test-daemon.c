@@ -207,6 +207,36 @@ test_loop_applies_each_change (void)
   g_array_unref (applier.applied);
 }
 
+/* A machine too busy to run the timer on time: the whole trip is due at
+ * once, and the decisions are still the recorded timeline, in order. */
+static void
+test_loop_late_timer (void)
+{
+  g_autofree char *dir = g_dir_make_tmp ("regloc-daemon-XXXXXX", NULL);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(RlDaemon) daemon = NULL;
+  g_autoptr(GMainLoop) loop = g_main_loop_new (NULL, FALSE);
+  FakeApplier applier = { g_array_new (FALSE, FALSE, sizeof (RlCountry)) };
+  Seen seen = { 0, 0, 0, loop };
+  guint timeout;
+
+  fake = &applier;
+  daemon = replay_daemon ("[gps]\nenabled=false\n[beacons]\nenabled=false\n", FALSE, dir, &error);
+  g_assert_no_error (error);
+  rl_daemon_set_listener (daemon, on_changed, &seen);
+  rl_daemon_start (daemon);
+  g_usleep (G_USEC_PER_SEC);   /* 500 recorded seconds: past the end of the trip */
+  timeout = g_timeout_add_seconds (20, on_timeout, NULL);
+  g_main_loop_run (loop);
+  g_source_remove (timeout);
+
+  g_assert_cmpuint (applier.applied->len, ==, 4);
+  g_assert_cmpuint (g_array_index (applier.applied, RlCountry, 1), ==, RL_COUNTRY ('F', 'R'));
+  g_assert_cmpuint (g_array_index (applier.applied, RlCountry, 2), ==, RL_COUNTRY_WORLD);
+  g_assert_cmpuint (g_array_index (applier.applied, RlCountry, 3), ==, RL_COUNTRY ('D', 'E'));
+  g_array_unref (applier.applied);
+}
+
 static void
 test_loop_no_apply (void)
 {
@@ -321,6 +351,7 @@ main (int argc, char **argv)
   g_test_add_func ("/state/corrupt", test_state_corrupt);
   g_test_add_func ("/state/dir-env", test_state_dir_env);
   g_test_add_func ("/daemon/applies-each-change", test_loop_applies_each_change);
+  g_test_add_func ("/daemon/late-timer", test_loop_late_timer);
   g_test_add_func ("/daemon/no-apply", test_loop_no_apply);
   g_test_add_func ("/daemon/bad-config-and-replay", test_bad_config_and_replay);
   g_test_add_func ("/timezone/zone", test_timezone_zone);
