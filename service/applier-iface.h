@@ -20,9 +20,10 @@ typedef struct {
 
 typedef struct {
   const char *name;
-  /* NULL with @error when it cannot run at all (no nl80211): the daemon
+  /* Starts following the kernel; @apply FALSE (--no-apply, apply=false)
+   * only watches.  NULL with @error when it cannot run at all: the daemon
    * says so once and keeps deciding and publishing. */
-  gpointer (*create) (const RlApplierHooks *hooks, GError **error);
+  gpointer (*create) (const RlApplierHooks *hooks, gboolean apply, GError **error);
   /* Sends the user hint for @country; FALSE with @error when refused. */
   gboolean (*apply) (gpointer applier, RlCountry country, GError **error);
   void (*free) (gpointer applier);

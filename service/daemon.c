@@ -57,6 +57,12 @@ struct RlDaemon {
 
 static void daemon_redecide (RlDaemon *self);
 
+static gboolean
+daemon_may_apply (RlDaemon *self)
+{
+  return !self->options.no_apply && self->config->apply;
+}
+
 static gint64
 daemon_now (RlDaemon *self)
 {
@@ -159,8 +165,7 @@ daemon_apply (RlDaemon *self, RlCountry country)
   g_autoptr(GError) error = NULL;
   char cc[3];
 
-  if (self->options.no_apply || !self->config->apply || self->applier == NULL ||
-      country == self->applied)
+  if (!daemon_may_apply (self) || self->applier == NULL || country == self->applied)
     return;
   if (!self->options.applier->apply (self->applier, country, &error))
     {
@@ -408,6 +413,37 @@ on_kernel_changed (const char *alpha2, const char *status, gpointer user_data)
 
 /* --- life cycle ---------------------------------------------------------- */
 
+static void
+daemon_start_applier (RlDaemon *self)
+{
+  g_free (self->kernel_status);
+  self->kernel_status = g_strdup (daemon_may_apply (self) ? "no applier in this build" : "not applying (observe mode)");
+  if (self->options.applier != NULL)
+    {
+      g_autoptr(GError) error = NULL;
+      RlApplierHooks hooks = { on_kernel_changed, self };
+
+      /* Created in observe mode too: the kernel's country is worth showing. */
+      self->applier = self->options.applier->create (&hooks, daemon_may_apply (self), &error);
+      if (self->applier == NULL)
+        {
+          g_warning ("Not applying decisions to the kernel: %s", error->message);
+          g_free (self->kernel_status);
+          self->kernel_status = g_strdup (error->message);
+        }
+    }
+}
+
+static void
+daemon_stop_applier (RlDaemon *self)
+{
+  if (self->applier != NULL)
+    self->options.applier->free (self->applier);
+  self->applier = NULL;
+  self->applied = RL_COUNTRY_NONE;
+}
+
+
 static RlConfig *
 daemon_load_config (const char *path, GError **error)
 {
@@ -436,7 +472,6 @@ rl_daemon_new (const RlDaemonOptions *options, GError **error)
   self->speed = options->replay_speed >= 1.0 ? options->replay_speed : 1.0;
   self->slots = g_array_new (FALSE, TRUE, sizeof (RlSourceSlot));
   self->kernel_country = g_strdup ("");
-  self->kernel_status = g_strdup (options->applier ? "starting" : "no applier in this build");
 
   self->config = daemon_load_config (self->config_path, error);
   if (self->config == NULL)
@@ -468,25 +503,7 @@ rl_daemon_start (RlDaemon *self)
   self->origin_wall = g_get_real_time ();
   self->origin_evidence = self->feed ? rl_replay_feed_start_time (self->feed) : self->origin_wall;
 
-  if (self->options.applier != NULL && !self->options.no_apply && self->config->apply)
-    {
-      g_autoptr(GError) error = NULL;
-      RlApplierHooks hooks = { on_kernel_changed, self };
-
-      self->applier = self->options.applier->create (&hooks, &error);
-      if (self->applier == NULL)
-        {
-          g_warning ("Not applying decisions to the kernel: %s", error->message);
-          g_free (self->kernel_status);
-          self->kernel_status = g_strdup (error->message);
-        }
-    }
-  else if (self->options.no_apply || !self->config->apply)
-    {
-      g_free (self->kernel_status);
-      self->kernel_status = g_strdup ("not applying (observe mode)");
-    }
-
+  daemon_start_applier (self);
   daemon_start_sources (self);
   if (self->feed != NULL)
     {
@@ -507,8 +524,7 @@ rl_daemon_free (RlDaemon *self)
   if (self->slots != NULL)
     daemon_stop_sources (self);
   g_clear_pointer (&self->slots, g_array_unref);
-  if (self->applier != NULL)
-    self->options.applier->free (self->applier);
+  daemon_stop_applier (self);
   g_clear_pointer (&self->feed, rl_replay_feed_free);
   g_clear_pointer (&self->decision, rl_decision_free);
   g_clear_pointer (&self->evidence, rl_evidence_set_free);
@@ -535,11 +551,12 @@ rl_daemon_reload (RlDaemon *self, GError **error)
     }
   g_message ("Reloaded the configuration from %s", self->config_path ? self->config_path : "built-in defaults");
   daemon_stop_sources (self);
+  daemon_stop_applier (self);
   rl_config_free (self->config);
   self->config = config;
   rl_regulatory_free (self->regulatory);
   self->regulatory = daemon_load_regulatory (self->config);
-  self->applied = RL_COUNTRY_NONE;   /* apply= may have changed: re-send */
+  daemon_start_applier (self);   /* apply= may have changed; the decision is re-sent */
   daemon_start_sources (self);
   daemon_redecide (self);
   daemon_notify (self, RL_DAEMON_CHANGED_SOURCES | RL_DAEMON_CHANGED_OVERRIDE, RL_COUNTRY_NONE);

@@ -98,7 +98,7 @@ typedef struct {
 static FakeApplier *fake;
 
 static gpointer
-fake_create (const RlApplierHooks *hooks, GError **error)
+fake_create (const RlApplierHooks *hooks, gboolean apply, GError **error)
 {
   fake->hooks = *hooks;
   hooks->kernel_changed ("00", "steerable", hooks->user_data);
