@@ -169,9 +169,12 @@ daemon_apply (RlDaemon *self, RlCountry country)
     return;
   if (!self->options.applier->apply (self->applier, country, &error))
     {
-      if (g_strcmp0 (self->apply_problem, error->message) != 0)
-        g_warning ("Cannot set the kernel's country to %s: %s",
+      /* Said once until it works again (no CAP_NET_ADMIN stays so). */
+      if (self->apply_problem == NULL)
+        g_warning ("Cannot set the kernel's country to %s: %s; deciding and publishing only",
                    rl_country_to_string (country, cc), error->message);
+      else
+        g_debug ("Cannot set the kernel's country to %s: %s", cc, error->message);
       g_free (self->apply_problem);
       self->apply_problem = g_strdup (error->message);
       return;
@@ -403,7 +406,7 @@ on_kernel_changed (const char *alpha2, const char *status, gpointer user_data)
 
   if (g_strcmp0 (self->kernel_country, alpha2) == 0 && g_strcmp0 (self->kernel_status, status) == 0)
     return;
-  g_message ("Kernel regulatory domain: %s (%s)", alpha2, status ? status : "");
+  g_message ("Kernel regulatory domain: %s (%s)", alpha2 && alpha2[0] ? alpha2 : "unknown", status ? status : "");
   g_free (self->kernel_country);
   self->kernel_country = g_strdup (alpha2 ? alpha2 : "");
   g_free (self->kernel_status);
