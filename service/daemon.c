@@ -170,9 +170,10 @@ daemon_apply (RlDaemon *self, RlCountry country)
   if (!self->options.applier->apply (self->applier, country, &error))
     {
       /* Said once until it works again (no CAP_NET_ADMIN stays so). */
+      rl_country_to_string (country, cc);
       if (self->apply_problem == NULL)
         g_warning ("Cannot set the kernel's country to %s: %s; deciding and publishing only",
-                   rl_country_to_string (country, cc), error->message);
+                   cc, error->message);
       else
         g_debug ("Cannot set the kernel's country to %s: %s", cc, error->message);
       g_free (self->apply_problem);
