@@ -151,7 +151,8 @@ def main():
             env = dict(os.environ, DBUS_SYSTEM_BUS_ADDRESS=address, DBUS_SESSION_BUS_ADDRESS=address,
                        STATE_DIRECTORY=os.path.join(tmp, 'state'))
             bus = connect(address)
-            results = [measure('reglocd', bus, [args.reglocd], env,
+            # --no-apply: a benchmark must not change the host's regulatory domain.
+            results = [measure('reglocd', bus, [args.reglocd, '--no-apply'], env,
                                ('net.regloc.RegLoc1', '/net/regloc/RegLoc1/Manager',
                                 'net.regloc.RegLoc1.Manager', 'Country'),
                                args.runs, args.duration, args.settle)]
