@@ -11,12 +11,48 @@
 #include "sources/timezone.h"
 #include "rl-build-config.h"
 
+/* Temporary directories go away after each test, whatever they hold. */
+static void
+remove_tree (const char *path)
+{
+  g_autoptr(GDir) dir = g_dir_open (path, 0, NULL);
+  const char *name;
+
+  while (dir != NULL && (name = g_dir_read_name (dir)) != NULL)
+    {
+      g_autofree char *child = g_build_filename (path, name, NULL);
+      if (g_file_test (child, G_FILE_TEST_IS_DIR) && !g_file_test (child, G_FILE_TEST_IS_SYMLINK))
+        remove_tree (child);
+      else
+        g_unlink (child);
+    }
+  g_rmdir (path);
+}
+
+static void
+remove_tree_and_free (gpointer path)
+{
+  remove_tree (path);
+  g_free (path);
+}
+
+/* Owned by the test framework: removed and freed when the test ends. */
+static const char *
+make_tmp (void)
+{
+  char *dir = g_dir_make_tmp ("regloc-test-XXXXXX", NULL);
+
+  g_assert_nonnull (dir);
+  g_test_queue_destroy (remove_tree_and_free, dir);
+  return dir;
+}
+
 /* --- state ------------------------------------------------------------------ */
 
 static void
 test_state_roundtrip (void)
 {
-  g_autofree char *dir = g_dir_make_tmp ("regloc-state-XXXXXX", NULL);
+  const char *dir = make_tmp ();
   g_autofree char *sub = g_build_filename (dir, "made", "on", "demand", NULL);
   g_autofree char *file = g_build_filename (sub, RL_STATE_OVERRIDE_FILE, NULL);
   g_autoptr(GError) error = NULL;
@@ -54,7 +90,7 @@ test_state_corrupt (void)
     "[override]\ncountry=1F\n",
     "\xff\xfe garbage",
   };
-  g_autofree char *dir = g_dir_make_tmp ("regloc-state-XXXXXX", NULL);
+  const char *dir = make_tmp ();
   g_autofree char *file = g_build_filename (dir, RL_STATE_OVERRIDE_FILE, NULL);
 
   for (gsize i = 0; i < G_N_ELEMENTS (bad); i++)
@@ -165,7 +201,7 @@ replay_daemon (const char *config_text, gboolean no_apply, const char *state_dir
 static void
 test_loop_applies_each_change (void)
 {
-  g_autofree char *dir = g_dir_make_tmp ("regloc-daemon-XXXXXX", NULL);
+  const char *dir = make_tmp ();
   g_autoptr(GError) error = NULL;
   g_autoptr(RlDaemon) daemon = NULL;
   g_autoptr(GMainLoop) loop = g_main_loop_new (NULL, FALSE);
@@ -212,7 +248,7 @@ test_loop_applies_each_change (void)
 static void
 test_loop_late_timer (void)
 {
-  g_autofree char *dir = g_dir_make_tmp ("regloc-daemon-XXXXXX", NULL);
+  const char *dir = make_tmp ();
   g_autoptr(GError) error = NULL;
   g_autoptr(RlDaemon) daemon = NULL;
   g_autoptr(GMainLoop) loop = g_main_loop_new (NULL, FALSE);
@@ -240,7 +276,7 @@ test_loop_late_timer (void)
 static void
 test_loop_no_apply (void)
 {
-  g_autofree char *dir = g_dir_make_tmp ("regloc-daemon-XXXXXX", NULL);
+  const char *dir = make_tmp ();
   g_autoptr(GError) error = NULL;
   g_autoptr(RlDaemon) daemon = NULL;
   g_autoptr(GMainLoop) loop = g_main_loop_new (NULL, FALSE);
@@ -266,7 +302,7 @@ test_loop_no_apply (void)
 static void
 test_bad_config_and_replay (void)
 {
-  g_autofree char *dir = g_dir_make_tmp ("regloc-daemon-XXXXXX", NULL);
+  const char *dir = make_tmp ();
   g_autoptr(GError) error = NULL;
   g_autoptr(RlDaemon) daemon = replay_daemon ("[policy]\nhold_down=-1\n", FALSE, dir, &error);
   const char *replay[] = { "/nonexistent/trip.scn", NULL };
@@ -289,7 +325,7 @@ test_bad_config_and_replay (void)
 static void
 test_timezone_zone (void)
 {
-  g_autofree char *dir = g_dir_make_tmp ("regloc-tz-XXXXXX", NULL);
+  const char *dir = make_tmp ();
   g_autofree char *link = g_build_filename (dir, "localtime", NULL);
   g_autofree char *copy_dir = g_build_filename (dir, "etc", NULL);
   g_autofree char *copy = g_build_filename (copy_dir, "localtime", NULL);
