@@ -16,6 +16,12 @@ G_BEGIN_DECLS
 
 int rl_cmd_replay (int argc, char **argv);
 int rl_cmd_check_config (int argc, char **argv);
+
+/* Talking to reglocd over D-Bus. */
+int rl_cmd_status (int argc, char **argv);
+int rl_cmd_monitor (int argc, char **argv);
+int rl_cmd_explain (int argc, char **argv);
+int rl_cmd_override (int argc, char **argv);
 int rl_cmd_lookup (int argc, char **argv);
 
 G_END_DECLS

@@ -17,6 +17,10 @@ typedef struct {
 static const Command commands[] = {
   { "replay", rl_cmd_replay, "Run the policy over recorded evidence (scenario, GPS logs, scan logs)" },
   { "check-config", rl_cmd_check_config, "Validate a regloc.conf and print the policy it sets" },
+  { "status", rl_cmd_status, "Show the country in force, its state and every source (--json)" },
+  { "monitor", rl_cmd_monitor, "Print each change of the decision as it happens, until Ctrl-C" },
+  { "explain", rl_cmd_explain, "Explain in words why reglocd decided what it did" },
+  { "override", rl_cmd_override, "Force a country (set XX) or return to the evidence (clear); needs polkit" },
   { "lookup", rl_cmd_lookup, "Country and border distance of a point (offline boundary index)" },
 };
 

@@ -679,3 +679,40 @@ rl_replay_format (const RlReplay *r, const char *format, GError **error)
   g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT, "unknown format '%s': expected text, json or csv", format);
   return NULL;
 }
+
+void
+rl_replay_foreach_event (const RlReplay *r, RlReplayEventFunc func, gpointer user_data)
+{
+  g_autoptr (GArray) sorted = g_array_copy (r->events);
+  gint64 first = RL_NEVER;
+  Event *ev = (Event *) (gpointer) sorted->data;
+
+  for (guint k = 0; k < sorted->len; k++)
+    if (!ev[k].at_start)
+      first = MIN (first, ev[k].time);
+  if (first == RL_NEVER)
+    first = 0;
+  for (guint k = 0; k < sorted->len; k++)
+    if (ev[k].at_start)
+      ev[k].time = first;
+  g_array_sort (sorted, cmp_event);
+  ev = (Event *) (gpointer) sorted->data;
+  for (guint k = 0; k < sorted->len; k++)
+    {
+      static const RlReplayEventType types[] = {
+        [EV_PUT] = RL_REPLAY_EVENT_EVIDENCE, [EV_WITHDRAW] = RL_REPLAY_EVENT_WITHDRAW,
+        [EV_WITHDRAW_KIND] = RL_REPLAY_EVENT_WITHDRAW_KIND, [EV_RESUME] = RL_REPLAY_EVENT_RESUME,
+        [EV_TICK] = RL_REPLAY_EVENT_TICK,
+      };
+      RlEvidence item;
+
+      if (ev[k].type == EV_PUT)
+        {
+          item = g_array_index (r->items, RlEvidence, ev[k].item);
+          if (ev[k].at_start)
+            item.observed_at = ev[k].time;
+        }
+      func (types[ev[k].type], ev[k].time, ev[k].type == EV_PUT ? &item : NULL, ev[k].key,
+            ev[k].kind, user_data);
+    }
+}

@@ -59,4 +59,19 @@ const RlDecision *rl_replay_final (const RlReplay *replay);
 /* Output in "text", "json" or "csv". */
 char *rl_replay_format (const RlReplay *replay, const char *format, GError **error);
 
+/* The events in the order rl_replay_run() applies them (at-start items
+ * placed at the first event's time), for `reglocd --replay`, which feeds
+ * them to the live loop on its own clock instead of running the batch. */
+typedef enum {
+  RL_REPLAY_EVENT_EVIDENCE,
+  RL_REPLAY_EVENT_WITHDRAW,
+  RL_REPLAY_EVENT_WITHDRAW_KIND,
+  RL_REPLAY_EVENT_RESUME,
+  RL_REPLAY_EVENT_TICK,
+} RlReplayEventType;
+
+typedef void (*RlReplayEventFunc) (RlReplayEventType type, gint64 time, const RlEvidence *ev,
+                                   const char *key, RlSourceKind kind, gpointer user_data);
+void rl_replay_foreach_event (const RlReplay *replay, RlReplayEventFunc func, gpointer user_data);
+
 G_END_DECLS

@@ -9,3 +9,7 @@ ninja -C build >/dev/null
 
 echo "== regloc replay: a border crossing, decided step by step (data/scenarios/09-de-to-nl.scn)"
 ./build/cli/regloc replay --scenario data/scenarios/09-de-to-nl.scn
+
+echo
+echo "== reglocd on a private bus, following the built-in sample trip (tools/daemon-demo.sh)"
+tools/daemon-demo.sh

@@ -1,0 +1,538 @@
+#!/usr/bin/env python3
+'''reglocd on a real, private dbus-daemon: the real binary, real clients
+(GDBus from Python, the regloc CLI), polkit faked by python-dbusmock.
+
+The private bus stands in for the system bus (DBUS_SYSTEM_BUS_ADDRESS), so
+reglocd runs exactly as under systemd, polkit and logind mocks included.
+Run through run-integration.sh, which finds the binaries.'''
+
+import json
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+import unittest
+
+import dbus
+import dbusmock
+import gi
+gi.require_version('Gio', '2.0')
+from gi.repository import Gio, GLib  # noqa: E402
+
+REGLOCD = os.environ['REGLOCD']
+REGLOC = os.environ['REGLOC']
+EXPECTED = os.path.join(os.path.dirname(os.path.abspath(__file__)), 'expected')
+ZONEINFO = '/usr/share/zoneinfo'
+# `meson test --setup valgrind` sets REGLOC_VALGRIND=1: the daemon runs under
+# memcheck too, and any error or definite leak makes it exit 99.
+VALGRIND = ['valgrind', '--quiet', '--error-exitcode=99', '--leak-check=full',
+            '--errors-for-leak-kinds=definite', '--show-leak-kinds=definite',
+            '--suppressions=' + os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'valgrind.supp')
+            ] if os.environ.get('REGLOC_VALGRIND') == '1' else []
+SLOW = 8 if VALGRIND else 1
+REGDB = '/lib/firmware/regulatory.db'
+
+NAME = 'net.regloc.RegLoc1'
+PATH = '/net/regloc/RegLoc1/Manager'
+IFACE = 'net.regloc.RegLoc1.Manager'
+POLKIT = ('org.freedesktop.PolicyKit1', '/org/freedesktop/PolicyKit1/Authority',
+          'org.freedesktop.PolicyKit1.Authority')
+
+
+class ReglocdTestCase(dbusmock.DBusTestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.start_system_bus()
+        cls.address = os.environ['DBUS_SYSTEM_BUS_ADDRESS']
+        # Anything started from here finds reglocd on the private bus only.
+        os.environ['DBUS_SESSION_BUS_ADDRESS'] = cls.address
+
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory(prefix='regloc-it-')
+        self.dir = self.tmp.name
+        self.state = os.path.join(self.dir, 'state')
+        self.localtime = os.path.join(self.dir, 'localtime')
+        os.symlink(os.path.join(ZONEINFO, 'Europe/Berlin'), self.localtime)
+        self.config = os.path.join(self.dir, 'regloc.conf')
+        self.write_config()
+        self.daemon = None
+        self.log = None
+        self.mocks = []
+        self.bus = Gio.DBusConnection.new_for_address_sync(
+            self.address, Gio.DBusConnectionFlags.AUTHENTICATION_CLIENT |
+            Gio.DBusConnectionFlags.MESSAGE_BUS_CONNECTION, None, None)
+
+    def tearDown(self):
+        code = self.stop_daemon()
+        # A clean exit is part of every test: sanitizers and memcheck report through it.
+        if code is not None and code != 0:
+            self.fail(f'reglocd exited with {code} on SIGTERM:\n{self.daemon_log()}')
+        for m in self.mocks:
+            m.terminate()
+            m.wait()
+        self.bus.close_sync(None)
+        self.tmp.cleanup()
+
+    # --- utilities ------------------------------------------------------------
+
+    def write_config(self, extra=''):
+        with open(self.config, 'w') as f:
+            f.write('[general]\napply=false\n'
+                    f'zoneinfo_dir={ZONEINFO}\n'
+                    '[gps]\nenabled=false\n'
+                    '[beacons]\nenabled=false\n'
+                    f'[timezone]\nlocaltime={self.localtime}\n' + extra)
+
+    def spawn_polkit(self, allowed=()):
+        server, obj = self.spawn_server_template('polkitd', {}, stdout=subprocess.DEVNULL)
+        self.mocks.append(server)
+        obj.SetAllowed(dbus.Array(allowed, signature='s'), dbus_interface=dbusmock.MOCK_IFACE)
+        return obj
+
+    def start_daemon(self, *args, wait=True):
+        env = dict(os.environ, STATE_DIRECTORY=self.state, G_DEBUG='fatal-criticals')
+        self.log = open(os.path.join(self.dir, 'reglocd.log'), 'a+')
+        self.daemon = subprocess.Popen(VALGRIND + [REGLOCD, '--config', self.config, '--verbose'] + list(args),
+                                       env=env, stdout=self.log, stderr=subprocess.STDOUT)
+        if wait:
+            self.wait_for(lambda: self.name_owned(), 'reglocd to own its name')
+
+    def stop_daemon(self):
+        if self.daemon is None:
+            return None
+        if self.daemon.poll() is None:
+            self.daemon.send_signal(signal.SIGTERM)
+        try:
+            code = self.daemon.wait(timeout=10 * SLOW)
+        except subprocess.TimeoutExpired:
+            self.daemon.kill()
+            self.daemon.wait()
+            self.fail('reglocd did not exit within 10 s of SIGTERM')
+        self.daemon = None
+        return code
+
+    def daemon_log(self):
+        self.log.flush()
+        self.log.seek(0)
+        return self.log.read()
+
+    def name_owned(self):
+        if self.daemon is not None and self.daemon.poll() is not None:
+            self.fail(f'reglocd exited with {self.daemon.returncode}:\n{self.daemon_log()}')
+        reply = self.bus.call_sync('org.freedesktop.DBus', '/org/freedesktop/DBus', 'org.freedesktop.DBus',
+                                   'NameHasOwner', GLib.Variant('(s)', (NAME,)), None, 0, -1, None)
+        return reply.unpack()[0]
+
+    def wait_for(self, cond, what, timeout=10.0):
+        timeout *= SLOW
+        ctx = GLib.MainContext.default()
+        end = time.monotonic() + timeout
+        while time.monotonic() < end:
+            while ctx.iteration(False):
+                pass
+            if cond():
+                return
+            time.sleep(0.02)
+        self.fail(f'timed out after {timeout} s waiting for {what}')
+
+    def get(self, prop):
+        reply = self.bus.call_sync(NAME, PATH, 'org.freedesktop.DBus.Properties', 'Get',
+                                   GLib.Variant('(ss)', (IFACE, prop)), None, 0, -1, None)
+        return reply.unpack()[0]
+
+    def call(self, method, args=None, flags=Gio.DBusCallFlags.NONE):
+        reply = self.bus.call_sync(NAME, PATH, IFACE, method, args, None, flags, 10000, None)
+        return reply.unpack() if reply is not None else None
+
+    def call_error(self, method, args=None, flags=Gio.DBusCallFlags.NONE):
+        '''The D-Bus error name and message of a call that must fail.'''
+        try:
+            self.call(method, args, flags)
+        except GLib.Error as e:
+            name = Gio.DBusError.get_remote_error(e)
+            Gio.DBusError.strip_remote_error(e)
+            return name, e.message
+        self.fail(f'{method}{args} succeeded')
+
+    def source(self, name):
+        for s in self.get('Sources'):
+            if s[0] == name:
+                return s
+        self.fail(f'no source {name} in {self.get("Sources")}')
+
+    def regloc(self, *args, timeout=15):
+        return subprocess.run([REGLOC] + list(args), capture_output=True, text=True, timeout=timeout)
+
+    def subscribe(self, member, sink):
+        return self.bus.signal_subscribe(NAME, None, member, PATH, None, Gio.DBusSignalFlags.NONE,
+                                         lambda *a: sink.append(a[5].unpack()))
+
+
+class TestProperties(ReglocdTestCase):
+    def test_initial_properties_from_the_timezone(self):
+        self.start_daemon()
+        self.wait_for(lambda: self.source('timezone')[1], 'the timezone source')
+        self.assertEqual(self.get('Country'), '00')
+        self.assertEqual(self.get('State'), 'world')
+        self.assertEqual(self.get('Override'), '')
+        self.assertEqual(self.get('KernelCountry'), '')
+        self.assertIn('timezone', self.get('Reason'))
+        self.assertGreater(self.get('LastChange'), 0)
+        name, available, last, detail = self.source('timezone')
+        self.assertTrue(available)
+        self.assertGreater(last, 0)
+        self.assertIn('Europe/Berlin', detail)
+        evidence = self.call('GetEvidence')[0]
+        self.assertEqual([e['source'] for e in evidence], ['timezone'])
+        self.assertIn('DE', evidence[0]['countries'])
+
+    def test_timezone_change_is_new_evidence_at_once(self):
+        self.start_daemon()
+        self.wait_for(lambda: 'Europe/Berlin' in self.source('timezone')[3], 'Berlin')
+        changes = []
+        self.subscribe('PropertiesChanged', changes)
+        tmp = self.localtime + '.new'
+        os.symlink(os.path.join(ZONEINFO, 'Europe/Paris'), tmp)
+        os.rename(tmp, self.localtime)
+        self.wait_for(lambda: 'Europe/Paris' in self.source('timezone')[3], 'Paris after the link changed', 5)
+        self.wait_for(lambda: any('Sources' in c[1] for c in changes), 'PropertiesChanged(Sources)', 5)
+        evidence = self.call('GetEvidence')[0]
+        self.assertEqual(evidence[0]['countries'][0], 'FR')
+
+    def test_timedated_timezone_is_followed(self):
+        server, obj = self.spawn_server_template('timedated', {'Timezone': 'Europe/Berlin'},
+                                                 stdout=subprocess.DEVNULL)
+        self.mocks.append(server)
+        self.start_daemon()
+        self.wait_for(lambda: 'Europe/Berlin' in self.source('timezone')[3], 'Berlin')
+        obj.SetTimezone('Europe/Madrid', False, dbus_interface='org.freedesktop.timedate1')
+        self.wait_for(lambda: 'Europe/Madrid' in self.source('timezone')[3], 'Madrid from timedated', 5)
+
+    def test_replay_trip_changes_and_signals(self):
+        seen, country_changed = [], []
+        self.subscribe('PropertiesChanged', seen)
+        self.subscribe('CountryChanged', country_changed)
+        self.start_daemon('--replay', 'sample-trip', '--replay-speed', '20')
+        self.wait_for(lambda: self.get('Country') == 'DE' and self.get('State') == 'decided',
+                      'the trip to end in DE', 20)
+        self.wait_for(lambda: len(country_changed) >= 3, 'three CountryChanged signals', 5)
+        self.assertEqual([(c[0], c[1]) for c in country_changed[:3]],
+                         [('00', 'FR'), ('FR', '00'), ('00', 'DE')])
+        self.assertTrue(all(c[2] for c in country_changed), 'every CountryChanged carries a reason')
+        countries = [c[1]['Country'] for c in seen if 'Country' in c[1]]
+        self.assertEqual(countries[:3], ['FR', '00', 'DE'])
+        # One batch per decision: Country and State arrive together.
+        for c in seen:
+            if 'Country' in c[1]:
+                self.assertIn('State', c[1])
+                self.assertIn('LastChange', c[1])
+        states = [c[1]['State'] for c in seen if 'State' in c[1]]
+        self.assertIn('tentative', states)
+
+    @unittest.skipUnless(shutil.which('busctl'), 'busctl not found (Debian package systemd)')
+    def test_busctl_reads_the_properties(self):
+        self.start_daemon()
+        out = subprocess.run(['busctl', f'--address={self.address}', 'get-property', NAME, PATH, IFACE,
+                              'Country', 'State'], capture_output=True, text=True, timeout=10)
+        self.assertEqual(out.returncode, 0, out.stderr)
+        self.assertEqual(out.stdout.split('\n')[:2], ['s "00"', 's "world"'])
+
+
+class TestOverride(ReglocdTestCase):
+    def test_refused_without_polkit_permission(self):
+        self.spawn_polkit(allowed=[])
+        self.start_daemon()
+        name, message = self.call_error('SetOverride', GLib.Variant('(s)', ('FR',)))
+        self.assertEqual(name, 'net.regloc.RegLoc1.Error.NotAuthorized')
+        self.assertIn('net.regloc.override', message)
+        name, _ = self.call_error('ClearOverride')
+        self.assertEqual(name, 'net.regloc.RegLoc1.Error.NotAuthorized')
+        self.assertEqual(self.get('Override'), '')
+        self.assertFalse(os.path.exists(os.path.join(self.state, 'override')))
+        r = self.regloc('override', 'set', 'FR')
+        self.assertEqual(r.returncode, 4, r.stderr)
+        self.assertRegex(r.stderr, r'^regloc override: error: Not authorized: .*net\.regloc\.override.*\n$')
+
+    def test_refused_without_polkit_at_all(self):
+        self.start_daemon()
+        name, message = self.call_error('SetOverride', GLib.Variant('(s)', ('FR',)))
+        self.assertEqual(name, 'net.regloc.RegLoc1.Error.NotAuthorized')
+        self.assertIn('polkit could not be asked', message)
+
+    def test_allowed_persisted_across_restart_and_cleared(self):
+        self.spawn_polkit(allowed=['net.regloc.override'])
+        self.start_daemon()
+        changes = []
+        self.subscribe('PropertiesChanged', changes)
+        r = self.regloc('override', 'set', 'fr')
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn('FR', r.stdout)
+        self.assertEqual(self.get('Override'), 'FR')
+        self.assertEqual(self.get('Country'), 'FR')
+        self.assertEqual(self.get('State'), 'override')
+        self.wait_for(lambda: any(c[1].get('Override') == 'FR' for c in changes), 'PropertiesChanged(Override)')
+        with open(os.path.join(self.state, 'override')) as f:
+            self.assertIn('country=FR', f.read())
+        self.assertIn('SetOverride, persisted', self.source('override')[3])
+
+        self.assertEqual(self.stop_daemon(), 0)
+        self.start_daemon()
+        self.wait_for(lambda: self.get('Country') == 'FR', 'FR after the restart')
+        self.assertEqual(self.get('Override'), 'FR')
+        self.assertEqual(self.get('State'), 'override')
+
+        self.call('ClearOverride')
+        self.assertEqual(self.get('Override'), '')
+        self.assertEqual(self.get('Country'), '00')
+        self.assertFalse(os.path.exists(os.path.join(self.state, 'override')))
+
+    def test_config_override_is_reported_as_such(self):
+        self.write_config('[override]\ncountry=CH\n')
+        self.start_daemon()
+        self.assertEqual(self.get('Override'), 'CH')
+        self.assertEqual(self.get('Country'), 'CH')
+        self.assertIn('regloc.conf', self.source('override')[3])
+        self.assertIn('regloc.conf', self.call('Explain')[0])
+        self.spawn_polkit(allowed=['net.regloc.override'])
+        r = self.regloc('override', 'clear')
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("regloc.conf's [override] still sets CH", r.stdout)
+        self.assertEqual(self.get('Override'), 'CH')
+
+    def test_corrupt_state_file_means_no_override(self):
+        os.makedirs(self.state)
+        with open(os.path.join(self.state, 'override'), 'w') as f:
+            f.write('[override]\ncountry=Z9\n')
+        self.start_daemon()
+        self.assertEqual(self.get('Override'), '')
+        self.assertEqual(self.get('Country'), '00')
+        self.assertIn('Ignoring the persisted override', self.daemon_log())
+
+    def test_interactive_authorization_flag(self):
+        server = self.spawn_server(*POLKIT, system_bus=True, stdout=subprocess.DEVNULL)
+        self.mocks.append(server)
+        obj = self.get_dbus(system_bus=True).get_object(POLKIT[0], POLKIT[1])
+        # polkit would have to ask for a password: challenge.
+        obj.AddMethod(POLKIT[2], 'CheckAuthorization', '(sa{sv})sa{ss}us', '(bba{ss})',
+                      'ret = (False, True, {})')
+        self.start_daemon()
+        name, _ = self.call_error('SetOverride', GLib.Variant('(s)', ('FR',)))
+        self.assertEqual(name, 'org.freedesktop.DBus.Error.InteractiveAuthorizationRequired')
+        r = self.regloc('override', 'set', 'FR')
+        self.assertEqual(r.returncode, 4, r.stderr)
+        calls = obj.GetMethodCalls('CheckAuthorization', dbus_interface=dbusmock.MOCK_IFACE)
+        flags = [int(c[1][3]) for c in calls]
+        self.assertEqual(flags, [0, 1], 'the CLI passes allow-interactive-authorization, a plain call does not')
+        self.assertEqual([str(c[1][1]) for c in calls], ['net.regloc.override'] * 2)
+
+
+class TestBadArguments(ReglocdTestCase):
+    def test_named_errors(self):
+        self.spawn_polkit(allowed=['net.regloc.override'])
+        self.start_daemon()
+        for bad in ['', 'F', 'F1', '1F', 'é', 'FRA', 'X' * 100000]:
+            name, message = self.call_error('SetOverride', GLib.Variant('(s)', (bad,)))
+            self.assertEqual(name, 'net.regloc.RegLoc1.Error.InvalidCountry', bad[:20])
+            self.assertIn('two letters', message)
+            self.assertLess(len(message), 200, 'one short line even for a huge argument')
+        self.assertIn('too long', self.call_error('SetOverride', GLib.Variant('(s)', ('X' * 100000,)))[1])
+        # Wrong D-Bus type: GDBus checks the signature against the XML.
+        name, message = self.call_error('SetOverride', GLib.Variant('(i)', (42,)))
+        self.assertEqual(name, 'org.freedesktop.DBus.Error.InvalidArgs')
+        name, _ = self.call_error('SetOverride', GLib.Variant('(ss)', ('FR', 'DE')))
+        self.assertEqual(name, 'org.freedesktop.DBus.Error.InvalidArgs')
+        name, _ = self.call_error('NoSuchMethod')
+        self.assertEqual(name, 'org.freedesktop.DBus.Error.UnknownMethod')
+        # Properties are read-only.
+        try:
+            self.bus.call_sync(NAME, PATH, 'org.freedesktop.DBus.Properties', 'Set',
+                               GLib.Variant('(ssv)', (IFACE, 'Country', GLib.Variant('s', 'FR'))),
+                               None, 0, -1, None)
+            self.fail('Set(Country) succeeded')
+        except GLib.Error as e:
+            self.assertIn('InvalidArgs', Gio.DBusError.get_remote_error(e) or '')
+        self.assertEqual(self.get('Override'), '')
+
+    def test_unknown_to_the_regulatory_database(self):
+        if not os.path.exists(REGDB):
+            self.skipTest(f'{REGDB} is missing (Debian package wireless-regdb)')
+        self.spawn_polkit(allowed=['net.regloc.override'])
+        self.start_daemon()
+        name, message = self.call_error('SetOverride', GLib.Variant('(s)', ('XY',)))
+        self.assertEqual(name, 'net.regloc.RegLoc1.Error.UnknownCountry')
+        self.assertIn('XY is not in the regulatory database', message)
+        self.call('SetOverride', GLib.Variant('(s)', ('00',)))
+        self.assertEqual(self.get('Override'), '00')
+        self.assertEqual(self.get('State'), 'override')
+
+    def test_cli_rejects_bad_country_without_a_call(self):
+        r = self.regloc('override', 'set', 'FRA')
+        self.assertEqual(r.returncode, 2)
+        self.assertEqual(r.stderr.count('\n'), 1)
+        r = self.regloc('override', 'frobnicate')
+        self.assertEqual(r.returncode, 2)
+
+
+class TestLocation(ReglocdTestCase):
+    def run_trip(self):
+        self.start_daemon('--replay', 'sample-trip', '--replay-speed', '50')
+        self.wait_for(lambda: self.get('Country') == 'DE' and 'end of the recording' in self.source('replay')[3],
+                      'the end of the trip', 20)
+
+    def test_coordinates_hidden_without_read_location(self):
+        self.spawn_polkit(allowed=[])
+        self.run_trip()
+        gps = [e for e in self.call('GetEvidence')[0] if e['source'] == 'gps']
+        self.assertEqual(len(gps), 1)
+        self.assertNotIn('latitude', gps[0])
+        self.assertNotIn('48.5', gps[0]['detail'])
+        self.assertIn('position hidden', gps[0]['detail'])
+        self.assertNotRegex(self.call('Explain')[0], r'48\.5')
+        self.assertNotRegex(self.get('Reason'), r'48\.5')
+        for s in self.get('Sources'):
+            self.assertNotRegex(s[3], r'48\.5')
+
+    def test_coordinates_shown_with_read_location(self):
+        self.spawn_polkit(allowed=['net.regloc.read-location'])
+        self.run_trip()
+        gps = [e for e in self.call('GetEvidence')[0] if e['source'] == 'gps'][0]
+        self.assertAlmostEqual(gps['latitude'], 48.5655, places=3)
+        self.assertAlmostEqual(gps['longitude'], 7.8230, places=3)
+        self.assertIn('48.5', self.call('Explain')[0])
+
+
+class TestLifecycle(ReglocdTestCase):
+    def test_sigterm_and_sigint_exit_cleanly(self):
+        for sig in (signal.SIGTERM, signal.SIGINT):
+            self.start_daemon()
+            self.daemon.send_signal(sig)
+            self.assertEqual(self.daemon.wait(timeout=10 * SLOW), 0, self.daemon_log())
+            self.daemon = None
+            self.assertFalse(self.name_owned())
+
+    def test_sighup_with_bad_config_keeps_the_old_one(self):
+        self.start_daemon()
+        self.wait_for(lambda: 'Europe/Berlin' in self.source('timezone')[3], 'Berlin')
+        with open(self.config, 'w') as f:
+            f.write('[policy]\nhold_down=soon\n')
+        self.daemon.send_signal(signal.SIGHUP)
+        self.wait_for(lambda: 'Keeping the old configuration' in self.daemon_log(), 'the rejection')
+        self.assertRegex(self.daemon_log(), r'hold_down')
+        self.assertEqual(self.get('Country'), '00')
+        self.assertIn('Europe/Berlin', self.source('timezone')[3])
+        # A good new config is taken.
+        other = os.path.join(self.dir, 'localtime2')
+        os.symlink(os.path.join(ZONEINFO, 'Europe/Rome'), other)
+        self.localtime = other
+        self.write_config()
+        self.daemon.send_signal(signal.SIGHUP)
+        self.wait_for(lambda: 'Europe/Rome' in self.source('timezone')[3], 'the new config')
+
+    def test_replace(self):
+        self.start_daemon()
+        first = self.daemon
+        self.daemon = None
+        self.start_daemon('--replace', wait=False)
+        self.assertEqual(first.wait(timeout=10 * SLOW), 0)
+        self.wait_for(self.name_owned, 'the second daemon')
+
+    def test_bad_config_at_start_is_an_error(self):
+        with open(self.config, 'w') as f:
+            f.write('[nonsense]\nkey=1\n')
+        r = subprocess.run(VALGRIND + [REGLOCD, '--config', self.config], capture_output=True, text=True,
+                           timeout=10 * SLOW)
+        self.assertEqual(r.returncode, 1)
+        self.assertRegex(r.stderr, r'^reglocd: error: .*nonsense')
+
+    def test_resume_drops_evidence_from_before_the_sleep(self):
+        server, logind = self.spawn_server_template('logind', {}, stdout=subprocess.DEVNULL)
+        self.mocks.append(server)
+        self.start_daemon('--replay', 'sample-trip', '--replay-speed', '50')
+        self.wait_for(lambda: self.get('Country') == 'DE', 'DE', 20)
+        time.sleep(0.5)   # the sleep watch subscribes asynchronously
+        for start in (True, False):
+            logind.EmitSignal('org.freedesktop.login1.Manager', 'PrepareForSleep', 'b', [start],
+                              dbus_interface=dbusmock.MOCK_IFACE)
+        self.wait_for(lambda: self.get('Country') == '00', '00 after the resume', 5)
+        self.assertEqual([e['source'] for e in self.call('GetEvidence')[0]], ['timezone'])
+        self.assertIn('Resumed from sleep', self.daemon_log())
+
+    def test_no_bus_mode_decides_without_dbus(self):
+        env = dict(os.environ, STATE_DIRECTORY=self.state, DBUS_SYSTEM_BUS_ADDRESS='unix:path=/nonexistent')
+        p = subprocess.Popen(VALGRIND + [REGLOCD, '--config', self.config, '--no-bus', '--replay', 'sample-trip',
+                                         '--replay-speed', '100'], env=env, stdout=subprocess.PIPE,
+                             stderr=subprocess.STDOUT, text=True)
+        time.sleep(3 * SLOW)
+        p.send_signal(signal.SIGTERM)
+        out = p.communicate(timeout=10 * SLOW)[0]
+        self.assertEqual(p.returncode, 0, out)
+        self.assertIn('country=DE state=decided', out)
+
+
+def normalize(text):
+    text = re.sub(r'\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d( \w+|Z)?', 'TIME', text)
+    text = re.sub(r'\b\d+ (s|min|h) ago', 'AGE', text)
+    text = re.sub(r'"age_s" : \d+', '"age_s" : AGE', text)
+    return text
+
+
+class TestCli(ReglocdTestCase):
+    def check_expected(self, name, text):
+        path = os.path.join(EXPECTED, name)
+        if os.environ.get('REGLOC_UPDATE_EXPECTED'):
+            with open(path, 'w') as f:
+                f.write(text)
+        with open(path) as f:
+            self.assertEqual(text, f.read(), f'output differs from {path}')
+
+    def test_status_text_and_json(self):
+        self.start_daemon('--replay', 'sample-trip', '--replay-speed', '50')
+        self.wait_for(lambda: self.get('Country') == 'DE' and 'end of the recording' in self.source('replay')[3],
+                      'the end of the trip', 20)
+        r = self.regloc('status')
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.check_expected('status.txt', normalize(r.stdout))
+        r = self.regloc('status', '--json')
+        self.assertEqual(r.returncode, 0, r.stderr)
+        data = json.loads(r.stdout)
+        self.assertEqual(data['country'], 'DE')
+        self.check_expected('status.json', normalize(r.stdout))
+        r = self.regloc('explain')
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertTrue(r.stdout.startswith('Decided DE'), r.stdout)
+
+    def test_monitor_follows_changes(self):
+        self.start_daemon('--replay', 'sample-trip', '--replay-speed', '10', wait=True)
+        mon = subprocess.Popen([REGLOC, 'monitor'], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        try:
+            self.wait_for(lambda: self.get('Country') == 'DE', 'DE', 30)
+            time.sleep(0.5)
+        finally:
+            mon.send_signal(signal.SIGINT)
+            out, err = mon.communicate(timeout=10)
+        self.assertEqual(mon.returncode, 0, err)
+        lines = [l.split('  ', 1)[1] for l in out.splitlines()]
+        self.assertTrue(lines[0].startswith('now 00 '), lines[0])
+        changes = [l for l in lines if l.startswith('country changed')]
+        self.assertEqual([c.split(':')[0] for c in changes],
+                         ['country changed 00 → FR', 'country changed FR → 00', 'country changed 00 → DE'])
+
+    def test_no_daemon(self):
+        for cmd in (['status'], ['status', '--json'], ['explain'], ['monitor'], ['override', 'clear']):
+            r = self.regloc(*cmd)
+            self.assertEqual(r.returncode, 3, cmd)
+            self.assertEqual(r.stdout, '')
+            self.assertRegex(r.stderr, r'^regloc \S+: error: reglocd is not running.*\n$')
+
+    def test_usage_errors(self):
+        r = self.regloc('status', '--frob')
+        self.assertEqual(r.returncode, 2)
+        self.assertIn("Try 'regloc status --help'", r.stderr)
+
+
+if __name__ == '__main__':
+    unittest.main(testRunner=unittest.TextTestRunner(stream=sys.stdout, verbosity=2))
