@@ -10,6 +10,7 @@
 #include "service/config.h"
 #include "service/regdb.h"
 #include "service/replay.h"
+#include "service/replay-gps.h"
 #include "service/scenario.h"
 #include "sources/tzmap.h"
 #include "sources/boundary.h"
@@ -88,8 +89,8 @@ load_inputs (const Options *o, const RlConfig *config, const RlTzMap *tzmap, con
     }
   for (guint i = 0; o->gps != NULL && o->gps[i] != NULL; i++)
     {
-      g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED, "%s: GPS logs are not supported by this build", o->gps[i]);
-      return FALSE;
+      if (!rl_replay_load_gps_file (replay, o->gps[i], o->gps_format, o->date, config, index, error))
+        return FALSE;
     }
   for (guint i = 0; o->scans != NULL && o->scans[i] != NULL; i++)
     {
