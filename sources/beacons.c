@@ -1,0 +1,467 @@
+#define G_LOG_DOMAIN "regloc-beacons"
+
+#include "beacons.h"
+
+#include <errno.h>
+#include <net/if.h>
+#include <string.h>
+#include <netlink/attr.h>
+#include <linux/nl80211.h>
+#include "nl80211-link.h"
+
+/* A BSS is a new observation only when its last-seen time moved by more
+ * than this; dumps repeat cached entries. */
+#define RL_BEACONS_SAME_FRAME_US (500 * G_GINT64_CONSTANT (1000))
+/* No NEW_SCAN_RESULTS after a trigger we sent: dump anyway. */
+#define RL_BEACONS_SCAN_TIMEOUT_S 30
+#define RL_BEACONS_RETRY_MIN_S 10
+#define RL_BEACONS_RETRY_MAX_S 600
+
+typedef struct {
+  int ifindex;
+  char name[IF_NAMESIZE + 1];
+  guint scan_timeout;
+  struct RlBeacons *owner;
+} Iface;
+
+typedef struct {
+  guint8 bssid[6];
+  gint64 last_seen;
+  gboolean has_evidence;
+} Bss;
+
+typedef struct RlBeacons {
+  RlSource parent;
+  guint max_age_s;
+  guint max_bss;
+  guint scan_interval_s;
+  RlNlLink *link;
+  GHashTable *ifaces;   /* ifindex → Iface */
+  GHashTable *bss;      /* bssid (6 bytes packed in a guint64) → Bss */
+  guint retry_id;
+  guint retry_s;
+  guint scan_timer;
+  RlBeaconsScanFunc scan_func;
+  gpointer scan_data;
+  guint n_with_country;
+  gboolean in_dump;
+} RlBeacons;
+
+static void beacons_connect (RlBeacons *self);
+
+static guint64
+bssid_key (const guint8 b[6])
+{
+  guint64 k = 0;
+  for (guint i = 0; i < 6; i++)
+    k = (k << 8) | b[i];
+  return k;
+}
+
+static guint
+u64_hash (gconstpointer p)
+{
+  return g_int64_hash (p);
+}
+
+static void
+update_status (RlBeacons *self)
+{
+  if (self->link == NULL)
+    return;
+  rl_source_set_status (&self->parent, TRUE, "%u APs with a country of %u heard, %u interfaces",
+                        self->n_with_country, g_hash_table_size (self->bss),
+                        g_hash_table_size (self->ifaces));
+}
+
+static void
+drop_bss (RlBeacons *self, Bss *b, guint64 *key)
+{
+  if (b->has_evidence)
+    {
+      char text[18], evkey[48];
+      rl_bssid_to_string (b->bssid, text);
+      g_snprintf (evkey, sizeof evkey, "beacon:%s", text);
+      rl_source_withdraw (&self->parent, evkey);
+      self->n_with_country--;
+    }
+  g_hash_table_remove (self->bss, key);
+}
+
+/* Ages out BSSes nobody heard for max_age and makes room under the cap by
+ * dropping the least recently heard. */
+static void
+prune (RlBeacons *self, gint64 now, gboolean make_room)
+{
+  GHashTableIter it;
+  gpointer k, v;
+  GPtrArray *old = g_ptr_array_new ();
+
+  if (self->max_age_s > 0)
+    {
+      g_hash_table_iter_init (&it, self->bss);
+      while (g_hash_table_iter_next (&it, &k, &v))
+        if (((Bss *) v)->last_seen + (gint64) self->max_age_s * RL_USEC_PER_SEC < now)
+          g_ptr_array_add (old, k);
+      for (guint i = 0; i < old->len; i++)
+        drop_bss (self, g_hash_table_lookup (self->bss, old->pdata[i]), old->pdata[i]);
+    }
+  g_ptr_array_free (old, TRUE);
+
+  while (make_room && self->max_bss > 0 && g_hash_table_size (self->bss) >= self->max_bss)
+    {
+      Bss *oldest = NULL;
+      guint64 *oldest_key = NULL;
+      g_hash_table_iter_init (&it, self->bss);
+      while (g_hash_table_iter_next (&it, &k, &v))
+        if (oldest == NULL || ((Bss *) v)->last_seen < oldest->last_seen)
+          {
+            oldest = v;
+            oldest_key = k;
+          }
+      drop_bss (self, oldest, oldest_key);
+    }
+}
+
+static void
+handle_bss (RlBeacons *self, const guint8 *attrs, gsize len)
+{
+  g_autoptr (GError) error = NULL;
+  RlScanBss sb;
+  gint64 now = g_get_real_time ();
+
+  if (!rl_nl80211_parse_bss (attrs, len, &sb, &error))
+    {
+      g_debug ("skipping a scan result: %s", error->message);
+      return;
+    }
+  gint64 seen = now - (gint64) sb.seen_ms_ago * 1000;
+  guint64 key = bssid_key (sb.bssid);
+  Bss *b = g_hash_table_lookup (self->bss, &key);
+  if (b != NULL && ABS (seen - b->last_seen) < RL_BEACONS_SAME_FRAME_US)
+    return;
+  /* an old cached entry from before our horizon is no evidence */
+  if (self->max_age_s > 0 && seen + (gint64) self->max_age_s * RL_USEC_PER_SEC < now)
+    return;
+  if (b == NULL)
+    {
+      prune (self, now, TRUE);
+      guint64 *k = g_new (guint64, 1);
+      *k = key;
+      b = g_new0 (Bss, 1);
+      memcpy (b->bssid, sb.bssid, 6);
+      g_hash_table_insert (self->bss, k, b);
+    }
+  b->last_seen = seen;
+
+  if (self->scan_func != NULL)
+    {
+      Iface *iface = sb.has_ifindex ? g_hash_table_lookup (self->ifaces, GINT_TO_POINTER (sb.ifindex)) : NULL;
+      self->scan_func (iface != NULL ? iface->name : "", &sb, seen, self->scan_data);
+    }
+
+  RlEvidence ev;
+  RlCountryIeResult res = rl_beacon_evidence_build (&ev, sb.bssid, sb.has_signal ? sb.signal_mbm : 0, sb.freq_mhz,
+                                                    sb.ies, sb.ies_len, sb.beacon_ies, sb.beacon_ies_len,
+                                                    seen, self->max_age_s);
+  if (res == RL_COUNTRY_IE_OK)
+    {
+      if (!b->has_evidence)
+        self->n_with_country++;
+      b->has_evidence = TRUE;
+      rl_source_put (&self->parent, &ev);
+    }
+  else if (b->has_evidence)
+    {
+      /* the AP stopped advertising a usable country: its old word no longer stands */
+      char text[18], evkey[48];
+      rl_bssid_to_string (b->bssid, text);
+      g_snprintf (evkey, sizeof evkey, "beacon:%s", text);
+      rl_source_withdraw (&self->parent, evkey);
+      b->has_evidence = FALSE;
+      self->n_with_country--;
+    }
+}
+
+static void
+on_scan_dump (guint8 cmd, const guint8 *attrs, gsize len, gpointer user_data)
+{
+  if (cmd == NL80211_CMD_NEW_SCAN_RESULTS)
+    handle_bss (user_data, attrs, len);
+}
+
+static void
+dump_scan (RlBeacons *self, Iface *iface)
+{
+  g_autoptr (GError) error = NULL;
+
+  if (iface->scan_timeout != 0)
+    {
+      g_source_remove (iface->scan_timeout);
+      iface->scan_timeout = 0;
+    }
+  if (!rl_nl_link_dump (self->link, NL80211_CMD_GET_SCAN, iface->ifindex, on_scan_dump, self, &error))
+    g_debug ("scan dump of %s: %s", iface->name, error->message);
+  prune (self, g_get_real_time (), FALSE);
+  update_status (self);
+}
+
+static void
+iface_free (gpointer p)
+{
+  Iface *iface = p;
+  if (iface->scan_timeout != 0)
+    g_source_remove (iface->scan_timeout);
+  g_free (iface);
+}
+
+static Iface *
+add_iface (RlBeacons *self, int ifindex, const char *name)
+{
+  Iface *iface = g_hash_table_lookup (self->ifaces, GINT_TO_POINTER (ifindex));
+  if (iface == NULL)
+    {
+      iface = g_new0 (Iface, 1);
+      iface->ifindex = ifindex;
+      iface->owner = self;
+      g_hash_table_insert (self->ifaces, GINT_TO_POINTER (ifindex), iface);
+      g_debug ("watching interface %s (%d)", name != NULL ? name : "?", ifindex);
+    }
+  if (name != NULL)
+    g_strlcpy (iface->name, name, sizeof iface->name);
+  else if (iface->name[0] == '\0' && if_indextoname ((unsigned) ifindex, iface->name) == NULL)
+    g_snprintf (iface->name, sizeof iface->name, "if%d", ifindex);
+  return iface;
+}
+
+static gboolean
+iface_from_attrs (const guint8 *attrs, gsize len, int *ifindex, char name[IF_NAMESIZE + 1])
+{
+  struct nlattr *tb[NL80211_ATTR_MAX + 1];
+
+  name[0] = '\0';
+  if (len > G_MAXINT || nla_parse (tb, NL80211_ATTR_MAX, (struct nlattr *) attrs, (int) len, NULL) < 0)
+    return FALSE;
+  if (tb[NL80211_ATTR_IFINDEX] == NULL || nla_len (tb[NL80211_ATTR_IFINDEX]) != 4)
+    return FALSE;
+  *ifindex = (int) nla_get_u32 (tb[NL80211_ATTR_IFINDEX]);
+  if (tb[NL80211_ATTR_IFNAME] != NULL && nla_len (tb[NL80211_ATTR_IFNAME]) > 0)
+    {
+      gsize n = MIN ((gsize) nla_len (tb[NL80211_ATTR_IFNAME]), (gsize) IF_NAMESIZE);
+      memcpy (name, nla_data (tb[NL80211_ATTR_IFNAME]), n);
+      name[n] = '\0';
+    }
+  return TRUE;
+}
+
+static void
+on_iface_dump (guint8 cmd, const guint8 *attrs, gsize len, gpointer user_data)
+{
+  int ifindex;
+  char name[IF_NAMESIZE + 1];
+  if (cmd == NL80211_CMD_NEW_INTERFACE && iface_from_attrs (attrs, len, &ifindex, name))
+    add_iface (user_data, ifindex, name[0] ? name : NULL);
+}
+
+/* Everything from scratch: at start and after the event socket lost messages. */
+static void
+resync (RlBeacons *self)
+{
+  g_autoptr (GError) error = NULL;
+  GHashTableIter it;
+  gpointer v;
+
+  if (!rl_nl_link_dump (self->link, NL80211_CMD_GET_INTERFACE, 0, on_iface_dump, self, &error))
+    g_message ("listing wireless interfaces: %s", error->message);
+  g_hash_table_iter_init (&it, self->ifaces);
+  while (g_hash_table_iter_next (&it, NULL, &v))
+    dump_scan (self, v);
+  update_status (self);
+}
+
+static void
+on_event (guint8 cmd, const guint8 *attrs, gsize len, gpointer user_data)
+{
+  RlBeacons *self = user_data;
+  int ifindex;
+  char name[IF_NAMESIZE + 1];
+
+  if (!iface_from_attrs (attrs, len, &ifindex, name))
+    return;
+  switch (cmd)
+    {
+    case NL80211_CMD_NEW_SCAN_RESULTS:
+      dump_scan (self, add_iface (self, ifindex, NULL));
+      break;
+    case NL80211_CMD_SCAN_ABORTED:
+      {
+        Iface *iface = g_hash_table_lookup (self->ifaces, GINT_TO_POINTER (ifindex));
+        if (iface != NULL && iface->scan_timeout != 0)
+          {
+            g_source_remove (iface->scan_timeout);
+            iface->scan_timeout = 0;
+          }
+      }
+      break;
+    case NL80211_CMD_NEW_INTERFACE:
+      add_iface (self, ifindex, name[0] ? name : NULL);
+      update_status (self);
+      break;
+    case NL80211_CMD_DEL_INTERFACE:
+      /* what it heard stays until it ages out: the APs were really there */
+      if (g_hash_table_remove (self->ifaces, GINT_TO_POINTER (ifindex)))
+        g_debug ("interface %d removed", ifindex);
+      update_status (self);
+      break;
+    default:
+      break;
+    }
+}
+
+static void
+on_overrun (gpointer user_data)
+{
+  resync (user_data);
+}
+
+static gboolean
+on_scan_timeout (gpointer user_data)
+{
+  Iface *iface = user_data;
+  iface->scan_timeout = 0;
+  g_debug ("no scan results on %s in %d s; reading what there is", iface->name, RL_BEACONS_SCAN_TIMEOUT_S);
+  dump_scan (iface->owner, iface);
+  return G_SOURCE_REMOVE;
+}
+
+static gboolean
+on_scan_timer (gpointer user_data)
+{
+  RlBeacons *self = user_data;
+  GHashTableIter it;
+  gpointer v;
+
+  g_hash_table_iter_init (&it, self->ifaces);
+  while (g_hash_table_iter_next (&it, NULL, &v))
+    {
+      Iface *iface = v;
+      g_autoptr (GError) error = NULL;
+      /* no NL80211_ATTR_SCAN_SSIDS: a passive scan, nothing is transmitted */
+      struct nl_msg *msg = rl_nl_link_msg (self->link, NL80211_CMD_TRIGGER_SCAN, 0);
+      if (msg == NULL)
+        continue;
+      if (nla_put_u32 (msg, NL80211_ATTR_IFINDEX, (guint32) iface->ifindex) == 0
+          && rl_nl_link_request (self->link, msg, NULL, &error))
+        {
+          /* the event socket is subscribed already, so the result cannot slip by;
+           * the timeout covers a driver that never answers */
+          if (iface->scan_timeout == 0)
+            iface->scan_timeout = g_timeout_add_seconds (RL_BEACONS_SCAN_TIMEOUT_S, on_scan_timeout, iface);
+        }
+      else if (error != NULL)
+        g_debug ("passive scan on %s: %s", iface->name, error->message);
+      nlmsg_free (msg);
+    }
+  return G_SOURCE_CONTINUE;
+}
+
+static gboolean
+on_retry (gpointer user_data)
+{
+  RlBeacons *self = user_data;
+  self->retry_id = 0;
+  beacons_connect (self);
+  return G_SOURCE_REMOVE;
+}
+
+static void
+beacons_connect (RlBeacons *self)
+{
+  static const char *const groups[] = { "scan", "config", NULL };
+  g_autoptr (GError) error = NULL;
+
+  self->link = rl_nl_link_new (groups, on_event, on_overrun, self, &error);
+  if (self->link == NULL)
+    {
+      /* no cfg80211 now does not mean never (a module load, a USB stick) */
+      rl_source_set_status (&self->parent, FALSE, "unavailable: %s", error->message);
+      self->retry_s = self->retry_s == 0 ? RL_BEACONS_RETRY_MIN_S : MIN (self->retry_s * 2, RL_BEACONS_RETRY_MAX_S);
+      self->retry_id = g_timeout_add_seconds (self->retry_s, on_retry, self);
+      return;
+    }
+  self->retry_s = 0;
+  resync (self);
+  if (self->scan_interval_s > 0 && self->scan_timer == 0)
+    {
+      self->scan_timer = g_timeout_add_seconds (self->scan_interval_s, on_scan_timer, self);
+      on_scan_timer (self);
+    }
+}
+
+static RlSource *
+beacons_create (const RlConfig *config, const RlSourceSink *sink)
+{
+  if (!config->beacons_enabled)
+    return NULL;
+  RlBeacons *self = g_new0 (RlBeacons, 1);
+  rl_source_init (&self->parent, &rl_beacons_source_ops, sink);
+  self->max_age_s = config->policy.max_age_s[RL_SOURCE_BEACON];
+  self->max_bss = config->beacons_max_bss;
+  self->scan_interval_s = config->beacons_scan_interval_s;
+  self->ifaces = g_hash_table_new_full (NULL, NULL, NULL, iface_free);
+  self->bss = g_hash_table_new_full (u64_hash, g_int64_equal, g_free, g_free);
+  return &self->parent;
+}
+
+static void
+beacons_start (RlSource *source)
+{
+  RlBeacons *self = (RlBeacons *) source;
+  if (self->link == NULL && self->retry_id == 0)
+    beacons_connect (self);
+}
+
+static void
+beacons_stop (RlSource *source)
+{
+  RlBeacons *self = (RlBeacons *) source;
+  g_clear_handle_id (&self->retry_id, g_source_remove);
+  g_clear_handle_id (&self->scan_timer, g_source_remove);
+  g_hash_table_remove_all (self->ifaces);
+  g_clear_pointer (&self->link, rl_nl_link_free);
+}
+
+static void
+beacons_free (RlSource *source)
+{
+  RlBeacons *self = (RlBeacons *) source;
+  beacons_stop (source);
+  g_hash_table_unref (self->ifaces);
+  g_hash_table_unref (self->bss);
+  g_free (self);
+}
+
+void
+rl_beacons_set_scan_observer (RlSource *source, RlBeaconsScanFunc func, gpointer user_data)
+{
+  g_return_if_fail (source != NULL && source->ops == &rl_beacons_source_ops);
+  RlBeacons *self = (RlBeacons *) source;
+  self->scan_func = func;
+  self->scan_data = user_data;
+}
+
+guint
+rl_beacons_n_bss (RlSource *source)
+{
+  g_return_val_if_fail (source != NULL && source->ops == &rl_beacons_source_ops, 0);
+  return g_hash_table_size (((RlBeacons *) source)->bss);
+}
+
+const RlSourceOps rl_beacons_source_ops = {
+  .name = "beacons",
+  .kind = RL_SOURCE_BEACON,
+  .create = beacons_create,
+  .start = beacons_start,
+  .stop = beacons_stop,
+  .free = beacons_free,
+};
