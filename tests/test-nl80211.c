@@ -1,0 +1,198 @@
+/* nl80211 message parsing: scan results and regulatory messages, from
+ * attribute sets laid out as the kernel sends them. */
+#include <string.h>
+#include <netlink/msg.h>
+#include <netlink/attr.h>
+#include <linux/nl80211.h>
+#include "sources/nl80211-scan.h"
+#include "sources/applier.h"
+
+static const guint8 de_ies[] = {
+  0x00, 0x07, 'h', 'o', 'm', 'e', '-', 'D', 'E',
+  0x07, 0x06, 'D', 'E', ' ', 0x01, 0x0d, 0x14,
+};
+
+/* Builds an attribute stream into an aligned copy; returns its length. */
+static gsize
+build_scan_attrs (guint32 *buf, gsize buf_len, gboolean with_bss, int bssid_len, gboolean with_ies)
+{
+  struct nl_msg *msg = nlmsg_alloc ();
+  static const guint8 bssid[6] = { 0x02, 0x00, 0x00, 0x00, 0x00, 0x00 };
+
+  nla_put_u32 (msg, NL80211_ATTR_GENERATION, 7);
+  nla_put_u32 (msg, NL80211_ATTR_IFINDEX, 5);
+  nla_put_u64 (msg, NL80211_ATTR_WDEV, 1);
+  if (with_bss)
+    {
+      struct nlattr *bss = nla_nest_start (msg, NL80211_ATTR_BSS);
+      nla_put (msg, NL80211_BSS_BSSID, bssid_len, bssid);
+      nla_put_u32 (msg, NL80211_BSS_FREQUENCY, 2412);
+      nla_put_u64 (msg, NL80211_BSS_TSF, 123456);
+      nla_put_u16 (msg, NL80211_BSS_BEACON_INTERVAL, 100);
+      nla_put_u16 (msg, NL80211_BSS_CAPABILITY, 0x0401);
+      if (with_ies)
+        {
+          nla_put (msg, NL80211_BSS_INFORMATION_ELEMENTS, sizeof de_ies, de_ies);
+          nla_put (msg, NL80211_BSS_BEACON_IES, sizeof de_ies, de_ies);
+        }
+      nla_put_u32 (msg, NL80211_BSS_SIGNAL_MBM, (guint32) -3000);
+      nla_put_u32 (msg, NL80211_BSS_SEEN_MS_AGO, 40);
+      nla_nest_end (msg, bss);
+    }
+  gsize len = (gsize) nlmsg_datalen (nlmsg_hdr (msg));
+  g_assert_cmpuint (len, <=, buf_len);
+  memcpy (buf, nlmsg_data (nlmsg_hdr (msg)), len);
+  nlmsg_free (msg);
+  return len;
+}
+
+static void
+test_scan_result (void)
+{
+  guint32 buf[256];
+  gsize len = build_scan_attrs (buf, sizeof buf, TRUE, 6, TRUE);
+  RlScanBss bss;
+  g_autoptr (GError) error = NULL;
+
+  g_assert_true (rl_nl80211_parse_bss ((const guint8 *) buf, len, &bss, &error));
+  g_assert_no_error (error);
+  g_assert_true (bss.has_ifindex);
+  g_assert_cmpuint (bss.ifindex, ==, 5);
+  g_assert_cmpuint (bss.bssid[0], ==, 0x02);
+  g_assert_cmpuint (bss.freq_mhz, ==, 2412);
+  g_assert_true (bss.has_signal);
+  g_assert_cmpint (bss.signal_mbm, ==, -3000);
+  g_assert_cmpuint (bss.seen_ms_ago, ==, 40);
+  g_assert_cmpmem (bss.ies, bss.ies_len, de_ies, sizeof de_ies);
+  g_assert_cmpmem (bss.beacon_ies, bss.beacon_ies_len, de_ies, sizeof de_ies);
+
+  RlEvidence ev;
+  g_assert_cmpint (rl_beacon_evidence_build (&ev, bss.bssid, bss.signal_mbm, bss.freq_mhz, bss.ies, bss.ies_len,
+                                             bss.beacon_ies, bss.beacon_ies_len, 1000, 60), ==, RL_COUNTRY_IE_OK);
+  g_assert_cmpstr (ev.key, ==, "beacon:02:00:00:00:00:00");
+  g_assert_cmpstr (ev.beacon.ssid, ==, "home-DE");
+}
+
+static void
+test_scan_bad (void)
+{
+  guint32 buf[256];
+  RlScanBss bss;
+  gsize len;
+
+  len = build_scan_attrs (buf, sizeof buf, FALSE, 6, TRUE);
+  {
+    g_autoptr (GError) error = NULL;
+    g_assert_false (rl_nl80211_parse_bss ((const guint8 *) buf, len, &bss, &error));
+    g_assert_error (error, RL_NL80211_ERROR, RL_NL80211_ERROR_MISSING);
+  }
+  len = build_scan_attrs (buf, sizeof buf, TRUE, 4, TRUE);
+  {
+    g_autoptr (GError) error = NULL;
+    g_assert_false (rl_nl80211_parse_bss ((const guint8 *) buf, len, &bss, &error));
+    g_assert_error (error, RL_NL80211_ERROR, RL_NL80211_ERROR_MISSING);
+  }
+  /* no IEs at all: parsed, and no evidence */
+  len = build_scan_attrs (buf, sizeof buf, TRUE, 6, FALSE);
+  g_assert_true (rl_nl80211_parse_bss ((const guint8 *) buf, len, &bss, NULL));
+  g_assert_null (bss.ies);
+  RlEvidence ev;
+  g_assert_cmpint (rl_beacon_evidence_build (&ev, bss.bssid, 0, 0, bss.ies, bss.ies_len, NULL, 0, 0, 0), ==,
+                   RL_COUNTRY_IE_ABSENT);
+
+  /* every truncation of a good message: a clean answer, never a read past the end */
+  len = build_scan_attrs (buf, sizeof buf, TRUE, 6, TRUE);
+  for (gsize n = 0; n < len; n++)
+    {
+      guint8 *copy = g_malloc (n + 1);
+      memcpy (copy, buf, n);
+      g_autoptr (GError) error = NULL;
+      gboolean ok = rl_nl80211_parse_bss (copy, n, &bss, &error);
+      g_assert_true (ok || error != NULL);
+      if (ok)
+        g_assert_true (bss.ies == NULL || (bss.ies >= copy && bss.ies + bss.ies_len <= copy + n));
+      g_free (copy);
+    }
+}
+
+static gsize
+build_reg (guint32 *buf, gsize buf_len, int type, const char *alpha2, int wiphy, gboolean self_managed)
+{
+  struct nl_msg *msg = nlmsg_alloc ();
+  nla_put_u8 (msg, NL80211_ATTR_REG_INITIATOR, NL80211_REGDOM_SET_BY_USER);
+  if (type >= 0)
+    nla_put_u8 (msg, NL80211_ATTR_REG_TYPE, (guint8) type);
+  if (alpha2 != NULL)
+    nla_put_string (msg, NL80211_ATTR_REG_ALPHA2, alpha2);
+  if (wiphy >= 0)
+    nla_put_u32 (msg, NL80211_ATTR_WIPHY, (guint32) wiphy);
+  if (self_managed)
+    nla_put_flag (msg, NL80211_ATTR_WIPHY_SELF_MANAGED_REG);
+  gsize len = (gsize) nlmsg_datalen (nlmsg_hdr (msg));
+  g_assert_cmpuint (len, <=, buf_len);
+  memcpy (buf, nlmsg_data (nlmsg_hdr (msg)), len);
+  nlmsg_free (msg);
+  return len;
+}
+
+static void
+test_reg_messages (void)
+{
+  guint32 buf[64];
+  RlRegMessage m;
+  gsize len;
+
+  /* REG_CHANGE to a country: alpha2 present */
+  len = build_reg (buf, sizeof buf, NL80211_REGDOM_TYPE_COUNTRY, "DE", -1, FALSE);
+  g_assert_true (rl_applier_parse_reg_message ((const guint8 *) buf, len, &m));
+  g_assert_cmpuint (m.country, ==, RL_COUNTRY ('D', 'E'));
+  g_assert_false (m.has_wiphy);
+  g_assert_true (m.has_initiator);
+  g_assert_cmpuint (m.initiator, ==, NL80211_REGDOM_SET_BY_USER);
+
+  /* REG_CHANGE to the world domain names no alpha2 */
+  len = build_reg (buf, sizeof buf, NL80211_REGDOM_TYPE_WORLD, NULL, -1, FALSE);
+  g_assert_true (rl_applier_parse_reg_message ((const guint8 *) buf, len, &m));
+  g_assert_cmpuint (m.country, ==, RL_COUNTRY_WORLD);
+
+  len = build_reg (buf, sizeof buf, NL80211_REGDOM_TYPE_INTERSECTION, NULL, -1, FALSE);
+  g_assert_true (rl_applier_parse_reg_message ((const guint8 *) buf, len, &m));
+  g_assert_cmpuint (m.country, ==, RL_COUNTRY ('9', '8'));
+
+  /* a GET_REG dump entry of a self-managed wiphy */
+  len = build_reg (buf, sizeof buf, -1, "US", 0, TRUE);
+  g_assert_true (rl_applier_parse_reg_message ((const guint8 *) buf, len, &m));
+  g_assert_true (m.has_wiphy);
+  g_assert_cmpuint (m.wiphy, ==, 0);
+  g_assert_true (m.self_managed);
+  g_assert_cmpuint (m.country, ==, RL_COUNTRY ('U', 'S'));
+
+  /* garbage alpha2 bytes name nothing */
+  len = build_reg (buf, sizeof buf, -1, "\x01\x02", -1, FALSE);
+  g_assert_true (rl_applier_parse_reg_message ((const guint8 *) buf, len, &m));
+  g_assert_cmpuint (m.country, ==, RL_COUNTRY_NONE);
+}
+
+static void
+test_applier_disabled (void)
+{
+  /* apply=false decides without touching the kernel: nothing is sent even
+   * before (or without) a connection */
+  g_autoptr (RlApplier) a = rl_applier_new (FALSE);
+  g_assert_cmpint (rl_applier_mode (a), ==, RL_APPLIER_DISABLED);
+  g_assert_false (rl_applier_apply (a, RL_COUNTRY ('D', 'E')));
+  g_assert_cmpuint (rl_applier_requested (a), ==, RL_COUNTRY ('D', 'E'));
+  g_assert_cmpuint (rl_applier_kernel_country (a), ==, RL_COUNTRY_NONE);
+  g_assert_nonnull (strstr (rl_applier_detail (a), "disabled"));
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/nl80211/scan-result", test_scan_result);
+  g_test_add_func ("/nl80211/scan-bad", test_scan_bad);
+  g_test_add_func ("/nl80211/reg-messages", test_reg_messages);
+  g_test_add_func ("/nl80211/applier-disabled", test_applier_disabled);
+  return g_test_run ();
+}
