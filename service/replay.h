@@ -34,6 +34,9 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (RlReplay, rl_replay_free)
 
 /* The item counts from ev->observed_at (its expires_at must be set). */
 void rl_replay_add_evidence (RlReplay *replay, const RlEvidence *ev);
+/* For settings that hold for the whole replay (--timezone): the item counts
+ * from the earliest event of the run, whatever its observed_at says. */
+void rl_replay_add_evidence_at_start (RlReplay *replay, const RlEvidence *ev);
 void rl_replay_add_withdraw (RlReplay *replay, gint64 time, const char *key);
 void rl_replay_add_withdraw_kind (RlReplay *replay, gint64 time, RlSourceKind kind);
 /* logind PrepareForSleep(false): observations from before @time are dropped. */
@@ -47,8 +50,8 @@ void rl_replay_note (RlReplay *replay, const char *fmt, ...) G_GNUC_PRINTF (2, 3
 /* Keep every evidence item for `--evidence`. */
 void rl_replay_set_keep_evidence (RlReplay *replay, gboolean keep);
 
-/* Runs until every event is applied and, when @settle, until the decision
- * no longer changes by itself (hold-downs, expiries). */
+/* Runs until every event is applied and, when @settle, until a pending
+ * hold-down has run out (expiries after the last event are not played). */
 void rl_replay_run (RlReplay *replay, gboolean settle);
 
 const GArray *rl_replay_timeline (const RlReplay *replay);       /* RlTimelineEntry */

@@ -1,0 +1,13 @@
+/* One function per `regloc` subcommand; each returns the process exit code
+ * (see regloc(1): 0 ok, 1 failure or check failed, 2 usage, 3 daemon not
+ * running, 4 refused). */
+#pragma once
+
+#define RL_EXIT_OK 0
+#define RL_EXIT_FAILURE 1
+#define RL_EXIT_USAGE 2
+#define RL_EXIT_NO_DAEMON 3
+#define RL_EXIT_REFUSED 4
+
+int rl_cmd_replay (int argc, char **argv);
+int rl_cmd_check_config (int argc, char **argv);
