@@ -10,6 +10,7 @@
 #include "service/config.h"
 #include "service/regdb.h"
 #include "service/replay.h"
+#include "service/replay-scans.h"
 #include "service/scenario.h"
 #include "sources/tzmap.h"
 
@@ -78,10 +79,8 @@ load_inputs (const Options *o, const RlConfig *config, const RlTzMap *tzmap, RlR
       return FALSE;
     }
   for (guint i = 0; o->scans != NULL && o->scans[i] != NULL; i++)
-    {
-      g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED, "%s: scan logs are not supported by this build", o->scans[i]);
+    if (!rl_replay_load_scan_file (replay, o->scans[i], config, error))
       return FALSE;
-    }
   return TRUE;
 }
 
