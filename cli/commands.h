@@ -11,3 +11,4 @@
 
 int rl_cmd_replay (int argc, char **argv);
 int rl_cmd_check_config (int argc, char **argv);
+int rl_cmd_record (int argc, char **argv);

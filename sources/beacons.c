@@ -384,7 +384,7 @@ beacons_connect (RlBeacons *self)
   if (self->link == NULL)
     {
       /* no cfg80211 now does not mean never (a module load, a USB stick) */
-      rl_source_set_status (&self->parent, FALSE, "unavailable: %s", error->message);
+      rl_source_set_status (&self->parent, FALSE, "%s", error->message);
       self->retry_s = self->retry_s == 0 ? RL_BEACONS_RETRY_MIN_S : MIN (self->retry_s * 2, RL_BEACONS_RETRY_MAX_S);
       self->retry_id = g_timeout_add_seconds (self->retry_s, on_retry, self);
       return;
