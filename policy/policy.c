@@ -54,7 +54,7 @@ rl_policy_params_init (RlPolicyParams *p)
   p->beacon_min_fraction = 2.0 / 3.0;
   p->beacon_strong_aps = 4;
   p->beacon_strong_operators = 3;
-  p->beacon_max_aps_per_operator = 3;
+  p->beacon_max_aps_per_operator = 2;
   p->timezone_weight = 0.4;
   p->max_age_s[RL_SOURCE_GPS] = 600;
   p->max_age_s[RL_SOURCE_BEACON] = 900;
@@ -224,31 +224,24 @@ tally_beacons (Tallying *t, GPtrArray *beacons)
       }
 
   /* Each group votes once, for the country most of its members name
-   * (ties: the smaller code). */
+   * (ties: the smaller code).  Members are counted per (group, country). */
+  g_autoptr (GHashTable) member_counts = g_hash_table_new (g_direct_hash, g_direct_equal);
   g_autoptr (GHashTable) group_votes = g_hash_table_new (g_direct_hash, g_direct_equal);
-  for (guint i = 0; i < n; i++)
+  for (guint k = 0; k < n; k++)
     {
-      guint root = uf_find (parent, i);
-      if (root != i)
-        continue;
-      RlCountry best = RL_COUNTRY_NONE;
-      guint best_n = 0;
-      for (guint k = i; k < n; k++)
-        {
-          if (uf_find (parent, k) != root)
-            continue;
-          RlCountry c = aps[k].ev->countries[0];
-          guint cnt = 0;
-          for (guint m = i; m < n; m++)
-            if (uf_find (parent, m) == root && aps[m].ev->countries[0] == c)
-              cnt++;
-          if (cnt > best_n || (cnt == best_n && c < best))
-            {
-              best = c;
-              best_n = cnt;
-            }
-        }
-      g_hash_table_insert (group_votes, GUINT_TO_POINTER (root + 1), GUINT_TO_POINTER ((guint) best));
+      guint root = uf_find (parent, k);
+      RlCountry c = aps[k].ev->countries[0];
+      /* n ≤ 2^16 in practice (the sources cap their tables); key = root * 2^16 + country */
+      gpointer key = GSIZE_TO_POINTER (((gsize) root << 16) | c);
+      guint cnt = GPOINTER_TO_UINT (g_hash_table_lookup (member_counts, key)) + 1;
+      g_hash_table_insert (member_counts, key, GUINT_TO_POINTER (cnt));
+
+      gpointer gkey = GUINT_TO_POINTER (root + 1);
+      guint packed = GPOINTER_TO_UINT (g_hash_table_lookup (group_votes, gkey));
+      RlCountry best = (RlCountry) (packed & 0xffff);
+      guint best_n = packed >> 16;
+      if (cnt > best_n || (cnt == best_n && c < best))
+        g_hash_table_insert (group_votes, gkey, GUINT_TO_POINTER ((cnt << 16) | c));
     }
 
   /* Count votes per country with the per-operator cap. */
@@ -259,7 +252,7 @@ tally_beacons (Tallying *t, GPtrArray *beacons)
     {
       if (uf_find (parent, i) != i)
         continue;
-      RlCountry c = (RlCountry) GPOINTER_TO_UINT (g_hash_table_lookup (group_votes, GUINT_TO_POINTER (i + 1)));
+      RlCountry c = (RlCountry) (GPOINTER_TO_UINT (g_hash_table_lookup (group_votes, GUINT_TO_POINTER (i + 1))) & 0xffff);
       gint64 *key = &g_array_index (op_keys, gint64, i);
       *key = ((gint64) aps[i].operator_hash << 16) | c;
       guint used = GPOINTER_TO_UINT (g_hash_table_lookup (per_op, key));

@@ -50,7 +50,7 @@ typedef struct {
   double beacon_min_fraction;       /* 2/3 of the beacon votes */
   guint beacon_strong_aps;          /* 4 distinct APs … */
   guint beacon_strong_operators;    /* … from 3 operators, no dissent: two witnesses */
-  guint beacon_max_aps_per_operator;/* 3: one operator cannot outvote the rest */
+  guint beacon_max_aps_per_operator;/* 2: one operator cannot outvote the rest */
   double timezone_weight;           /* 0.4: confirms, never decides */
   guint max_age_s[RL_N_SOURCE_KINDS]; /* gps 600, beacons 900, timezone 0 = never, override 0 */
 } RlPolicyParams;

@@ -40,7 +40,7 @@ static const KeyDef keys[] = {
   { { "policy", "beacon_min_fraction", "double", "0.666", "Share of the beacon votes a country needs for one witness: 2/3 (0.5..1)" }, T_DOUBLE, POL (beacon_min_fraction), 0, 1 },
   { { "policy", "beacon_strong_aps", "uint", "4", "Distinct access points for two beacon witnesses (with no dissent)" }, T_UINT, POL (beacon_strong_aps), 1, 1000 },
   { { "policy", "beacon_strong_operators", "uint", "3", "Distinct operators (OUIs) for two beacon witnesses" }, T_UINT, POL (beacon_strong_operators), 1, 1000 },
-  { { "policy", "beacon_max_aps_per_operator", "uint", "3", "Votes one operator can give one country (0: no cap)" }, T_UINT, POL (beacon_max_aps_per_operator), 0, 1000 },
+  { { "policy", "beacon_max_aps_per_operator", "uint", "2", "Votes one operator can give one country (0: no cap)" }, T_UINT, POL (beacon_max_aps_per_operator), 0, 1000 },
   { { "policy", "timezone_weight", "double", "0.4", "Confidence the timezone adds; it can confirm, never decide (0..1)" }, T_DOUBLE, POL (timezone_weight), 0, 1 },
   { { "policy", "max_age_gps", "uint", "600", "Seconds a GPS fix counts (0: forever)" }, T_UINT, AGE (RL_SOURCE_GPS), 0, 31536000 },
   { { "policy", "max_age_beacons", "uint", "900", "Seconds an access point counts after it was last seen (0: forever)" }, T_UINT, AGE (RL_SOURCE_BEACON), 0, 31536000 },

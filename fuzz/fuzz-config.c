@@ -1,0 +1,16 @@
+/* libFuzzer target: regloc.conf. */
+#include <glib.h>
+#include "service/config.h"
+
+int LLVMFuzzerTestOneInput (const guint8 *data, gsize size);
+
+int
+LLVMFuzzerTestOneInput (const guint8 *data, gsize size)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (RlConfig) config = rl_config_load_data ((const char *) data, size, "fuzz.conf", &error);
+
+  /* exactly one of them: a config or a reason */
+  g_assert ((config == NULL) != (error == NULL));
+  return 0;
+}
