@@ -186,6 +186,104 @@ test_applier_disabled (void)
   g_assert_nonnull (strstr (rl_applier_detail (a), "disabled"));
 }
 
+/* Recorded in the VM suite (mac80211_hwsim + hostapd, kernel 6.1) with
+ * tests/vm/wifi-probe --raw: attribute streams after the genetlink header. */
+static const char rec_scan_de[] =
+  "08002e000600000008000300050000000c0099000100000003000000ec002f000a0001003c846a000001000004000e00"
+  "0c000300611f9a2ab8610600390006000007686f6d652d4445010882848b960c1218240301010706444520010d142a01"
+  "0432043048606c3b0251007f0804004002000000400000000c000d00acd1992ab86106003f000b000007686f6d652d44"
+  "45010882848b960c1218240301010504010200000706444520010d142a010432043048606c3b0251007f080400400200"
+  "0000400006000400640000000600050001040000080002006c090000080014000000000008000c000000000008000a00"
+  "040000000c000f0058f59ba6020000000800070048f4ffff";
+static const char rec_scan_us[] =
+  "08002e000800000008000300050000000c0099000100000003000000a0002f000a000100f4f26d000003000004000e00"
+  "0c000300f947d92bb86106003c000600000a76697369746f722d5553010882848b960c12182403010b0706555320010b"
+  "1e2a010432043048606c3b0251007f08040040020000004006000400640000000600050001040000080002009e090000"
+  "080014000000000008000c000000000008000a00000000000c000f00d2545285070000000800070030f8ffff";
+static const char rec_get_reg[] =
+  "0700210030300000200222003c00000008000100800000000800020038850b000800030000290e0008000400d0070000"
+  "080005000000000008000600d007000008000700000000003c000100080001000000000008000200d0a6240008000300"
+  "40b8250008000400409c0000080005000000000008000600d007000008000700000000003c0002000800010080080000"
+  "08000200a87d25000800030050df250008000400204e0000080005000000000008000600d00700000800070000000000"
+  "3c00030008000100810000000800020010c0250008000300300e260008000400204e0000080005000000000008000600"
+  "d007000008000700000000003c00040008000100800800000800020050e34e0008000300d01b50000800040080380100"
+  "080005000000000008000600d007000008000700000000003c000500080001009008000008000200d01b500008000300"
+  "505451000800040080380100080005000000000008000600d007000008000700000000003c0006000800010090000000"
+  "0800020050c5530008000300d06e57000800040000710200080005000000000008000600d00700000800070000000000"
+  "3c0007000800010080000000080002005882570008000300f80859000800040080380100080005000000000008000600"
+  "d007000008000700000000003c000800080001000000000008000200c069690308000300404acc030800040080f52000"
+  "080005000000000008000600000000000800070000000000";
+static const char rec_reg_change_world[] =
+  "05003000010000000500310001000000";
+static const char rec_reg_change_de[] =
+  "050030000100000005003100000000000700210044450000";
+
+/* hex → 4-byte aligned buffer */
+static guint32 *
+unhex (const char *hex, gsize *len)
+{
+  gsize n = strlen (hex) / 2;
+  guint32 *buf = g_malloc0 (n + 4);
+  guint8 *b = (guint8 *) buf;
+  for (gsize i = 0; i < n; i++)
+    b[i] = (guint8) (g_ascii_xdigit_value (hex[2 * i]) << 4 | g_ascii_xdigit_value (hex[2 * i + 1]));
+  *len = n;
+  return buf;
+}
+
+static void
+test_recorded_scan (void)
+{
+  gsize len;
+  g_autofree guint32 *de = unhex (rec_scan_de, &len);
+  RlScanBss bss;
+  RlEvidence ev;
+  g_autoptr (GError) error = NULL;
+
+  g_assert_true (rl_nl80211_parse_bss ((const guint8 *) de, len, &bss, &error));
+  g_assert_no_error (error);
+  g_assert_cmpuint (bss.ifindex, ==, 5);
+  static const guint8 bssid[6] = { 0x3c, 0x84, 0x6a, 0x00, 0x00, 0x01 };
+  g_assert_cmpmem (bss.bssid, 6, bssid, 6);
+  g_assert_cmpuint (bss.freq_mhz, ==, 2412);
+  g_assert_cmpint (bss.signal_mbm, ==, -3000);
+  g_assert_nonnull (bss.beacon_ies);
+  g_assert_cmpint (rl_beacon_evidence_build (&ev, bss.bssid, bss.signal_mbm, bss.freq_mhz, bss.ies, bss.ies_len,
+                                             bss.beacon_ies, bss.beacon_ies_len, 0, 900), ==, RL_COUNTRY_IE_OK);
+  g_assert_cmpuint (ev.countries[0], ==, RL_COUNTRY ('D', 'E'));
+  g_assert_cmpstr (ev.beacon.ssid, ==, "home-DE");
+  g_assert_cmpint (ev.beacon.environment, ==, ' ');
+
+  g_autofree guint32 *us = unhex (rec_scan_us, &len);
+  g_assert_true (rl_nl80211_parse_bss ((const guint8 *) us, len, &bss, NULL));
+  g_assert_cmpuint (bss.freq_mhz, ==, 2462);
+  g_assert_cmpint (rl_beacon_evidence_build (&ev, bss.bssid, bss.signal_mbm, bss.freq_mhz, bss.ies, bss.ies_len,
+                                             bss.beacon_ies, bss.beacon_ies_len, 0, 900), ==, RL_COUNTRY_IE_OK);
+  g_assert_cmpuint (ev.countries[0], ==, RL_COUNTRY ('U', 'S'));
+  g_assert_cmpstr (ev.beacon.ssid, ==, "visitor-US");
+}
+
+static void
+test_recorded_reg (void)
+{
+  gsize len;
+  RlRegMessage m;
+  g_autofree guint32 *reg = unhex (rec_get_reg, &len);
+  g_assert_true (rl_applier_parse_reg_message ((const guint8 *) reg, len, &m));
+  g_assert_cmpuint (m.country, ==, RL_COUNTRY_WORLD);
+  g_assert_false (m.has_wiphy);
+  g_assert_false (m.self_managed);
+
+  g_autofree guint32 *w = unhex (rec_reg_change_world, &len);
+  g_assert_true (rl_applier_parse_reg_message ((const guint8 *) w, len, &m));
+  g_assert_cmpuint (m.country, ==, RL_COUNTRY_WORLD);
+  g_assert_cmpuint (m.initiator, ==, NL80211_REGDOM_SET_BY_USER);
+
+  g_autofree guint32 *de = unhex (rec_reg_change_de, &len);
+  g_assert_true (rl_applier_parse_reg_message ((const guint8 *) de, len, &m));
+  g_assert_cmpuint (m.country, ==, RL_COUNTRY ('D', 'E'));
+}
+
 int
 main (int argc, char **argv)
 {
@@ -193,6 +291,8 @@ main (int argc, char **argv)
   g_test_add_func ("/nl80211/scan-result", test_scan_result);
   g_test_add_func ("/nl80211/scan-bad", test_scan_bad);
   g_test_add_func ("/nl80211/reg-messages", test_reg_messages);
+  g_test_add_func ("/nl80211/recorded-scan", test_recorded_scan);
+  g_test_add_func ("/nl80211/recorded-reg", test_recorded_reg);
   g_test_add_func ("/nl80211/applier-disabled", test_applier_disabled);
   return g_test_run ();
 }

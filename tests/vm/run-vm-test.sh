@@ -5,7 +5,8 @@
 # usage: run-vm-test.sh WORKDIR DAEMON_BINARY KIND
 #   KIND is "reglocd" (the real daemon, --no-bus) or "probe" (tests/vm/wifi-probe).
 # Environment: RL_VM_CACHE (where the kernel .deb is kept; default WORKDIR/cache),
-#   RL_VM_TIMEOUT (seconds for qemu, default 420), RL_VM_MAX_AGE (beacon max age, 20).
+#   RL_VM_TIMEOUT (seconds for qemu, default 420), RL_VM_MAX_AGE (beacon max age, 20),
+#   RL_VM_RECORD_RAW=1 (probe only: print the raw nl80211 messages into the result file).
 # Exit: 0 pass, 1 fail, 77 skip (only when qemu cannot run at all).
 set -eu
 
@@ -117,7 +118,10 @@ case $kind in
   probe) cmd="/usr/sbin/rl-daemon-under-test $max_age" ;;
   *) die "unknown daemon kind $kind" ;;
 esac
-sed -e "s|@DAEMON_CMD@|$cmd|" -e "s|@MAX_AGE@|$max_age|" -e "s|@DE_WAIT@|60|" \
+raw=":"
+# RL_VM_RECORD_RAW=1 (probe only): also print every nl80211 message as hex
+[ "${RL_VM_RECORD_RAW:-0}" = 1 ] && [ "$kind" = probe ] && raw="/usr/sbin/rl-daemon-under-test --raw > /tmp/raw.log 2>\&1 \&"
+sed -e "s|@DAEMON_CMD@|$cmd|" -e "s|@RAW_CMD@|$raw|" -e "s|@MAX_AGE@|$max_age|" -e "s|@DE_WAIT@|60|" \
   "$here/init.sh.in" > "$root/init"
 chmod 755 "$root/init"
 (cd "$root" && find . -print0 | cpio --null -o -H newc --quiet) | gzip -6 > "$work/initramfs.cpio.gz"

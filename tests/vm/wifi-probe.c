@@ -7,6 +7,9 @@
 #include <glib-unix.h>
 #include "sources/applier.h"
 #include "sources/beacons.h"
+#include "sources/nl80211-link.h"
+#include <netlink/attr.h>
+#include <linux/nl80211.h>
 
 typedef struct {
   GMainLoop *loop;
@@ -109,9 +112,55 @@ on_quit (gpointer user_data)
   return G_SOURCE_REMOVE;
 }
 
+/* --raw: print every nl80211 scan/regulatory message as hex, to record
+ * attribute sets for the unit tests */
+static void
+print_raw (guint8 cmd, const guint8 *attrs, gsize len, gpointer user_data)
+{
+  printf ("RAW %s cmd=%u len=%zu ", (const char *) user_data, cmd, len);
+  for (gsize i = 0; i < len; i++)
+    printf ("%02x", attrs[i]);
+  printf ("\n");
+  fflush (stdout);
+}
+
+static RlNlLink *raw_link;
+
+static void
+on_raw_event (guint8 cmd, const guint8 *attrs, gsize len, gpointer user_data)
+{
+  print_raw (cmd, attrs, len, (gpointer) "event");
+  struct nlattr *tb[NL80211_ATTR_MAX + 1];
+  if (cmd == NL80211_CMD_NEW_SCAN_RESULTS
+      && nla_parse (tb, NL80211_ATTR_MAX, (struct nlattr *) attrs, (int) len, NULL) == 0
+      && tb[NL80211_ATTR_IFINDEX] != NULL)
+    rl_nl_link_dump (raw_link, NL80211_CMD_GET_SCAN, (int) nla_get_u32 (tb[NL80211_ATTR_IFINDEX]), print_raw,
+                     (gpointer) "scan", NULL);
+}
+
+static int
+record_raw (void)
+{
+  static const char *const groups[] = { "scan", "regulatory", NULL };
+  GMainLoop *loop = g_main_loop_new (NULL, FALSE);
+  g_autoptr (GError) error = NULL;
+  raw_link = rl_nl_link_new (groups, on_raw_event, NULL, NULL, &error);
+  if (raw_link == NULL)
+    {
+      fprintf (stderr, "%s\n", error->message);
+      return 1;
+    }
+  rl_nl_link_dump (raw_link, NL80211_CMD_GET_REG, 0, print_raw, (gpointer) "reg", NULL);
+  g_main_loop_run (loop);
+  return 0;
+}
+
 int
 main (int argc, char **argv)
 {
+  if (argc > 1 && g_strcmp0 (argv[1], "--raw") == 0)
+    return record_raw ();
+
   Probe p = { 0 };
   RlConfig config = { 0 };
 
