@@ -54,8 +54,9 @@ on_status (RlSource *source, gpointer user_data)
 static gboolean
 on_stop (gpointer user_data)
 {
+  /* all three stop sources are removed together after the loop */
   g_main_loop_quit (((Recorder *) user_data)->loop);
-  return G_SOURCE_REMOVE;
+  return G_SOURCE_CONTINUE;
 }
 
 int
@@ -120,7 +121,7 @@ rl_cmd_record (int argc, char **argv)
   g_main_loop_run (r.loop);
   g_source_remove (sigint);
   g_source_remove (sigterm);
-  if (timer != 0 && g_main_context_find_source_by_id (NULL, timer) != NULL)
+  if (timer != 0)
     g_source_remove (timer);
   gboolean available = source->available;
   source->ops->free (source);

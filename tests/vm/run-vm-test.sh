@@ -2,8 +2,10 @@
 # End-to-end test of the nl80211 path: a Debian kernel in qemu (TCG), with
 # mac80211_hwsim radios, hostapd access points and the daemon under test.
 #
-# usage: run-vm-test.sh WORKDIR DAEMON_BINARY KIND
+# usage: run-vm-test.sh WORKDIR DAEMON_BINARY KIND [REGLOC_CLI]
 #   KIND is "reglocd" (the real daemon, --no-bus) or "probe" (tests/vm/wifi-probe).
+#   With REGLOC_CLI, `regloc record` runs in the VM too and its scan log is
+#   replayed on the host with `regloc replay --scans`.
 # Environment: RL_VM_CACHE (where the kernel .deb is kept; default WORKDIR/cache),
 #   RL_VM_TIMEOUT (seconds for qemu, default 420), RL_VM_MAX_AGE (beacon max age, 20),
 #   RL_VM_RECORD_RAW=1 (probe only: print the raw nl80211 messages into the result file).
@@ -13,6 +15,7 @@ set -eu
 work=$1
 daemon=$2
 kind=$3
+cli=${4:-}
 cache=${RL_VM_CACHE:-$work/cache}
 timeout_s=${RL_VM_TIMEOUT:-420}
 max_age=${RL_VM_MAX_AGE:-20}
@@ -70,6 +73,7 @@ copy_with_libs () {
 copy_with_libs "$(command -v iw)" /usr/sbin/iw
 copy_with_libs "$(command -v hostapd)" /usr/sbin/hostapd
 copy_with_libs "$daemon" /usr/sbin/rl-daemon-under-test
+[ -n "$cli" ] && copy_with_libs "$cli" /usr/bin/regloc
 # cp -L: on Debian these are alternatives symlinks
 cp -L "$regdb" "$root/lib/firmware/regulatory.db"
 [ -e "$regdb.p7s" ] && cp -L "$regdb.p7s" "$root/lib/firmware/regulatory.db.p7s"
@@ -147,4 +151,14 @@ case $rc in
   *) echo "--- console (tail)"; tail -n 60 "$console" | tr -d '\r'; die "qemu exited with $rc" ;;
 esac
 grep -q '^RESULT PASS' "$result" || { echo "--- console (tail)"; tail -n 80 "$console" | tr -d '\r'; die "the VM test failed"; }
+# The recording made in the VM, replayed here: the DE APs must show up as
+# evidence and the scan log must be readable line by line.
+if [ -n "$cli" ]; then
+  sed -n 's/^SCANLOG //p' "$result" > "$work/scans.jsonl"
+  [ -s "$work/scans.jsonl" ] || die "regloc record wrote nothing in the VM"
+  "$cli" replay --scans "$work/scans.jsonl" --format json > "$work/replay.json" || die "regloc replay --scans failed on the VM's scan log"
+  grep -q '"scans.bss_used" *: *3' "$work/replay.json" || { cat "$work/replay.json"; die "the replay did not use the three APs heard in the VM"; }
+  grep -q '"scans.skipped' "$work/replay.json" && { cat "$work/replay.json"; die "the replay skipped lines of the VM's scan log"; }
+  echo "replayed $(wc -l < "$work/scans.jsonl") scan log lines recorded in the VM"
+fi
 echo "PASS: VM test ($kind)"
