@@ -17,7 +17,7 @@ typedef struct {
   RlReplay *replay;
   guint max_age_s;
   GHashTable *last;       /* bssid text → LastSeen */
-  guint64 frames;
+  gint64 merge_us;        /* captures only: scan logs hold one line per new observation */
 } Feed;
 
 typedef struct {
@@ -51,7 +51,7 @@ feed_bss (Feed *feed, gint64 time, const guint8 bssid[6], guint32 freq, gboolean
       g_hash_table_insert (feed->last, g_strdup (ev.key), last);
       rl_replay_count (feed->replay, "scans.bss_used", 1);
     }
-  else if (last->country == ev.countries[0] && time >= last->time && time - last->time < RL_SCANS_REPEAT_US)
+  else if (last->country == ev.countries[0] && time >= last->time && time - last->time < feed->merge_us)
     {
       rl_replay_count (feed->replay, "scans.repeats_merged", 1);
       return;
@@ -154,6 +154,7 @@ rl_replay_load_scan_file (RlReplay *replay, const char *path, const RlConfig *co
   feed.last = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
   if (is_capture (head, head_len))
     {
+      feed.merge_us = RL_SCANS_REPEAT_US;
       g_autoptr (GError) local = NULL;
       ok = rl_pcap_read (path, on_frame, on_skip, &feed, &local);
       if (!ok && g_error_matches (local, G_IO_ERROR, G_IO_ERROR_PARTIAL_INPUT))
