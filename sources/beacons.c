@@ -7,11 +7,9 @@
 #include <string.h>
 #include <netlink/attr.h>
 #include <linux/nl80211.h>
+#include "bss-table.h"
 #include "nl80211-link.h"
 
-/* A BSS is a new observation only when its last-seen time moved by more
- * than this; dumps repeat cached entries. */
-#define RL_BEACONS_SAME_FRAME_US (500 * G_GINT64_CONSTANT (1000))
 /* No NEW_SCAN_RESULTS after a trigger we sent: dump anyway. */
 #define RL_BEACONS_SCAN_TIMEOUT_S 30
 #define RL_BEACONS_RETRY_MIN_S 10
@@ -24,45 +22,20 @@ typedef struct {
   struct RlBeacons *owner;
 } Iface;
 
-typedef struct {
-  guint8 bssid[6];
-  gint64 last_seen;
-  gboolean has_evidence;
-} Bss;
-
 typedef struct RlBeacons {
   RlSource parent;
-  guint max_age_s;
-  guint max_bss;
   guint scan_interval_s;
   RlNlLink *link;
   GHashTable *ifaces;   /* ifindex → Iface */
-  GHashTable *bss;      /* bssid (6 bytes packed in a guint64) → Bss */
+  RlBssTable *table;
   guint retry_id;
   guint retry_s;
   guint scan_timer;
   RlBeaconsScanFunc scan_func;
   gpointer scan_data;
-  guint n_with_country;
-  gboolean in_dump;
 } RlBeacons;
 
 static void beacons_connect (RlBeacons *self);
-
-static guint64
-bssid_key (const guint8 b[6])
-{
-  guint64 k = 0;
-  for (guint i = 0; i < 6; i++)
-    k = (k << 8) | b[i];
-  return k;
-}
-
-static guint
-u64_hash (gconstpointer p)
-{
-  return g_int64_hash (p);
-}
 
 static void
 update_status (RlBeacons *self)
@@ -70,57 +43,8 @@ update_status (RlBeacons *self)
   if (self->link == NULL)
     return;
   rl_source_set_status (&self->parent, TRUE, "%u APs with a country of %u heard, %u interfaces",
-                        self->n_with_country, g_hash_table_size (self->bss),
+                        rl_bss_table_n_with_country (self->table), rl_bss_table_size (self->table),
                         g_hash_table_size (self->ifaces));
-}
-
-static void
-drop_bss (RlBeacons *self, Bss *b, guint64 *key)
-{
-  if (b->has_evidence)
-    {
-      char text[18], evkey[48];
-      rl_bssid_to_string (b->bssid, text);
-      g_snprintf (evkey, sizeof evkey, "beacon:%s", text);
-      rl_source_withdraw (&self->parent, evkey);
-      self->n_with_country--;
-    }
-  g_hash_table_remove (self->bss, key);
-}
-
-/* Ages out BSSes nobody heard for max_age and makes room under the cap by
- * dropping the least recently heard. */
-static void
-prune (RlBeacons *self, gint64 now, gboolean make_room)
-{
-  GHashTableIter it;
-  gpointer k, v;
-  GPtrArray *old = g_ptr_array_new ();
-
-  if (self->max_age_s > 0)
-    {
-      g_hash_table_iter_init (&it, self->bss);
-      while (g_hash_table_iter_next (&it, &k, &v))
-        if (((Bss *) v)->last_seen + (gint64) self->max_age_s * RL_USEC_PER_SEC < now)
-          g_ptr_array_add (old, k);
-      for (guint i = 0; i < old->len; i++)
-        drop_bss (self, g_hash_table_lookup (self->bss, old->pdata[i]), old->pdata[i]);
-    }
-  g_ptr_array_free (old, TRUE);
-
-  while (make_room && self->max_bss > 0 && g_hash_table_size (self->bss) >= self->max_bss)
-    {
-      Bss *oldest = NULL;
-      guint64 *oldest_key = NULL;
-      g_hash_table_iter_init (&it, self->bss);
-      while (g_hash_table_iter_next (&it, &k, &v))
-        if (oldest == NULL || ((Bss *) v)->last_seen < oldest->last_seen)
-          {
-            oldest = v;
-            oldest_key = k;
-          }
-      drop_bss (self, oldest, oldest_key);
-    }
 }
 
 static void
@@ -128,58 +52,17 @@ handle_bss (RlBeacons *self, const guint8 *attrs, gsize len)
 {
   g_autoptr (GError) error = NULL;
   RlScanBss sb;
-  gint64 now = g_get_real_time ();
+  gint64 seen;
 
   if (!rl_nl80211_parse_bss (attrs, len, &sb, &error))
     {
       g_debug ("skipping a scan result: %s", error->message);
       return;
     }
-  gint64 seen = now - (gint64) sb.seen_ms_ago * 1000;
-  guint64 key = bssid_key (sb.bssid);
-  Bss *b = g_hash_table_lookup (self->bss, &key);
-  if (b != NULL && ABS (seen - b->last_seen) < RL_BEACONS_SAME_FRAME_US)
-    return;
-  /* an old cached entry from before our horizon is no evidence */
-  if (self->max_age_s > 0 && seen + (gint64) self->max_age_s * RL_USEC_PER_SEC < now)
-    return;
-  if (b == NULL)
-    {
-      prune (self, now, TRUE);
-      guint64 *k = g_new (guint64, 1);
-      *k = key;
-      b = g_new0 (Bss, 1);
-      memcpy (b->bssid, sb.bssid, 6);
-      g_hash_table_insert (self->bss, k, b);
-    }
-  b->last_seen = seen;
-
-  if (self->scan_func != NULL)
+  if (rl_bss_table_observe (self->table, &sb, g_get_real_time (), &seen) && self->scan_func != NULL)
     {
       Iface *iface = sb.has_ifindex ? g_hash_table_lookup (self->ifaces, GINT_TO_POINTER (sb.ifindex)) : NULL;
       self->scan_func (iface != NULL ? iface->name : "", &sb, seen, self->scan_data);
-    }
-
-  RlEvidence ev;
-  RlCountryIeResult res = rl_beacon_evidence_build (&ev, sb.bssid, sb.has_signal ? sb.signal_mbm : 0, sb.freq_mhz,
-                                                    sb.ies, sb.ies_len, sb.beacon_ies, sb.beacon_ies_len,
-                                                    seen, self->max_age_s);
-  if (res == RL_COUNTRY_IE_OK)
-    {
-      if (!b->has_evidence)
-        self->n_with_country++;
-      b->has_evidence = TRUE;
-      rl_source_put (&self->parent, &ev);
-    }
-  else if (b->has_evidence)
-    {
-      /* the AP stopped advertising a usable country: its old word no longer stands */
-      char text[18], evkey[48];
-      rl_bssid_to_string (b->bssid, text);
-      g_snprintf (evkey, sizeof evkey, "beacon:%s", text);
-      rl_source_withdraw (&self->parent, evkey);
-      b->has_evidence = FALSE;
-      self->n_with_country--;
     }
 }
 
@@ -202,7 +85,7 @@ dump_scan (RlBeacons *self, Iface *iface)
     }
   if (!rl_nl_link_dump (self->link, NL80211_CMD_GET_SCAN, iface->ifindex, on_scan_dump, self, &error))
     g_debug ("scan dump of %s: %s", iface->name, error->message);
-  prune (self, g_get_real_time (), FALSE);
+  rl_bss_table_prune (self->table, g_get_real_time ());
   update_status (self);
 }
 
@@ -405,11 +288,9 @@ beacons_create (const RlConfig *config, const RlSourceSink *sink)
     return NULL;
   RlBeacons *self = g_new0 (RlBeacons, 1);
   rl_source_init (&self->parent, &rl_beacons_source_ops, sink);
-  self->max_age_s = config->policy.max_age_s[RL_SOURCE_BEACON];
-  self->max_bss = config->beacons_max_bss;
+  self->table = rl_bss_table_new (&self->parent, config->policy.max_age_s[RL_SOURCE_BEACON], config->beacons_max_bss);
   self->scan_interval_s = config->beacons_scan_interval_s;
   self->ifaces = g_hash_table_new_full (NULL, NULL, NULL, iface_free);
-  self->bss = g_hash_table_new_full (u64_hash, g_int64_equal, g_free, g_free);
   return &self->parent;
 }
 
@@ -437,7 +318,7 @@ beacons_free (RlSource *source)
   RlBeacons *self = (RlBeacons *) source;
   beacons_stop (source);
   g_hash_table_unref (self->ifaces);
-  g_hash_table_unref (self->bss);
+  rl_bss_table_free (self->table);
   g_free (self);
 }
 
@@ -454,7 +335,7 @@ guint
 rl_beacons_n_bss (RlSource *source)
 {
   g_return_val_if_fail (source != NULL && source->ops == &rl_beacons_source_ops, 0);
-  return g_hash_table_size (((RlBeacons *) source)->bss);
+  return rl_bss_table_size (((RlBeacons *) source)->table);
 }
 
 const RlSourceOps rl_beacons_source_ops = {
