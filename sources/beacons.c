@@ -18,6 +18,7 @@
 typedef struct {
   int ifindex;
   char name[IF_NAMESIZE + 1];
+  guint32 iftype;       /* NL80211_IFTYPE_*, UNSPECIFIED when unknown */
   guint scan_timeout;
   struct RlBeacons *owner;
 } Iface;
@@ -118,11 +119,12 @@ add_iface (RlBeacons *self, int ifindex, const char *name)
 }
 
 static gboolean
-iface_from_attrs (const guint8 *attrs, gsize len, int *ifindex, char name[IF_NAMESIZE + 1])
+iface_from_attrs (const guint8 *attrs, gsize len, int *ifindex, char name[IF_NAMESIZE + 1], guint32 *iftype)
 {
   struct nlattr *tb[NL80211_ATTR_MAX + 1];
 
   name[0] = '\0';
+  *iftype = NL80211_IFTYPE_UNSPECIFIED;
   if (len > G_MAXINT || nla_parse (tb, NL80211_ATTR_MAX, (struct nlattr *) attrs, (int) len, NULL) < 0)
     return FALSE;
   if (tb[NL80211_ATTR_IFINDEX] == NULL || nla_len (tb[NL80211_ATTR_IFINDEX]) != 4)
@@ -134,6 +136,8 @@ iface_from_attrs (const guint8 *attrs, gsize len, int *ifindex, char name[IF_NAM
       memcpy (name, nla_data (tb[NL80211_ATTR_IFNAME]), n);
       name[n] = '\0';
     }
+  if (tb[NL80211_ATTR_IFTYPE] != NULL && nla_len (tb[NL80211_ATTR_IFTYPE]) == 4)
+    *iftype = nla_get_u32 (tb[NL80211_ATTR_IFTYPE]);
   return TRUE;
 }
 
@@ -142,8 +146,9 @@ on_iface_dump (guint8 cmd, const guint8 *attrs, gsize len, gpointer user_data)
 {
   int ifindex;
   char name[IF_NAMESIZE + 1];
-  if (cmd == NL80211_CMD_NEW_INTERFACE && iface_from_attrs (attrs, len, &ifindex, name))
-    add_iface (user_data, ifindex, name[0] ? name : NULL);
+  guint32 iftype;
+  if (cmd == NL80211_CMD_NEW_INTERFACE && iface_from_attrs (attrs, len, &ifindex, name, &iftype))
+    add_iface (user_data, ifindex, name[0] ? name : NULL)->iftype = iftype;
 }
 
 /* Everything from scratch: at start and after the event socket lost messages. */
@@ -168,8 +173,9 @@ on_event (guint8 cmd, const guint8 *attrs, gsize len, gpointer user_data)
   RlBeacons *self = user_data;
   int ifindex;
   char name[IF_NAMESIZE + 1];
+  guint32 iftype;
 
-  if (!iface_from_attrs (attrs, len, &ifindex, name))
+  if (!iface_from_attrs (attrs, len, &ifindex, name, &iftype))
     return;
   switch (cmd)
     {
@@ -187,7 +193,8 @@ on_event (guint8 cmd, const guint8 *attrs, gsize len, gpointer user_data)
       }
       break;
     case NL80211_CMD_NEW_INTERFACE:
-      add_iface (self, ifindex, name[0] ? name : NULL);
+    case NL80211_CMD_SET_INTERFACE:
+      add_iface (self, ifindex, name[0] ? name : NULL)->iftype = iftype;
       update_status (self);
       break;
     case NL80211_CMD_DEL_INTERFACE:
@@ -229,6 +236,12 @@ on_scan_timer (gpointer user_data)
     {
       Iface *iface = v;
       g_autoptr (GError) error = NULL;
+      /* an access point or monitor cannot scan; only stations (or unknown) are asked */
+      if (iface->iftype != NL80211_IFTYPE_STATION && iface->iftype != NL80211_IFTYPE_UNSPECIFIED)
+        continue;
+      /* our last request is still running (a full passive scan takes seconds) */
+      if (iface->scan_timeout != 0)
+        continue;
       /* no NL80211_ATTR_SCAN_SSIDS: a passive scan, nothing is transmitted */
       struct nl_msg *msg = rl_nl_link_msg (self->link, NL80211_CMD_TRIGGER_SCAN, 0);
       if (msg == NULL)
