@@ -18,6 +18,7 @@ static const Command commands[] = {
   { "replay", rl_cmd_replay, "Run the policy over recorded evidence (scenario, GPS logs, scan logs)" },
   { "record", rl_cmd_record, "Write what the radios hear as a scan log for regloc replay --scans" },
   { "check-config", rl_cmd_check_config, "Validate a regloc.conf and print the policy it sets" },
+  { "lookup", rl_cmd_lookup, "Country and border distance of a point (offline boundary index)" },
 };
 
 static void

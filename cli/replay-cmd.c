@@ -13,6 +13,7 @@
 #include "service/replay-scans.h"
 #include "service/scenario.h"
 #include "sources/tzmap.h"
+#include "sources/boundary.h"
 
 typedef struct {
   char *scenario;
@@ -61,13 +62,26 @@ die (int code, const char *fmt, ...)
 }
 
 static gboolean
-load_inputs (const Options *o, const RlConfig *config, const RlTzMap *tzmap, RlReplay *replay,
-             GArray *expects, gboolean *settle, GError **error)
+index_lookup (gpointer data, double lat, double lon, RlCountry *country, double *border_m, RlCountry *neighbour)
+{
+  RlBoundaryResult r;
+
+  if (data == NULL || !rl_boundary_lookup (data, lat, lon, &r))
+    return FALSE;
+  *country = r.country;
+  *border_m = r.border_m;
+  *neighbour = r.neighbour;
+  return TRUE;
+}
+
+static gboolean
+load_inputs (const Options *o, const RlConfig *config, const RlTzMap *tzmap, const RlBoundaryIndex *index,
+             RlReplay *replay, GArray *expects, gboolean *settle, GError **error)
 {
   if (o->scenario != NULL)
     {
       g_autofree char *text = NULL;
-      RlScenarioContext ctx = { config, tzmap, NULL, NULL };
+      RlScenarioContext ctx = { config, tzmap, index_lookup, (gpointer) index };
       if (!g_file_get_contents (o->scenario, &text, NULL, error))
         return FALSE;
       if (!rl_scenario_parse (text, o->scenario, &ctx, replay, expects, settle, error))
@@ -130,7 +144,13 @@ rl_cmd_replay (int argc, char **argv)
   g_autoptr (GArray) expects = g_array_new (FALSE, FALSE, sizeof (RlScenarioExpect));
   gboolean settle = TRUE;
   rl_replay_set_keep_evidence (replay, o.evidence);
-  if (!load_inputs (&o, config, tzmap, replay, expects, &settle, &error))
+  /* without the index GPS lines must name their countries; say why once */
+  g_autoptr (GError) index_error = NULL;
+  g_autoptr (RlBoundaryIndex) index =
+    rl_boundary_index_open (config->boundary_index ? config->boundary_index : rl_boundary_index_default_path (), &index_error);
+  if (index == NULL)
+    rl_replay_note (replay, "boundary index unavailable (%s): GPS positions cannot be placed", index_error->message);
+  if (!load_inputs (&o, config, tzmap, index, replay, expects, &settle, &error))
     return die (RL_EXIT_FAILURE, "%s", error->message);
   if (o.timezone != NULL)
     {

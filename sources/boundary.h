@@ -17,6 +17,11 @@ typedef enum {
 
 typedef struct RlBoundaryIndex RlBoundaryIndex;
 
+/* border_m is exact (to the index's resolution) below this distance; a
+ * point with no border nearer than this reports exactly this value, which
+ * then means "at least this far" (and neighbour is RL_COUNTRY_NONE). */
+#define RL_BOUNDARY_EXACT_M 5000.0
+
 typedef struct {
   RlCountry country;       /* ISO 3166-1 alpha-2, or RL_COUNTRY_NONE (international waters) */
   double border_m;         /* distance to the nearest border with another country or the edge of the waters */

@@ -1,0 +1,544 @@
+/* boundary-gen: turns the country-boundary GeoJSON (data/boundaries/) into
+ * the binary index that sources/boundary.c mmaps.  Layout: boundary-format.h.
+ *
+ *   boundary-gen INPUT.geo.json OUTPUT.idx [SOURCE-NAME]
+ *
+ * The reader (boundary-source.c) is hand-written for this one file: it
+ * keeps the build at a few seconds where a json-glib tree of two million
+ * positions would need about a gigabyte. */
+#include "boundary-format.h"
+#include "boundary-source.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_FEATURES RL_BSRC_MAX_FEATURES
+#define RL_PI 3.14159265358979323846
+/* A leaf holds at most this many edges, unless the depth limit is hit. */
+#define LEAF_MAX_EDGES 24
+
+typedef RlBsrcPt Pt;
+
+static const RlBsrcPt *pts;
+static const int32_t *pt_feat;
+static size_t n_pts;
+static const RlBsrcFeature *feats;
+static unsigned n_feats;
+
+#define fail rl_bsrc_fail
+#define xrealloc rl_bsrc_realloc
+
+static uint32_t *nodes;
+static size_t n_nodes, cap_nodes;
+static uint16_t *leaves;
+static size_t n_leaves, cap_leaves;
+static uint32_t *grid;
+
+/* Which cells of a fine raster hold an edge: decides the "far" flag of
+ * uniform cells (no edge within RL_BIDX_FAR_M). */
+#define RASTER_BITS 13
+#define RASTER_N (1u << RASTER_BITS)
+static uint8_t *raster;   /* one bit per cell */
+#define RASTER_GET(ix, iy) (raster[((size_t) (iy) * RASTER_N + (size_t) (ix)) >> 3] & (1u << (((size_t) (ix)) & 7)))
+/* Uniform cells near an edge are split down to this depth so that the
+ * parts that are far from it still get the flag. */
+#define FAR_SPLIT_DEPTH 10
+/* Border leaves (edges inside) are at least this deep, so that a sparse
+ * edge in a big cell does not make every point of the cell search. */
+#define LEAF_MIN_DEPTH 10
+
+/* ---- geometry --------------------------------------------------------- */
+
+typedef struct { double x0, y0, x1, y1; } Box;
+
+/* Liang–Barsky: clips segment a→b to box; FALSE if it misses. */
+static bool
+clip (Pt a, Pt b, Box box, double *t0, double *t1)
+{
+  double dx = b.x - a.x, dy = b.y - a.y;
+  double p[4] = { -dx, dx, -dy, dy };
+  double q[4] = { a.x - box.x0, box.x1 - a.x, a.y - box.y0, box.y1 - a.y };
+  *t0 = 0;
+  *t1 = 1;
+  for (int i = 0; i < 4; i++)
+    {
+      if (p[i] == 0)
+        {
+          if (q[i] < 0)
+            return false;
+        }
+      else
+        {
+          double r = q[i] / p[i];
+          if (p[i] < 0)
+            {
+              if (r > *t1)
+                return false;
+              if (r > *t0)
+                *t0 = r;
+            }
+          else
+            {
+              if (r < *t0)
+                return false;
+              if (r < *t1)
+                *t1 = r;
+            }
+        }
+    }
+  return true;
+}
+
+/* Crossings of edge a→b with the horizontal segment y = sy, x in [xa, xb)
+ * (either order) and the vertical x = sx, y in [ya, yb).  The half-open
+ * rules match the reader's so parity is counted the same way. */
+static bool
+cross_h (Pt a, Pt b, double sy, double xa, double xb)
+{
+  double x;
+  if ((a.y > sy) == (b.y > sy))
+    return false;
+  x = a.x + (sy - a.y) * (b.x - a.x) / (b.y - a.y);
+  if (xa > xb)
+    {
+      double t = xa;
+      xa = xb;
+      xb = t;
+    }
+  return x >= xa && x < xb;
+}
+
+static bool
+cross_v (Pt a, Pt b, double sx, double ya, double yb)
+{
+  double y;
+  if ((a.x > sx) == (b.x > sx))
+    return false;
+  y = a.y + (sx - a.x) * (b.y - a.y) / (b.x - a.x);
+  if (ya > yb)
+    {
+      double t = ya;
+      ya = yb;
+      yb = t;
+    }
+  return y >= ya && y < yb;
+}
+
+static double
+seg_dist2 (Pt p, Pt a, Pt b, double sx)
+{
+  double ax = (a.x - p.x) * sx, ay = a.y - p.y, bx = (b.x - p.x) * sx, by = b.y - p.y;
+  double dx = bx - ax, dy = by - ay, l2 = dx * dx + dy * dy, t = 0;
+  if (l2 > 0)
+    t = fmin (1, fmax (0, -(ax * dx + ay * dy) / l2));
+  ax += t * dx;
+  ay += t * dy;
+  return ax * ax + ay * ay;
+}
+
+/* ---- far-from-every-edge raster --------------------------------------- */
+
+static void
+raster_mark (double x, double y)
+{
+  long ix = (long) floor ((x + 180) / 360 * RASTER_N), iy = (long) floor ((y + 90) / 180 * RASTER_N);
+  ix = ix < 0 ? 0 : ix >= (long) RASTER_N ? (long) RASTER_N - 1 : ix;
+  iy = iy < 0 ? 0 : iy >= (long) RASTER_N ? (long) RASTER_N - 1 : iy;
+  raster[((size_t) iy * RASTER_N + (size_t) ix) >> 3] |= (uint8_t) (1u << ((size_t) ix & 7));
+}
+
+static void
+raster_build (void)
+{
+  double step = 180.0 / RASTER_N / 2;
+  raster = calloc ((size_t) RASTER_N * RASTER_N / 8, 1);
+  if (raster == NULL)
+    fail ("out of memory");
+  for (size_t i = 0; i + 1 < n_pts; i++)
+    {
+      Pt a = pts[i], b = pts[i + 1];
+      double len;
+      long n;
+      if (pt_feat[i] < 0)
+        continue;
+      /* Samples closer than half a cell in latitude (a quarter in longitude)
+       * touch every cell the edge crosses. */
+      len = fmax (fabs (b.x - a.x), fabs (b.y - a.y));
+      n = (long) ceil (len / step) + 1;
+      for (long k = 0; k <= n; k++)
+        raster_mark (a.x + (b.x - a.x) * k / n, a.y + (b.y - a.y) * k / n);
+    }
+}
+
+/* No edge within RL_BIDX_FAR_M of any point of box?  Conservative: a
+ * smaller Earth and the cosine at the latitude nearest a pole. */
+static bool
+far_from_edges (Box box)
+{
+  const double m_per_deg = 6350000.0 * RL_PI / 180;
+  /* Every point of an edge is within half a sampling step of a marked sample. */
+  double pad = 180.0 / RASTER_N / 4;
+  double dlat = RL_BIDX_FAR_M / m_per_deg;
+  double lat = fmin (90, fmax (fabs (box.y0), fabs (box.y1)) + dlat + pad);
+  double c = cos (lat * RL_PI / 180), dlon = c > 1e-6 ? RL_BIDX_FAR_M / (m_per_deg * c) : 360;
+  long iy0 = (long) floor ((box.y0 - dlat - pad + 90) / 180 * RASTER_N);
+  long iy1 = (long) floor ((box.y1 + dlat + pad + 90) / 180 * RASTER_N);
+  long ix0, ix1;
+
+  if (dlon >= 180)
+    {
+      ix0 = 0;
+      ix1 = RASTER_N - 1;
+    }
+  else
+    {
+      ix0 = (long) floor ((box.x0 - dlon - pad + 180) / 360 * RASTER_N);
+      ix1 = (long) floor ((box.x1 + dlon + pad + 180) / 360 * RASTER_N);
+    }
+  iy0 = iy0 < 0 ? 0 : iy0;
+  iy1 = iy1 >= (long) RASTER_N ? (long) RASTER_N - 1 : iy1;
+  for (long iy = iy0; iy <= iy1; iy++)
+    for (long i = ix0; i <= ix1 && i < ix0 + (long) RASTER_N; i++)
+      {
+        long ix = ((i % (long) RASTER_N) + (long) RASTER_N) % (long) RASTER_N;
+        if (RASTER_GET (ix, iy))
+          return false;
+      }
+  return true;
+}
+
+/* ---- quadtree --------------------------------------------------------- */
+
+static uint32_t
+new_node (void)
+{
+  if (n_nodes + 1 > cap_nodes)
+    {
+      cap_nodes = cap_nodes ? cap_nodes * 2 : 65536;
+      nodes = xrealloc (nodes, cap_nodes * 4 * sizeof *nodes);
+    }
+  return (uint32_t) n_nodes++;
+}
+
+static void
+leaf_push (uint16_t v)
+{
+  if (n_leaves == cap_leaves)
+    {
+      cap_leaves = cap_leaves ? cap_leaves * 2 : 1 << 20;
+      leaves = xrealloc (leaves, cap_leaves * sizeof *leaves);
+    }
+  leaves[n_leaves++] = v;
+}
+
+static int
+cmp_edge (const void *a, const void *b)
+{
+  uint32_t x = *(const uint32_t *) a, y = *(const uint32_t *) b;
+  int32_t fx = feats[pt_feat[x]].rank, fy = feats[pt_feat[y]].rank;
+  if (fx != fy)
+    return fx < fy ? -1 : 1;
+  return x < y ? -1 : x > y;
+}
+
+static uint16_t
+quant (double v, double lo, double step)
+{
+  double q = round ((v - lo) / step);
+  return (uint16_t) fmin (RL_BIDX_QMAX, fmax (0, q));
+}
+
+/* Writes a border leaf; returns its entry. */
+static uint32_t
+write_leaf (Box box, uint32_t *e, size_t n, Pt ref, const uint8_t *status, uint16_t base)
+{
+  /* Same frame as leaf_frame () in sources/boundary.c. */
+  double sx = (box.x1 - box.x0) / RL_BIDX_QSPAN, sy = (box.y1 - box.y0) / RL_BIDX_QSPAN;
+  double mx = sx * RL_BIDX_QPAD, my = sy * RL_BIDX_QPAD;
+  Box g = { box.x0 - mx, box.y0 - my, box.x1 + mx, box.y1 + my };
+  size_t start, n_groups_at;
+  uint16_t n_groups = 0;
+
+  while (n_leaves % 2)
+    leaf_push (0);
+  start = n_leaves;
+  if (start / 2 > 0x3fffffffu)
+    fail ("index too large");
+  qsort (e, n, sizeof *e, cmp_edge);
+  leaf_push (quant (ref.x, g.x0, sx));
+  leaf_push (quant (ref.y, g.y0, sy));
+  leaf_push (base);
+  n_groups_at = n_leaves;
+  leaf_push (0);
+  for (size_t i = 0; i < n;)
+    {
+      uint16_t f = feats[pt_feat[e[i]]].rank;
+      size_t chains_at;
+      uint16_t n_chains = 0;
+
+      leaf_push (f);
+      leaf_push (status[f]);
+      chains_at = n_leaves;
+      leaf_push (0);
+      n_groups++;
+      while (i < n && feats[pt_feat[e[i]]].rank == f)
+        {
+          /* One chain: consecutive edges of a ring, unbroken by clipping. */
+          size_t count_at = n_leaves;
+          uint16_t n_chain_pts = 0;
+          double t0, t1;
+          Pt a = pts[e[i]], b = pts[e[i] + 1];
+
+          leaf_push (0);
+          clip (a, b, g, &t0, &t1);
+          leaf_push (quant (a.x + t0 * (b.x - a.x), g.x0, sx));
+          leaf_push (quant (a.y + t0 * (b.y - a.y), g.y0, sy));
+          n_chain_pts = 1;
+          for (;;)
+            {
+              a = pts[e[i]];
+              b = pts[e[i] + 1];
+              clip (a, b, g, &t0, &t1);
+              leaf_push (quant (a.x + t1 * (b.x - a.x), g.x0, sx));
+              leaf_push (quant (a.y + t1 * (b.y - a.y), g.y0, sy));
+              n_chain_pts++;
+              i++;
+              if (t1 < 1 || i >= n || e[i] != e[i - 1] + 1 || pt_feat[e[i]] < 0 || n_chain_pts == 0xfff0)
+                break;
+              /* The next edge starts where this one ended inside the box. */
+            }
+          leaves[count_at] = n_chain_pts;
+          n_chains++;
+        }
+      leaves[chains_at] = n_chains;
+    }
+  leaves[n_groups_at] = n_groups;
+  while (n_leaves % 2)
+    leaf_push (0);
+  return RL_BIDX_ENTRY (RL_BIDX_TYPE_LEAF, start / 2);
+}
+
+/* A reference point far from every edge, so quantisation cannot move an
+ * edge across it. */
+static Pt
+pick_ref (Box box, const uint32_t *e, size_t n)
+{
+  Pt best = { (box.x0 + box.x1) / 2, (box.y0 + box.y1) / 2 };
+  double best_d = -1;
+  double sx = (box.y1 - box.y0) / (box.x1 - box.x0);   /* make the box square */
+  for (int iy = 1; iy < 8; iy++)
+    for (int ix = 1; ix < 8; ix++)
+      {
+        Pt c = { box.x0 + (box.x1 - box.x0) * ix / 8, box.y0 + (box.y1 - box.y0) * iy / 8 };
+        double d = INFINITY;
+        for (size_t i = 0; i < n && d > best_d; i++)
+          d = fmin (d, seg_dist2 (c, pts[e[i]], pts[e[i] + 1], sx));
+        if (d > best_d)
+          {
+            best_d = d;
+            best = c;
+          }
+      }
+  return best;
+}
+
+static uint32_t
+build (Box box, unsigned depth, uint32_t ix, uint32_t iy, uint32_t *e, size_t n, Pt ref,
+       const uint8_t *status, uint16_t base)
+{
+  double cx = (box.x0 + box.x1) / 2, cy = (box.y0 + box.y1) / 2;
+  uint32_t entries[4];
+  static bool present[MAX_FEATURES];
+  uint32_t self = 0;
+
+  if (depth >= RL_BIDX_GRID_DEPTH && ((n <= LEAF_MAX_EDGES && (n == 0 || depth >= LEAF_MIN_DEPTH)) || depth >= RL_BIDX_MAX_DEPTH))
+    {
+      bool far;
+      if (n > 0)
+        return write_leaf (box, e, n, ref, status, base);
+      far = far_from_edges (box);
+      if (far || depth >= FAR_SPLIT_DEPTH)
+        return RL_BIDX_ENTRY (RL_BIDX_TYPE_UNIFORM, base | (far ? RL_BIDX_UNIFORM_FAR : 0));
+    }
+
+  for (int c = 0; c < 4; c++)
+    {
+      Box cb = { (c & 1) ? cx : box.x0, (c & 2) ? cy : box.y0, (c & 1) ? box.x1 : cx, (c & 2) ? box.y1 : cy };
+      uint32_t *ce = malloc ((n ? n : 1) * sizeof *ce);
+      size_t cn = 0;
+      uint8_t cs[MAX_FEATURES];
+      uint16_t cbase = base;
+      Pt cref;
+      bool leaf;
+
+      if (ce == NULL)
+        fail ("out of memory");
+      for (size_t i = 0; i < n; i++)
+        {
+          double t0, t1;
+          if (clip (pts[e[i]], pts[e[i] + 1], cb, &t0, &t1))
+            ce[cn++] = e[i];
+        }
+      leaf = depth + 1 >= RL_BIDX_GRID_DEPTH && ((cn <= LEAF_MAX_EDGES && depth + 1 >= LEAF_MIN_DEPTH) || depth + 1 >= RL_BIDX_MAX_DEPTH);
+      if (leaf && cn > 0)
+        cref = pick_ref (cb, ce, cn);
+      else
+        cref = (Pt) { (cb.x0 + cb.x1) / 2, (cb.y0 + cb.y1) / 2 };
+
+      /* Parity at the child's reference point: the parent's, flipped by every
+       * edge crossed on the way there (horizontal leg, then vertical leg). */
+      memcpy (cs, status, n_feats);
+      for (size_t i = 0; i < n; i++)
+        {
+          Pt a = pts[e[i]], b = pts[e[i] + 1];
+          uint16_t f = feats[pt_feat[e[i]]].rank;
+          if (cross_h (a, b, ref.y, ref.x, cref.x))
+            cs[f] ^= 1;
+          if (cross_v (a, b, cref.x, ref.y, cref.y))
+            cs[f] ^= 1;
+        }
+      /* Features with edges in the parent but none here either cover the
+       * child entirely or miss it. */
+      for (size_t i = 0; i < cn; i++)
+        present[feats[pt_feat[ce[i]]].rank] = true;
+      for (size_t i = 0; i < n; i++)
+        {
+          uint16_t f = feats[pt_feat[e[i]]].rank;
+          if (!present[f] && cs[f] && f < cbase)
+            cbase = f;
+        }
+      for (size_t i = 0; i < cn; i++)
+        present[feats[pt_feat[ce[i]]].rank] = false;
+
+      entries[c] = build (cb, depth + 1, ix * 2 + (c & 1), iy * 2 + (c >> 1), ce, cn, cref, cs, cbase);
+      free (ce);
+    }
+
+  if (depth + 1 == RL_BIDX_GRID_DEPTH)
+    {
+      for (int c = 0; c < 4; c++)
+        grid[(size_t) (iy * 2 + (c >> 1)) * (1u << RL_BIDX_GRID_DEPTH) + ix * 2 + (c & 1)] = entries[c];
+      return 0;
+    }
+  if (depth + 1 < RL_BIDX_GRID_DEPTH)
+    return 0;
+  self = new_node ();
+  memcpy (&nodes[(size_t) self * 4], entries, sizeof entries);
+  return RL_BIDX_ENTRY (RL_BIDX_TYPE_NODE, self);
+}
+
+/* Parity of every feature at p by brute force: ray towards x = -inf. */
+static void
+root_status (Pt p, uint8_t *status)
+{
+  memset (status, 0, MAX_FEATURES);
+  for (size_t i = 0; i + 1 < n_pts; i++)
+    if (pt_feat[i] >= 0 && cross_h (pts[i], pts[i + 1], p.y, -1000, p.x))
+      status[feats[pt_feat[i]].rank] ^= 1;
+}
+
+static void
+write_all (FILE *f, const void *p, size_t len, uint32_t *crc)
+{
+  if (len && fwrite (p, 1, len, f) != len)
+    fail ("write failed: %s", strerror (errno));
+  *crc = rl_bidx_crc32 (*crc, p, len);
+}
+
+int
+main (int argc, char **argv)
+{
+  FILE *out;
+  RlBsrc *src;
+  uint32_t *all;
+  size_t n_all = 0;
+  uint8_t status[MAX_FEATURES];
+  Pt root_ref = { -179.123456789, -0.0123456789 };
+  RlBidxHeader h;
+  RlBidxFeature ft[MAX_FEATURES];
+  size_t grid_n = (size_t) 1 << (2 * RL_BIDX_GRID_DEPTH);
+  uint32_t crc = 0;
+  size_t off;
+  char tmp[4096];
+
+  if (argc < 3 || argc > 4)
+    {
+      fprintf (stderr, "usage: boundary-gen INPUT.geo.json OUTPUT.idx [SOURCE-NAME]\n");
+      return 2;
+    }
+  src = rl_bsrc_load (argv[1]);
+  pts = src->pts;
+  pt_feat = src->feat;
+  n_pts = src->n_pts;
+  feats = src->feats;
+  n_feats = src->n_feats;
+  if (n_feats >= RL_BIDX_LABEL_NONE)
+    fail ("%u features", n_feats);
+
+  all = xrealloc (NULL, n_pts * sizeof *all);
+  for (size_t i = 0; i < n_pts; i++)
+    if (pt_feat[i] >= 0)
+      all[n_all++] = (uint32_t) i;
+  grid = xrealloc (NULL, grid_n * sizeof *grid);
+  raster_build ();
+  root_status (root_ref, status);
+  for (unsigned f = 0; f < n_feats; f++)
+    if (status[f])
+      fail ("reference point is inside feature %u", f);
+  build ((Box) { -180, -90, 180, 90 }, 0, 0, 0, all, n_all, root_ref, status, RL_BIDX_LABEL_NONE);
+  free (all);
+
+  memset (&h, 0, sizeof h);
+  memcpy (h.magic, RL_BIDX_MAGIC, 8);
+  h.version = RL_BIDX_VERSION;
+  h.header_size = sizeof h;
+  h.grid_depth = RL_BIDX_GRID_DEPTH;
+  h.max_depth = RL_BIDX_MAX_DEPTH;
+  h.n_features = n_feats;
+  off = sizeof h;
+  h.features_offset = (uint32_t) off;
+  off += n_feats * sizeof (RlBidxFeature);
+  h.grid_offset = (uint32_t) off;
+  off += grid_n * 4;
+  h.n_nodes = (uint32_t) n_nodes;
+  h.nodes_offset = (uint32_t) off;
+  off += n_nodes * 16;
+  h.leaves_words = (uint32_t) (n_leaves / 2);
+  h.leaves_offset = (uint32_t) off;
+  off += n_leaves * 2;
+  h.file_size = off;
+  snprintf (h.source, sizeof h.source, "%s", argc > 3 ? argv[3] : "");
+  for (unsigned i = 0; i < n_feats; i++)
+    {
+      memcpy (ft[feats[i].rank].alpha2, feats[i].a2, 2);
+      ft[feats[i].rank].reserved = 0;
+    }
+
+  /* The checksum covers the header (but itself) and the body. */
+  crc = rl_bidx_crc32 (0, &h, offsetof (RlBidxHeader, checksum));
+  crc = rl_bidx_crc32 (crc, ft, n_feats * sizeof (RlBidxFeature));
+  crc = rl_bidx_crc32 (crc, grid, grid_n * 4);
+  crc = rl_bidx_crc32 (crc, nodes, n_nodes * 16);
+  crc = rl_bidx_crc32 (crc, leaves, n_leaves * 2);
+  h.checksum = crc;
+
+  snprintf (tmp, sizeof tmp, "%s.tmp", argv[2]);
+  out = fopen (tmp, "wb");
+  if (out == NULL)
+    fail ("%s: %s", tmp, strerror (errno));
+  crc = 0;
+  write_all (out, &h, sizeof h, &crc);
+  write_all (out, ft, n_feats * sizeof (RlBidxFeature), &crc);
+  write_all (out, grid, grid_n * 4, &crc);
+  write_all (out, nodes, n_nodes * 16, &crc);
+  write_all (out, leaves, n_leaves * 2, &crc);
+  if (fclose (out) != 0 || rename (tmp, argv[2]) != 0)
+    fail ("%s: %s", argv[2], strerror (errno));
+  fprintf (stderr, "boundary-gen: %u features, %zu points, %zu nodes, %zu leaf words, %zu bytes\n",
+           n_feats, n_pts, n_nodes, n_leaves / 2, off);
+  return 0;
+}

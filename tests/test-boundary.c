@@ -1,0 +1,636 @@
+/* Boundary lookup: labelled points (enclaves, coasts, antimeridian, poles),
+ * a round trip of the index against the source polygons, corrupt indexes
+ * and the bulk interface of `regloc lookup -`. */
+#include "boundary.h"
+#include "boundary-format.h"
+#include "boundary-source.h"
+
+#include <gio/gio.h>
+#include <glib/gstdio.h>
+#include <math.h>
+#include <string.h>
+
+static RlBoundaryIndex *index_;
+
+static const char *
+index_path (void)
+{
+  return rl_boundary_index_default_path ();
+}
+
+static char *
+code (RlCountry c)
+{
+  char s[3];
+  return g_strdup (rl_country_to_string (c, s));
+}
+
+/* ---- labelled points -------------------------------------------------- */
+
+typedef struct {
+  double lat, lon;
+  const char *cc;      /* "--" for no country */
+  const char *what;
+} Labelled;
+
+static const Labelled labelled[] = {
+  /* enclaves and exclaves */
+  { 47.6969, 8.6903, "DE", "Büsingen am Hochrhein (German exclave in Switzerland)" },
+  { 47.6960, 8.6340, "CH", "Schaffhausen, just west of Büsingen" },
+  { 45.9686, 8.9727, "IT", "Campione d'Italia (Italian exclave in Switzerland)" },
+  { 46.0037, 8.9511, "CH", "Lugano" },
+  { 42.4635, 1.9682, "ES", "Llívia (Spanish exclave in France)" },
+  { 42.4580, 2.0390, "FR", "Saillagouse, east of Llívia" },
+  { 51.4385, 4.9305, "BE", "Baarle-Hertog town hall (Belgian enclave H1)" },
+  { 51.4350, 4.9300, "BE", "Baarle-Hertog, south of the centre (enclave H1)" },
+  { 51.4425, 4.9250, "BE", "a Belgian enclave west of the centre" },
+  { 51.4460, 4.9290, "NL", "Baarle-Nassau between the enclaves" },
+  { 51.4370, 4.9310, "NL", "a Dutch counter-enclave inside H1" },
+  { 51.4550, 4.9000, "NL", "north-west of Baarle" },
+  { 54.7104, 20.4522, "RU", "Kaliningrad" },
+  { 35.8890, -5.3213, "ES", "Ceuta" },
+  { 35.5720, -5.3680, "MA", "Tétouan" },
+  { 35.2923, -2.9381, "ES", "Melilla" },
+  { 36.1408, -5.3536, "GI", "Gibraltar" },
+  { 36.1650, -5.3480, "ES", "La Línea de la Concepción" },
+  { 43.7384, 7.4246, "MC", "Monaco" },
+  { 43.7102, 7.2620, "FR", "Nice" },
+  { 43.9424, 12.4578, "SM", "San Marino" },
+  { 44.0594, 12.5683, "IT", "Rimini" },
+  { 41.9022, 12.4539, "VA", "St Peter's Basilica, Vatican" },
+  { 41.8902, 12.4922, "IT", "Colosseum, Rome" },
+  /* territories under their own codes (the sovereign's feature covers them too) */
+  { 4.9330, -52.3300, "GF", "Cayenne" },
+  { -21.1151, 55.5364, "RE", "Saint-Denis, Réunion" },
+  { 18.4655, -66.1057, "PR", "San Juan" },
+  { 13.4443, 144.7937, "GU", "Hagåtña, Guam" },
+  { 22.3193, 114.1694, "HK", "Hong Kong" },
+  { 22.1987, 113.5439, "MO", "Macau" },
+  { 25.0330, 121.5654, "TW", "Taipei" },
+  { 78.2232, 15.6267, "SJ", "Longyearbyen, Svalbard" },
+  { 60.0973, 19.9348, "AX", "Mariehamn" },
+  { 12.1091, -68.9316, "CW", "Willemstad (feature with alpha-3 only)" },
+  { 12.1443, -68.2655, "BQ", "Kralendijk (feature with alpha-3 only)" },
+  { 18.0260, -63.0458, "SX", "Philipsburg (feature with alpha-3 only)" },
+  { 18.0708, -63.0863, "MF", "Marigot" },
+  { 48.8566, 2.3522, "FR", "Paris" },
+  /* coasts: the territorial sea counts, beyond 12 nm is no country */
+  { 52.4000, 4.4200, "NL", "8 km off Zandvoort" },
+  { 52.4000, 4.2400, "NL", "20 km off Zandvoort" },
+  { 52.4000, 4.0000, "--", "36 km off Zandvoort" },
+  { 0.0, 0.0, "--", "Gulf of Guinea" },
+  { 30.0, -40.0, "--", "mid-Atlantic" },
+  /* antimeridian */
+  { -18.1416, 178.4419, "FJ", "Suva" },
+  { -18.2000, -178.8000, "FJ", "Lakeba, Lau islands (east of 180°)" },
+  { 64.7337, 177.5089, "RU", "Anadyr" },
+  { 66.1600, -169.8000, "RU", "Uelen, Chukotka (west of 180°)" },
+  { 1.4200, 173.0000, "KI", "Tarawa" },
+  { 1.8700, -157.4000, "KI", "Kiritimati" },
+  /* poles: AQ covers 60°S–85.05°S in the data (Mercator-clipped), the
+   * poles themselves have no country */
+  { 90.0, 0.0, "--", "North Pole" },
+  { 89.0, 123.0, "--", "Arctic Ocean" },
+  { -80.0, 0.0, "AQ", "Antarctica" },
+  { -89.0, 45.0, "--", "south of the data's Antarctica (85.05°S)" },
+  { -90.0, 0.0, "--", "South Pole" },
+  { 72.0, -40.0, "GL", "Greenland ice sheet" },
+};
+
+static void
+test_labelled (void)
+{
+  guint failures = 0;
+
+  for (gsize i = 0; i < G_N_ELEMENTS (labelled); i++)
+    {
+      RlBoundaryResult r;
+      g_autofree char *got = NULL;
+
+      g_assert_true (rl_boundary_lookup (index_, labelled[i].lat, labelled[i].lon, &r));
+      got = code (r.country);
+      if (strcmp (got, labelled[i].cc) != 0)
+        {
+          g_printerr ("%s (%.4f, %.4f): got %s, want %s\n", labelled[i].what, labelled[i].lat,
+                      labelled[i].lon, got, labelled[i].cc);
+          failures++;
+        }
+      g_assert_true (r.border_m >= 0 && r.border_m <= RL_BOUNDARY_EXACT_M);
+    }
+  g_assert_cmpuint (failures, ==, 0);
+}
+
+static void
+test_bad_coordinates (void)
+{
+  RlBoundaryResult r;
+
+  g_assert_false (rl_boundary_lookup (index_, 90.0001, 0, &r));
+  g_assert_false (rl_boundary_lookup (index_, -91, 0, &r));
+  g_assert_false (rl_boundary_lookup (index_, 0, 180.5, &r));
+  g_assert_false (rl_boundary_lookup (index_, 0, -181, &r));
+  g_assert_false (rl_boundary_lookup (index_, NAN, 0, &r));
+  g_assert_false (rl_boundary_lookup (index_, 0, INFINITY, &r));
+  g_assert_true (rl_boundary_lookup (index_, 0, 180, &r));
+  g_assert_true (rl_boundary_lookup (index_, 0, -180, &r));
+}
+
+/* The border between Canada and the United States follows a parallel for
+ * 2000 km: the distance to it is known in advance.  At 100°W the source
+ * data puts it at 48.99925°N (between 48.9992 and 48.9993). */
+static void
+test_border_distance (void)
+{
+  static const struct { double lat; const char *cc, *other; } cases[] = {
+    { 49.0090, "CA", "US" },
+    { 49.0018, "CA", "US" },
+    { 48.9990, "US", "CA" },
+    { 48.9910, "US", "CA" },
+    { 48.9550, "US", "CA" },
+    { 49.0400, "CA", "US" },
+    { 49.0800, "CA", "--" },
+  };
+  for (gsize i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      RlBoundaryResult r;
+      g_autofree char *cc = NULL, *other = NULL;
+
+      double metres = fabs (cases[i].lat - 48.99925) * 111195.0;
+
+      g_assert_true (rl_boundary_lookup (index_, cases[i].lat, -100.0, &r));
+      cc = code (r.country);
+      other = code (r.neighbour);
+      g_assert_cmpstr (cc, ==, cases[i].cc);
+      if (metres >= RL_BOUNDARY_EXACT_M)
+        {
+          /* Beyond the exact range: the bound, and no neighbour named. */
+          g_assert_cmpfloat (r.border_m, ==, RL_BOUNDARY_EXACT_M);
+          g_assert_cmpint (r.neighbour, ==, RL_COUNTRY_NONE);
+          continue;
+        }
+      g_assert_cmpstr (other, ==, cases[i].other);
+      g_assert_cmpfloat (fabs (r.border_m - metres), <, 15);
+    }
+}
+
+/* Territorial waters: the border of a coastal point is the edge of the
+ * waters (neighbour: none); at sea the nearest country is named. */
+static void
+test_sea_edges (void)
+{
+  RlBoundaryResult r;
+  g_autofree char *inside = NULL, *outside = NULL;
+
+  /* 20 km off Zandvoort: ~2 km inside the 12 nm line. */
+  g_assert_true (rl_boundary_lookup (index_, 52.4, 4.24, &r));
+  inside = code (r.country);
+  g_assert_cmpstr (inside, ==, "NL");
+  g_assert_cmpint (r.neighbour, ==, RL_COUNTRY_NONE);
+  g_assert_cmpfloat (r.border_m, >, 500);
+  g_assert_cmpfloat (r.border_m, <, 4000);
+  /* 26 km off: just outside, the Netherlands' waters are nearest. */
+  g_assert_true (rl_boundary_lookup (index_, 52.4, 4.15, &r));
+  g_assert_cmpint (r.country, ==, RL_COUNTRY_NONE);
+  outside = code (r.neighbour);
+  g_assert_cmpstr (outside, ==, "NL");
+  g_assert_cmpfloat (r.border_m, <, 3000);
+}
+
+/* Büsingen is 1–2 km across: every point in it is near the Swiss border. */
+static void
+test_enclave_border (void)
+{
+  RlBoundaryResult r;
+  g_autofree char *cc = NULL, *other = NULL;
+
+  g_assert_true (rl_boundary_lookup (index_, 47.6969, 8.6903, &r));
+  cc = code (r.country);
+  other = code (r.neighbour);
+  g_assert_cmpstr (cc, ==, "DE");
+  g_assert_cmpstr (other, ==, "CH");
+  g_assert_cmpfloat (r.border_m, <, 1500);
+}
+
+/* ---- round trip against the source polygons --------------------------- */
+
+#define BAND_DEG 0.1
+#define N_BANDS 1800   /* 180 / BAND_DEG */
+
+typedef struct {
+  const RlBsrc *src;
+  GArray *bands[N_BANDS];   /* edge ids (guint32) whose latitude span meets the band */
+} Truth;
+
+static int
+band_of (double lat)
+{
+  int b = (int) floor ((lat + 90) / BAND_DEG);
+  return CLAMP (b, 0, N_BANDS - 1);
+}
+
+static Truth *
+truth_new (const char *path)
+{
+  Truth *t = g_new0 (Truth, 1);
+
+  t->src = rl_bsrc_load (path);
+  for (int b = 0; b < N_BANDS; b++)
+    t->bands[b] = g_array_new (FALSE, FALSE, sizeof (guint32));
+  for (size_t i = 0; i + 1 < t->src->n_pts; i++)
+    {
+      double y0, y1;
+      if (t->src->feat[i] < 0)
+        continue;
+      y0 = MIN (t->src->pts[i].y, t->src->pts[i + 1].y);
+      y1 = MAX (t->src->pts[i].y, t->src->pts[i + 1].y);
+      for (int b = band_of (y0); b <= band_of (y1); b++)
+        {
+          guint32 id = (guint32) i;
+          g_array_append_val (t->bands[b], id);
+        }
+    }
+  return t;
+}
+
+/* Brute-force label: parity of every feature on a ray towards +lon, the
+ * smallest feature holding the point wins. */
+static RlCountry
+truth_label (const Truth *t, double lat, double lon)
+{
+  guint8 parity[RL_BSRC_MAX_FEATURES] = { 0 };
+  GArray *band = t->bands[band_of (lat)];
+  int best = -1;
+
+  for (guint k = 0; k < band->len; k++)
+    {
+      guint32 i = g_array_index (band, guint32, k);
+      RlBsrcPt a = t->src->pts[i], b = t->src->pts[i + 1];
+      if ((a.y > lat) != (b.y > lat) && a.x + (lat - a.y) * (b.x - a.x) / (b.y - a.y) > lon)
+        parity[t->src->feat[i]] ^= 1;
+    }
+  for (unsigned f = 0; f < t->src->n_feats; f++)
+    if (parity[f] && (best < 0 || t->src->feats[f].rank < t->src->feats[best].rank))
+      best = (int) f;
+  return best < 0 ? RL_COUNTRY_NONE : RL_COUNTRY (t->src->feats[best].a2[0], t->src->feats[best].a2[1]);
+}
+
+/* Does the truth near (lat, lon) — within metres — include country? */
+static gboolean
+truth_near (const Truth *t, double lat, double lon, double metres, RlCountry country)
+{
+  double dlat = metres / 111195.0, dlon = dlat / MAX (cos (lat * G_PI / 180), 1e-6);
+  for (int dy = -1; dy <= 1; dy++)
+    for (int dx = -1; dx <= 1; dx++)
+      {
+        double y = CLAMP (lat + dy * dlat, -90, 90), x = lon + dx * dlon;
+        if (x > 180 || x < -180)
+          continue;
+        if (truth_label (t, y, x) == country)
+          return TRUE;
+      }
+  return FALSE;
+}
+
+static void
+check_points (const Truth *t, GRand *rand, guint n, gboolean near_border)
+{
+  guint mismatch = 0, near_edge = 0;
+
+  for (guint k = 0; k < n; k++)
+    {
+      double lat, lon;
+      RlBoundaryResult r;
+      RlCountry want;
+
+      if (near_border)
+        {
+          /* A random vertex, moved up to ~2 km in a random direction. */
+          gsize i;
+          do
+            i = (gsize) g_rand_int_range (rand, 0, (gint32) t->src->n_pts);
+          while (t->src->feat[i] < 0);
+          lat = t->src->pts[i].y + g_rand_double_range (rand, -0.02, 0.02);
+          lon = t->src->pts[i].x + g_rand_double_range (rand, -0.02, 0.02);
+          lat = CLAMP (lat, -90, 90);
+          lon = CLAMP (lon, -180, 180);
+        }
+      else
+        {
+          lat = asin (g_rand_double_range (rand, -1, 1)) * 180 / G_PI;
+          lon = g_rand_double_range (rand, -180, 180);
+        }
+      if (!rl_boundary_lookup (index_, lat, lon, &r))
+        g_error ("lookup refused %.7f %.7f", lat, lon);
+      want = truth_label (t, lat, lon);
+      if (r.country == want)
+        continue;
+      /* The index stores coordinates to ~1 m (16 bits per leaf); a point
+       * that close to an edge may fall either way. */
+      if (truth_near (t, lat, lon, 3.0, r.country))
+        {
+          near_edge++;
+          continue;
+        }
+      {
+        char a[3], b[3];
+        g_printerr ("mismatch at %.7f %.7f: index %s, source %s (border %.1f m)\n", lat, lon,
+                    rl_country_to_string (r.country, a), rl_country_to_string (want, b), r.border_m);
+      }
+      mismatch++;
+    }
+  g_test_message ("%u %s points: %u mismatches, %u within 3 m of an edge", n,
+                  near_border ? "near-border" : "uniform", mismatch, near_edge);
+  g_assert_cmpuint (mismatch, ==, 0);
+  g_assert_cmpuint (near_edge, <=, n / 1000 + 1);
+}
+
+static void
+test_round_trip (void)
+{
+  const char *source = g_getenv ("REGLOC_BOUNDARY_SOURCE");
+  g_autoptr(GRand) rand = g_rand_new_with_seed (20261203);
+  Truth *t;
+
+  if (source == NULL || !g_file_test (source, G_FILE_TEST_IS_REGULAR))
+    {
+      g_test_skip ("REGLOC_BOUNDARY_SOURCE (the decompressed GeoJSON) is not set: meson test sets it");
+      return;
+    }
+  t = truth_new (source);
+  check_points (t, rand, 20000, FALSE);
+  check_points (t, rand, 20000, TRUE);
+  for (int b = 0; b < N_BANDS; b++)
+    g_array_unref (t->bands[b]);
+  g_free (t);
+}
+
+/* ---- corrupt indexes -------------------------------------------------- */
+
+static GBytes *
+read_index (void)
+{
+  g_autoptr(GError) error = NULL;
+  char *data = NULL;
+  gsize len = 0;
+
+  g_assert_true (g_file_get_contents (index_path (), &data, &len, &error));
+  g_assert_no_error (error);
+  return g_bytes_new_take (data, len);
+}
+
+static char *
+write_temp (const void *data, gsize len)
+{
+  g_autoptr(GError) error = NULL;
+  char *path = NULL;
+  int fd = g_file_open_tmp ("regloc-bidx-XXXXXX", &path, &error);
+
+  g_assert_no_error (error);
+  close (fd);
+  g_assert_true (g_file_set_contents (path, data, (gssize) len, &error));
+  g_assert_no_error (error);
+  return path;
+}
+
+static void
+reseal (guint8 *data, gsize len)
+{
+  RlBidxHeader *h = (RlBidxHeader *) data;
+  guint32 crc = rl_bidx_crc32 (0, h, offsetof (RlBidxHeader, checksum));
+  h->checksum = rl_bidx_crc32 (crc, data + sizeof *h, len - sizeof *h);
+}
+
+static void
+expect_open_error (const guint8 *data, gsize len, int code_, const char *what)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *path = write_temp (data, len);
+  RlBoundaryIndex *idx = rl_boundary_index_open (path, &error);
+
+  if (idx != NULL)
+    g_error ("%s: a corrupt index was accepted", what);
+  g_assert_error (error, RL_BOUNDARY_ERROR, code_);
+  g_test_message ("%s: %s", what, error->message);
+  g_unlink (path);
+}
+
+static void
+test_corrupt (void)
+{
+  g_autoptr(GBytes) bytes = read_index ();
+  gsize len;
+  const guint8 *orig = g_bytes_get_data (bytes, &len);
+  g_autofree guint8 *buf = g_memdup2 (orig, len);
+  RlBidxHeader *h = (RlBidxHeader *) buf;
+  g_autoptr(GError) error = NULL;
+
+  g_assert_null (rl_boundary_index_open ("/nonexistent/boundaries.idx", &error));
+  g_assert_error (error, RL_BOUNDARY_ERROR, RL_BOUNDARY_ERROR_MISSING);
+
+  expect_open_error (buf, 0, RL_BOUNDARY_ERROR_CORRUPT, "empty file");
+  expect_open_error (buf, 40, RL_BOUNDARY_ERROR_CORRUPT, "shorter than the header");
+  expect_open_error (buf, len / 2, RL_BOUNDARY_ERROR_CORRUPT, "truncated to half");
+  expect_open_error (buf, len - 1, RL_BOUNDARY_ERROR_CORRUPT, "one byte short");
+
+  buf[len - 3] ^= 0x40;
+  expect_open_error (buf, len, RL_BOUNDARY_ERROR_CORRUPT, "one bit flipped in the last leaf");
+  memcpy (buf, orig, len);
+  buf[h->grid_offset + 12345] ^= 0x01;
+  expect_open_error (buf, len, RL_BOUNDARY_ERROR_CORRUPT, "one bit flipped in the grid");
+  memcpy (buf, orig, len);
+  buf[0] = 'X';
+  expect_open_error (buf, len, RL_BOUNDARY_ERROR_CORRUPT, "bad magic");
+  memcpy (buf, orig, len);
+  h->version++;
+  reseal (buf, len);
+  expect_open_error (buf, len, RL_BOUNDARY_ERROR_CORRUPT, "future version");
+
+  /* A consistent checksum does not make offsets trustworthy. */
+  memcpy (buf, orig, len);
+  h->leaves_words += 1000;
+  reseal (buf, len);
+  expect_open_error (buf, len, RL_BOUNDARY_ERROR_CORRUPT, "leaf section past the end");
+  memcpy (buf, orig, len);
+  ((guint32 *) (buf + h->grid_offset))[777] = RL_BIDX_ENTRY (RL_BIDX_TYPE_NODE, h->n_nodes);
+  reseal (buf, len);
+  expect_open_error (buf, len, RL_BOUNDARY_ERROR_CORRUPT, "grid entry to a node past the end");
+  memcpy (buf, orig, len);
+  ((guint32 *) (buf + h->nodes_offset))[5] = RL_BIDX_ENTRY (RL_BIDX_TYPE_LEAF, h->leaves_words);
+  reseal (buf, len);
+  expect_open_error (buf, len, RL_BOUNDARY_ERROR_CORRUPT, "node entry to a leaf past the end");
+  memcpy (buf, orig, len);
+  ((guint32 *) (buf + h->grid_offset))[0] = RL_BIDX_ENTRY (RL_BIDX_TYPE_UNIFORM, 4000);
+  reseal (buf, len);
+  expect_open_error (buf, len, RL_BOUNDARY_ERROR_CORRUPT, "label of no feature");
+  memcpy (buf, orig, len);
+  h->features_offset = (guint32) len - 2;
+  reseal (buf, len);
+  expect_open_error (buf, len, RL_BOUNDARY_ERROR_CORRUPT, "feature table past the end");
+}
+
+/* Leaves are not walked at open: garbage inside one, with a good checksum,
+ * must make lookups refuse (or answer), never read out of bounds. */
+static void
+test_corrupt_leaves (void)
+{
+  g_autoptr(GBytes) bytes = read_index ();
+  gsize len;
+  const guint8 *orig = g_bytes_get_data (bytes, &len);
+  g_autofree guint8 *buf = g_memdup2 (orig, len);
+  RlBidxHeader *h = (RlBidxHeader *) buf;
+  g_autoptr(GRand) rand = g_rand_new_with_seed (7);
+  guint refused = 0;
+
+  /* Scribble over the last leaves, where counts run into the end. */
+  for (gsize i = len - 4096; i < len; i++)
+    buf[i] = (guint8) g_rand_int_range (rand, 0, 256);
+  for (guint32 i = h->leaves_offset; i < h->leaves_offset + 4096; i++)
+    buf[i] = 0xff;
+  reseal (buf, len);
+  {
+    g_autoptr(GError) error = NULL;
+    g_autofree char *path = write_temp (buf, len);
+    g_autoptr(RlBoundaryIndex) idx = rl_boundary_index_open (path, &error);
+
+    g_assert_no_error (error);
+    for (guint k = 0; k < 200000; k++)
+      {
+        RlBoundaryResult r;
+        double lat = g_rand_double_range (rand, -90, 90), lon = g_rand_double_range (rand, -180, 180);
+        if (!rl_boundary_lookup (idx, lat, lon, &r))
+          refused++;
+      }
+    g_unlink (path);
+  }
+  g_test_message ("%u of 200000 lookups refused", refused);
+  g_assert_cmpuint (refused, >, 0);
+}
+
+/* ---- regloc lookup - -------------------------------------------------- */
+
+static void
+test_cli_bulk (void)
+{
+  const char *driver = g_getenv ("REGLOC_LOOKUP_DRIVER");
+  const char *input =
+    "# comment\n"
+    "47.6969 8.6903\n"
+    "41.9022\t12.4539\n"
+    "0,0\n"
+    "\n"
+    "91 0\n"
+    "1 2 3\n"
+    "abc 1\n"
+    "45.9686 , 8.9727\r\n"
+    "49.0090 -100\n";
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GSubprocess) proc = NULL;
+  g_autofree char *out = NULL, *err = NULL;
+  g_auto(GStrv) lines = NULL;
+
+  if (driver == NULL)
+    {
+      g_test_skip ("REGLOC_LOOKUP_DRIVER is not set: meson test sets it");
+      return;
+    }
+  proc = g_subprocess_new (G_SUBPROCESS_FLAGS_STDIN_PIPE | G_SUBPROCESS_FLAGS_STDOUT_PIPE |
+                           G_SUBPROCESS_FLAGS_STDERR_PIPE, &error, driver, "lookup", "-", NULL);
+  g_assert_no_error (error);
+  g_assert_true (g_subprocess_communicate_utf8 (proc, input, NULL, &out, &err, &error));
+  g_assert_no_error (error);
+  g_assert_true (g_subprocess_get_if_exited (proc));
+  g_assert_cmpint (g_subprocess_get_exit_status (proc), ==, 0);
+  lines = g_strsplit (out, "\n", -1);
+  g_assert_cmpuint (g_strv_length (lines), ==, 9);
+  g_assert_true (g_str_has_prefix (lines[0], "DE\t"));
+  g_assert_true (g_str_has_prefix (lines[1], "VA\t"));
+  {
+    g_autofree char *far = g_strdup_printf ("--\t%.0f", RL_BOUNDARY_EXACT_M);
+    g_assert_cmpstr (lines[2], ==, far);
+  }
+  g_assert_cmpstr (lines[3], ==, "ERR\tlatitude is not a number in [-90, 90]");
+  g_assert_cmpstr (lines[4], ==, "ERR\texpected two fields: LAT LON");
+  g_assert_cmpstr (lines[5], ==, "ERR\tlatitude is not a number in [-90, 90]");
+  g_assert_true (g_str_has_prefix (lines[6], "IT\t"));
+  g_assert_true (g_str_has_prefix (lines[7], "CA\t"));
+  g_assert_cmpint (abs (atoi (lines[7] + 3) - 1084), <, 15);
+  g_assert_cmpstr (lines[8], ==, "");
+}
+
+static void
+test_cli_single (void)
+{
+  const char *driver = g_getenv ("REGLOC_LOOKUP_DRIVER");
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GSubprocess) proc = NULL;
+  g_autofree char *out = NULL, *err = NULL;
+
+  if (driver == NULL)
+    {
+      g_test_skip ("REGLOC_LOOKUP_DRIVER is not set: meson test sets it");
+      return;
+    }
+  proc = g_subprocess_new (G_SUBPROCESS_FLAGS_STDOUT_PIPE | G_SUBPROCESS_FLAGS_STDERR_PIPE, &error,
+                           driver, "lookup", "47.6969", "8.6903", "--json", NULL);
+  g_assert_no_error (error);
+  g_assert_true (g_subprocess_communicate_utf8 (proc, NULL, NULL, &out, &err, &error));
+  g_assert_cmpint (g_subprocess_get_exit_status (proc), ==, 0);
+  g_assert_nonnull (strstr (out, "\"country\": \"DE\""));
+  g_assert_nonnull (strstr (out, "\"neighbour\": \"CH\""));
+  g_clear_object (&proc);
+  g_clear_pointer (&out, g_free);
+  g_clear_pointer (&err, g_free);
+
+  /* A negative latitude is a coordinate, not an option. */
+  proc = g_subprocess_new (G_SUBPROCESS_FLAGS_STDOUT_PIPE | G_SUBPROCESS_FLAGS_STDERR_PIPE, &error,
+                           driver, "lookup", "-33.8568", "151.2153", NULL);
+  g_assert_true (g_subprocess_communicate_utf8 (proc, NULL, NULL, &out, &err, &error));
+  g_assert_cmpint (g_subprocess_get_exit_status (proc), ==, 0);
+  g_assert_true (g_str_has_prefix (out, "country: AU"));
+  g_clear_object (&proc);
+  g_clear_pointer (&out, g_free);
+  g_clear_pointer (&err, g_free);
+
+  proc = g_subprocess_new (G_SUBPROCESS_FLAGS_STDOUT_PIPE | G_SUBPROCESS_FLAGS_STDERR_PIPE, &error,
+                           driver, "lookup", "95", "0", NULL);
+  g_assert_true (g_subprocess_communicate_utf8 (proc, NULL, NULL, &out, &err, &error));
+  g_assert_cmpint (g_subprocess_get_exit_status (proc), ==, 2);
+  g_assert_true (g_str_has_prefix (err, "regloc lookup: error:"));
+  g_clear_object (&proc);
+  g_clear_pointer (&out, g_free);
+  g_clear_pointer (&err, g_free);
+
+  proc = g_subprocess_new (G_SUBPROCESS_FLAGS_STDOUT_PIPE | G_SUBPROCESS_FLAGS_STDERR_PIPE, &error,
+                           driver, "lookup", "--index", "/nonexistent.idx", "1", "2", NULL);
+  g_assert_true (g_subprocess_communicate_utf8 (proc, NULL, NULL, &out, &err, &error));
+  g_assert_cmpint (g_subprocess_get_exit_status (proc), ==, 1);
+  g_assert_true (g_str_has_prefix (err, "regloc lookup: error:"));
+}
+
+int
+main (int argc, char **argv)
+{
+  g_autoptr(GError) error = NULL;
+  int ret;
+
+  g_test_init (&argc, &argv, NULL);
+  index_ = rl_boundary_index_open (index_path (), &error);
+  if (index_ == NULL)
+    {
+      g_printerr ("cannot open the boundary index (%s): %s\n", index_path (), error->message);
+      return 1;
+    }
+  g_test_add_func ("/boundary/labelled", test_labelled);
+  g_test_add_func ("/boundary/bad-coordinates", test_bad_coordinates);
+  g_test_add_func ("/boundary/border-distance", test_border_distance);
+  g_test_add_func ("/boundary/sea-edges", test_sea_edges);
+  g_test_add_func ("/boundary/enclave-border", test_enclave_border);
+  g_test_add_func ("/boundary/round-trip", test_round_trip);
+  g_test_add_func ("/boundary/corrupt", test_corrupt);
+  g_test_add_func ("/boundary/corrupt-leaves", test_corrupt_leaves);
+  g_test_add_func ("/boundary/cli-bulk", test_cli_bulk);
+  g_test_add_func ("/boundary/cli-single", test_cli_single);
+  ret = g_test_run ();
+  rl_boundary_index_free (index_);
+  return ret;
+}
