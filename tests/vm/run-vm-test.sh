@@ -119,7 +119,7 @@ CONF
 
 case $kind in
   reglocd) cmd="/usr/sbin/rl-daemon-under-test --no-bus --verbose --config /etc/regloc.conf" ;;
-  probe) cmd="/usr/sbin/rl-daemon-under-test $max_age" ;;
+  probe) cmd="env G_MESSAGES_DEBUG=all /usr/sbin/rl-daemon-under-test $max_age" ;;
   *) die "unknown daemon kind $kind" ;;
 esac
 raw=":"
