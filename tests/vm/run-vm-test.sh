@@ -8,7 +8,8 @@
 #   replayed on the host with `regloc replay --scans`.
 # Environment: RL_VM_CACHE (where the kernel .deb is kept; default WORKDIR/cache),
 #   RL_VM_TIMEOUT (seconds for qemu, default 420), RL_VM_MAX_AGE (beacon max age, 20),
-#   RL_VM_RECORD_RAW=1 (probe only: print the raw nl80211 messages into the result file).
+#   RL_VM_RECORD_RAW=1 (probe only: print the raw nl80211 messages into the result file),
+#   RL_VM_DATADIR (the source tree's data/, for territories.tsv).
 # Exit: 0 pass, 1 fail, 77 skip (only when qemu cannot run at all).
 set -eu
 
@@ -95,10 +96,17 @@ for f in modules.builtin modules.builtin.modinfo modules.order; do
 done
 depmod -b "$root" "$kv"
 
+territories=
+if [ -n "${RL_VM_DATADIR:-}" ] && [ -e "$RL_VM_DATADIR/territories.tsv" ]; then
+  mkdir -p "$root/etc/regloc"
+  cp "$RL_VM_DATADIR/territories.tsv" "$root/etc/regloc/territories.tsv"
+  territories=/etc/regloc/territories.tsv
+fi
 cat > "$root/etc/regloc.conf" <<CONF
 [general]
 apply=true
 regulatory_db=/lib/firmware/regulatory.db
+territories=$territories
 zoneinfo_dir=/usr/share/zoneinfo
 
 [policy]
