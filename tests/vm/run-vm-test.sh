@@ -57,7 +57,7 @@ root=$work/root
 rm -rf "$root"
 mkdir -p "$root/bin" "$root/sbin" "$root/usr/bin" "$root/usr/sbin" "$root/lib/firmware" \
   "$root/etc" "$root/proc" "$root/sys" "$root/dev" "$root/tmp" "$root/usr/share/zoneinfo/Europe" \
-  "$root/lib/modules/$kv"
+  "$root/lib/modules/$kv" "$root/var/lib/regloc" "$root/run"
 cp "$(command -v busybox)" "$root/bin/busybox"
 for a in $("$root/bin/busybox" --list); do
   [ -e "$root/bin/$a" ] || ln -s busybox "$root/bin/$a"
