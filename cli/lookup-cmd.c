@@ -62,7 +62,8 @@ parse_coord (const char *text, double min, double max, double *out)
   char *end = NULL;
   double v;
 
-  if (text == NULL || *text == '\0')
+  /* Plain decimal degrees only: g_ascii_strtod would also take hex. */
+  if (text == NULL || *text == '\0' || strpbrk (text, "xXpP") != NULL)
     return FALSE;
   errno = 0;
   v = g_ascii_strtod (text, &end);
@@ -197,9 +198,9 @@ bulk (const RlBoundaryIndex *index)
   if (fflush (stdout) != 0)
     {
       g_printerr ("regloc lookup: error: cannot write output: %s\n", g_strerror (errno));
-      return 1;
+      return RL_EXIT_FAILURE;
     }
-  return 0;
+  return RL_EXIT_OK;
 }
 
 int
@@ -228,7 +229,7 @@ rl_cmd_lookup (int argc, char **argv)
                    "distance in metres to the nearest border (exact below %.0f m).\n"
                    "With \"-\", reads LAT LON lines from stdin and prints CC<TAB>DISTANCE_M.\n",
                    RL_BOUNDARY_EXACT_M);
-          return 0;
+          return RL_EXIT_OK;
         }
       else if (strcmp (argv[i], "-") == 0 && n_positional == 0)
         from_stdin = TRUE;
@@ -238,7 +239,7 @@ rl_cmd_lookup (int argc, char **argv)
         {
           g_printerr ("regloc lookup: error: unexpected argument '%s'\n", argv[i]);
           usage_hint ();
-          return 2;
+          return RL_EXIT_USAGE;
         }
     }
   if (!from_stdin)
@@ -247,17 +248,17 @@ rl_cmd_lookup (int argc, char **argv)
         {
           g_printerr ("regloc lookup: error: need LAT and LON (or '-' to read points from stdin)\n");
           usage_hint ();
-          return 2;
+          return RL_EXIT_USAGE;
         }
       if (!parse_coord (positional[0], -90.0, 90.0, &lat))
         {
           g_printerr ("regloc lookup: error: latitude '%s' is not a number in [-90, 90]\n", positional[0]);
-          return 2;
+          return RL_EXIT_USAGE;
         }
       if (!parse_coord (positional[1], -180.0, 180.0, &lon))
         {
           g_printerr ("regloc lookup: error: longitude '%s' is not a number in [-180, 180]\n", positional[1]);
-          return 2;
+          return RL_EXIT_USAGE;
         }
     }
 
@@ -265,15 +266,15 @@ rl_cmd_lookup (int argc, char **argv)
   if (index == NULL)
     {
       g_printerr ("regloc lookup: error: %s\n", error->message);
-      return 1;
+      return RL_EXIT_FAILURE;
     }
   if (from_stdin)
     return bulk (index);
   if (!rl_boundary_lookup (index, lat, lon, &r))
     {
       g_printerr ("regloc lookup: error: lookup failed (corrupt index)\n");
-      return 1;
+      return RL_EXIT_FAILURE;
     }
   print_one (&r, lat, lon, json);
-  return 0;
+  return RL_EXIT_OK;
 }

@@ -252,6 +252,22 @@ quant (double v, double lo, double step)
   return (uint16_t) fmin (RL_BIDX_QMAX, fmax (0, q));
 }
 
+/* Which of the 4 x 3 parts of box are far from every edge (bit per part). */
+static uint16_t
+far_parts (Box box)
+{
+  uint16_t bits = 0;
+  for (unsigned r = 0; r < RL_BIDX_PART_ROWS; r++)
+    for (unsigned c = 0; c < RL_BIDX_PART_COLS; c++)
+      {
+        double w = (box.x1 - box.x0) / RL_BIDX_PART_COLS, h = (box.y1 - box.y0) / RL_BIDX_PART_ROWS;
+        Box part = { box.x0 + c * w, box.y0 + r * h, box.x0 + (c + 1) * w, box.y0 + (r + 1) * h };
+        if (far_from_edges (part))
+          bits |= (uint16_t) (1u << (r * RL_BIDX_PART_COLS + c));
+      }
+  return bits;
+}
+
 /* Writes a border leaf; returns its entry. */
 static uint32_t
 write_leaf (Box box, uint32_t *e, size_t n, Pt ref, const uint8_t *status, uint16_t base)
@@ -274,6 +290,7 @@ write_leaf (Box box, uint32_t *e, size_t n, Pt ref, const uint8_t *status, uint1
   leaf_push (base);
   n_groups_at = n_leaves;
   leaf_push (0);
+  leaf_push (far_parts (box));
   for (size_t i = 0; i < n;)
     {
       uint16_t f = feats[pt_feat[e[i]]].rank;
@@ -362,7 +379,13 @@ build (Box box, unsigned depth, uint32_t ix, uint32_t iy, uint32_t *e, size_t n,
         return write_leaf (box, e, n, ref, status, base);
       far = far_from_edges (box);
       if (far || depth >= FAR_SPLIT_DEPTH)
-        return RL_BIDX_ENTRY (RL_BIDX_TYPE_UNIFORM, base | (far ? RL_BIDX_UNIFORM_FAR : 0));
+        {
+          uint32_t v = base | (far ? RL_BIDX_UNIFORM_FAR : 0);
+          /* Parts of a cell near an edge may still be far from it. */
+          if (!far)
+            v |= (uint32_t) far_parts (box) << RL_BIDX_PART_SHIFT;
+          return RL_BIDX_ENTRY (RL_BIDX_TYPE_UNIFORM, v);
+        }
     }
 
   for (int c = 0; c < 4; c++)
@@ -470,6 +493,7 @@ main (int argc, char **argv)
       fprintf (stderr, "usage: boundary-gen INPUT.geo.json OUTPUT.idx [SOURCE-NAME]\n");
       return 2;
     }
+  rl_bsrc_verbose = 1;
   src = rl_bsrc_load (argv[1]);
   pts = src->pts;
   pt_feat = src->feat;

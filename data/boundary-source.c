@@ -11,6 +11,7 @@
 
 #define RL_PI 3.14159265358979323846
 
+int rl_bsrc_verbose;
 static RlBsrc *S;
 static size_t cap_pts, cap_polys;
 
@@ -482,7 +483,8 @@ give_waters_to_territories (void)
         nf = &S->feats[S->n_feats];
         *nf = *tf;
         nf->area = pp->area;
-        fprintf (stderr, "boundary-source: %s polygon of %.0f km² around %s (%.0f km²) is %s's sea\n",
+        if (rl_bsrc_verbose)
+          fprintf (stderr, "boundary-gen: %s polygon of %.0f km² around %s (%.0f km²) is %s's sea\n",
                  S->feats[pp->feat].a2, pp->area, tf->a2, tp->area, tf->a2);
         for (size_t i = pp->first; i < pp->end; i++)
           if (S->feat[i] >= 0)

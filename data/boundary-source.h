@@ -48,5 +48,7 @@ typedef struct {
  * given to the territory (as an extra feature with the territory's code),
  * so the territory keeps its own code out to the edge of its waters. */
 RlBsrc *rl_bsrc_load (const char *path);
+/* When set, rl_bsrc_load () reports each sea it gives to a territory. */
+extern int rl_bsrc_verbose;
 void rl_bsrc_fail (const char *fmt, ...) __attribute__ ((noreturn, format (printf, 1, 2)));
 void *rl_bsrc_realloc (void *p, size_t n);

@@ -7,30 +7,36 @@
  * An entry is one 32-bit word:
  *   type 0 (uniform): the whole cell has one label (low 16 bits); bit 16
  *                     set when no edge at all lies within RL_BIDX_FAR_M of
- *                     the cell, so the lookup can skip the distance search
+ *                     the cell, so the lookup can skip the distance search;
+ *                     bits 17-28: the same for each of 4 x 3 parts of the
+ *                     cell (bit 17 + 4 * row + column, row 0 at the south)
  *   type 1 (node):    index of a node (four entries, child = (y_hi << 1) | x_hi)
  *   type 2 (leaf):    offset in 32-bit words into the leaf section
  * A label is a feature index (features are sorted by area, smallest first,
  * so where features overlap the smallest index wins) or RL_BIDX_LABEL_NONE.
  *
  * A leaf is a sequence of guint16:
- *   ref_x, ref_y, base_label, n_groups,
+ *   ref_x, ref_y, base_label, n_groups, far_parts,
  *   n_groups x { feature, ref_inside, n_chains,
  *                n_chains x { n_points, n_points x { x, y } } }
  * padded to a whole 32-bit word.  Coordinates are quantised over the leaf
  * box grown by RL_BIDX_QPAD units on each side; edges are clipped to that
  * grown box.  ref is a point chosen away from every edge;
  * ref_inside says whether it lies inside the feature.  base_label is the
- * smallest feature that covers the whole leaf.
+ * smallest feature that covers the whole leaf.  far_parts: bit
+ * (4 * row + column) is set when that part of the leaf (4 x 3 parts, as for
+ * uniform cells) is farther than RL_BIDX_FAR_M from every edge.
  *
  * All integers are little-endian; the reader refuses other hosts. */
 #pragma once
+
+#include <zlib.h>
 
 #include <stdint.h>
 #include <stddef.h>
 
 #define RL_BIDX_MAGIC "RLBNDIDX"
-#define RL_BIDX_VERSION 1u
+#define RL_BIDX_VERSION 2u
 #define RL_BIDX_GRID_DEPTH 8u
 #define RL_BIDX_MAX_DEPTH 24u
 /* Leaf coordinates: the leaf box spans RL_BIDX_QSPAN units starting at
@@ -45,6 +51,11 @@
 /* Distances are searched up to this far (metres); see RL_BOUNDARY_EXACT_M. */
 #define RL_BIDX_FAR_M 5000.0
 #define RL_BIDX_UNIFORM_FAR 0x10000u
+#define RL_BIDX_PART_COLS 4u
+#define RL_BIDX_PART_ROWS 3u
+#define RL_BIDX_PART_SHIFT 17u
+#define RL_BIDX_LEAF_HEADER 5   /* guint16 words before the groups */
+#define RL_BIDX_UNIFORM_MASK 0x1fffffffu   /* label, far flag and part flags */
 
 #define RL_BIDX_TYPE_UNIFORM 0u
 #define RL_BIDX_TYPE_NODE 1u
@@ -80,23 +91,16 @@ typedef struct {
 static inline uint32_t
 rl_bidx_crc32 (uint32_t crc, const void *data, size_t len)
 {
-  static uint32_t table[256];
-  static int ready;
+  /* zlib's CRC-32 (the IEEE polynomial), an order of magnitude faster than
+   * a byte table: the check runs over the whole index at every open */
   const uint8_t *p = data;
 
-  if (!ready)
+  while (len > 0)
     {
-      for (uint32_t i = 0; i < 256; i++)
-        {
-          uint32_t c = i;
-          for (int k = 0; k < 8; k++)
-            c = (c & 1) ? 0xedb88320u ^ (c >> 1) : c >> 1;
-          table[i] = c;
-        }
-      ready = 1;
+      uInt chunk = len > (1u << 30) ? (1u << 30) : (uInt) len;
+      crc = (uint32_t) crc32 ((uLong) crc, p, chunk);
+      p += chunk;
+      len -= chunk;
     }
-  crc = ~crc;
-  while (len--)
-    crc = table[(crc ^ *p++) & 0xff] ^ (crc >> 8);
-  return ~crc;
+  return crc;
 }

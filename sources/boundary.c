@@ -85,7 +85,9 @@ entry_ok (const RlBoundaryIndex *index, guint32 entry)
   switch (RL_BIDX_ENTRY_TYPE (entry))
     {
     case RL_BIDX_TYPE_UNIFORM:
-      v &= ~RL_BIDX_UNIFORM_FAR;
+      if (v & ~RL_BIDX_UNIFORM_MASK)
+        return FALSE;
+      v &= 0xffffu;
       return v == RL_BIDX_LABEL_NONE || v < index->n_features;
     case RL_BIDX_TYPE_NODE:
       return v < index->n_nodes;
@@ -228,7 +230,7 @@ leaf_label (const RlBoundaryIndex *index, guint32 offset, const Box *box, double
   double gx0, gy0, sx, sy, qx, qy, rx, ry, hx0, hx1, vy0, vy1;
   guint16 best, n_groups;
 
-  if (end - p < 4)
+  if (end - p < RL_BIDX_LEAF_HEADER)
     return FALSE;
   leaf_frame (box, &gx0, &gy0, &sx, &sy);
   qx = (x - gx0) / sx;
@@ -237,7 +239,7 @@ leaf_label (const RlBoundaryIndex *index, guint32 offset, const Box *box, double
   ry = p[1];
   best = p[2];
   n_groups = p[3];
-  p += 4;
+  p += RL_BIDX_LEAF_HEADER;
   hx0 = MIN (qx, rx);
   hx1 = MAX (qx, rx);
   vy0 = MIN (qy, ry);
@@ -400,21 +402,25 @@ near_leaf (Near *nr, guint32 offset, const Box *box)
   const guint16 *p = (const guint16 *) (index->leaves + offset);
   const guint16 *end = (const guint16 *) (index->leaves + index->leaves_words);
   double gx0, gy0, sx, sy, ox, oy;
+  const guint16 seam_w = (guint16) RL_BIDX_QPAD, seam_e = (guint16) (RL_BIDX_QPAD + RL_BIDX_QSPAN);
+  gboolean west, east;
   guint n_groups;
 
-  if (end - p < 4)
+  if (end - p < RL_BIDX_LEAF_HEADER)
     {
       nr->bad = TRUE;
       return;
     }
   leaf_frame (box, &gx0, &gy0, &sx, &sy);
+  west = box->x0 <= -180.0;
+  east = box->x1 >= 180.0;
   /* Local metres: X = (lon - qx) * kx, Y = (lat - qy) * ky. */
   ox = wrap_lon (gx0 - nr->qx) * nr->kx;
   oy = (gy0 - nr->qy) * nr->ky;
   sx *= nr->kx;
   sy *= nr->ky;
   n_groups = p[3];
-  p += 4;
+  p += RL_BIDX_LEAF_HEADER;
   for (guint g = 0; g < n_groups; g++)
     {
       guint n_chains;
@@ -437,6 +443,10 @@ near_leaf (Near *nr, guint32 offset, const Box *box)
           p++;
           for (guint i = 1; i < n; i++)
             {
+              /* GeoJSON cuts features at ±180°; the cut is not a border (the
+               * same feature goes on across it), so it is not a candidate. */
+              if (p[2 * i - 2] == p[2 * i] && ((west && p[2 * i] == seam_w) || (east && p[2 * i] == seam_e)))
+                continue;
               double ax = ox + p[2 * i - 2] * sx, ay = oy + p[2 * i - 1] * sy;
               double bx = ox + p[2 * i] * sx, by = oy + p[2 * i + 1] * sy;
               double dx = bx - ax, dy = by - ay, l2 = dx * dx + dy * dy, t = 0, px, py, d;
@@ -446,7 +456,7 @@ near_leaf (Near *nr, guint32 offset, const Box *box)
               px = ax + t * dx;
               py = ay + t * dy;
               d = px * px + py * py;
-              if (d < nr->best_m * nr->best_m && d > nr->floor_m * nr->floor_m)
+              if (d < nr->best_m * nr->best_m && (nr->floor_m < 0 || d > nr->floor_m * nr->floor_m))
                 {
                   nr->best_m = sqrt (d);
                   nr->ax = ax;
@@ -560,26 +570,28 @@ near_search (Near *nr)
       }
 }
 
-/* The point just past the nearest edge, seen from the query. */
+/* A point just past the nearest edge: way 0 continues the line from the
+ * query through the nearest point, ways 1 and 2 step off the edge along its
+ * normal (needed where the nearest point is a vertex of a sharp corner). */
 static void
-beyond_point (const Near *nr, double side, double *x, double *y)
+beyond_point (const Near *nr, int way, double *x, double *y)
 {
-  double dx = nr->bx - nr->ax, dy = nr->by - nr->ay, l2 = dx * dx + dy * dy, t = 0, px, py, len, ux, uy;
+  double dx = nr->bx - nr->ax, dy = nr->by - nr->ay, l2 = dx * dx + dy * dy, t = 0, px, py, len, l, ux, uy;
 
   if (l2 > 0)
     t = CLAMP (-(nr->ax * dx + nr->ay * dy) / l2, 0.0, 1.0);
   px = nr->ax + t * dx;
   py = nr->ay + t * dy;
   len = sqrt (px * px + py * py);
-  if (len > 1e-3)
+  l = sqrt (l2);
+  if (way == 0 && len > 1e-3)
     {
       ux = px / len;
       uy = py / len;
     }
   else
     {
-      /* On the edge itself: step along its normal. */
-      double l = sqrt (l2);
+      double side = way == 2 ? -1 : 1;
       ux = l > 0 ? -dy / l * side : side;
       uy = l > 0 ? dx / l * side : 0;
     }
@@ -614,8 +626,20 @@ rl_boundary_lookup (const RlBoundaryIndex *index, double lat, double lon, RlBoun
   out->country = country;
   out->border_m = RL_BOUNDARY_EXACT_M;
   /* Most of the world is far from any edge: the generator marked it. */
-  if (RL_BIDX_ENTRY_TYPE (entry) == RL_BIDX_TYPE_UNIFORM && (RL_BIDX_ENTRY_VALUE (entry) & RL_BIDX_UNIFORM_FAR))
-    return TRUE;
+  {
+    guint col = MIN ((guint) ((lon - box.x0) / (box.x1 - box.x0) * RL_BIDX_PART_COLS), RL_BIDX_PART_COLS - 1);
+    guint row = MIN ((guint) ((lat - box.y0) / (box.y1 - box.y0) * RL_BIDX_PART_ROWS), RL_BIDX_PART_ROWS - 1);
+    guint part = row * RL_BIDX_PART_COLS + col;
+    guint32 v = RL_BIDX_ENTRY_VALUE (entry);
+
+    if (RL_BIDX_ENTRY_TYPE (entry) == RL_BIDX_TYPE_UNIFORM &&
+        ((v & RL_BIDX_UNIFORM_FAR) || (v & (1u << (RL_BIDX_PART_SHIFT + part)))))
+      return TRUE;
+    /* label_at_full () checked the leaf's header is in bounds. */
+    if (RL_BIDX_ENTRY_TYPE (entry) == RL_BIDX_TYPE_LEAF &&
+        (((const guint16 *) (index->leaves + v))[4] & (1u << part)))
+      return TRUE;
+  }
 
   memset (&nr, 0, sizeof nr);
   nr.index = index;
@@ -642,9 +666,9 @@ rl_boundary_lookup (const RlBoundaryIndex *index, double lat, double lon, RlBoun
         return FALSE;
       if (!nr.found)
         return TRUE;
-      for (int side = 1; side >= -1 && other == label; side -= 2)
+      for (int way = 0; way < 3 && label_country (index, other) == country; way++)
         {
-          beyond_point (&nr, side, &bx, &by);
+          beyond_point (&nr, way, &bx, &by);
           if (!label_at (index, bx, by, &other))
             return FALSE;
         }

@@ -1,5 +1,6 @@
 /* Offline point → country lookup over the mmapped boundary index (DESIGN §8).
- * The index is built from data/boundaries/ by the build; see data/README. */
+ * The index is built from data/boundaries/ by the build; see
+ * data/boundaries/SOURCE.md and sources/boundary-format.h. */
 #pragma once
 
 #include <glib.h>

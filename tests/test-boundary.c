@@ -74,6 +74,11 @@ static const Labelled labelled[] = {
   { 18.0260, -63.0458, "SX", "Philipsburg (feature with alpha-3 only)" },
   { 18.0708, -63.0863, "MF", "Marigot" },
   { 48.8566, 2.3522, "FR", "Paris" },
+  /* territorial sea that only the sovereign's feature covers */
+  { -20.9177, 55.1802, "RE", "sea off Réunion (in FR's feature only)" },
+  { 16.3500, -61.8500, "GP", "sea off Guadeloupe (in FR's feature only)" },
+  { 18.5500, -66.3000, "PR", "sea off Puerto Rico (in US's feature only)" },
+  { 15.2000, 145.6000, "MP", "sea off Saipan (in US's feature only)" },
   /* coasts: the territorial sea counts, beyond 12 nm is no country */
   { 52.4000, 4.4200, "NL", "8 km off Zandvoort" },
   { 52.4000, 4.2400, "NL", "20 km off Zandvoort" },
@@ -196,6 +201,38 @@ test_sea_edges (void)
   g_assert_cmpfloat (r.border_m, <, 3000);
 }
 
+/* The data splits Fiji, Chukotka and Antarctica at ±180°: that seam is
+ * not a border.  Antarctica's feature stops at 85.05°S (a straight edge). */
+static void
+test_seams_and_poles (void)
+{
+  static const struct { double lat, lon; const char *cc; double min_m, max_m; } cases[] = {
+    { -16.5, 179.9999, "FJ", RL_BOUNDARY_EXACT_M, RL_BOUNDARY_EXACT_M },
+    { -16.5, -179.9999, "FJ", RL_BOUNDARY_EXACT_M, RL_BOUNDARY_EXACT_M },
+    { -16.5, 180.0, "FJ", RL_BOUNDARY_EXACT_M, RL_BOUNDARY_EXACT_M },
+    { 65.0, 180.0, "RU", RL_BOUNDARY_EXACT_M, RL_BOUNDARY_EXACT_M },
+    { -75.0, 180.0, "AQ", RL_BOUNDARY_EXACT_M, RL_BOUNDARY_EXACT_M },
+    { -85.04, 10.0, "AQ", 1112 - 5, 1112 + 5 },
+    { -85.06, 10.0, "--", 1112 - 5, 1112 + 5 },
+    { 89.9999, 179.9999, "--", RL_BOUNDARY_EXACT_M, RL_BOUNDARY_EXACT_M },
+  };
+  for (gsize i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      RlBoundaryResult r;
+      g_autofree char *cc = NULL;
+
+      g_assert_true (rl_boundary_lookup (index_, cases[i].lat, cases[i].lon, &r));
+      cc = code (r.country);
+      g_assert_cmpstr (cc, ==, cases[i].cc);
+      if (r.border_m < RL_BOUNDARY_EXACT_M)
+        g_assert_cmpint (r.neighbour, !=, r.country);
+      else
+        g_assert_cmpint (r.neighbour, ==, RL_COUNTRY_NONE);
+      g_assert_cmpfloat (r.border_m, >=, cases[i].min_m);
+      g_assert_cmpfloat (r.border_m, <=, cases[i].max_m);
+    }
+}
+
 /* Büsingen is 1–2 km across: every point in it is near the Swiss border. */
 static void
 test_enclave_border (void)
@@ -294,7 +331,7 @@ truth_near (const Truth *t, double lat, double lon, double metres, RlCountry cou
 static void
 check_points (const Truth *t, GRand *rand, guint n, gboolean near_border)
 {
-  guint mismatch = 0, near_edge = 0;
+  guint mismatch = 0, near_edge = 0, bad_distance = 0;
 
   for (guint k = 0; k < n; k++)
     {
@@ -322,6 +359,27 @@ check_points (const Truth *t, GRand *rand, guint n, gboolean near_border)
       if (!rl_boundary_lookup (index_, lat, lon, &r))
         g_error ("lookup refused %.7f %.7f", lat, lon);
       want = truth_label (t, lat, lon);
+      if (r.border_m < RL_BOUNDARY_EXACT_M)
+        g_assert_cmpint (r.neighbour, !=, r.country);
+      /* No border nearer than reported: the source agrees with the index
+       * on points 90 % of the way there, in four directions. */
+      if (k % 10 == 0 && r.country == want && r.border_m > 20)
+        for (int dir = 0; dir < 4; dir++)
+          {
+            double d = 0.9 * r.border_m / 111195.0;
+            double dlat = (dir == 0 ? d : dir == 2 ? -d : 0);
+            double dlon = (dir == 1 ? d : dir == 3 ? -d : 0) / MAX (cos (lat * G_PI / 180), 1e-6);
+            double y = lat + dlat, x = lon + dlon;
+            if (y > 89.9 || y < -89.9 || x >= 180 || x <= -180 || r.border_m >= RL_BOUNDARY_EXACT_M)
+              continue;
+            if (truth_label (t, y, x) != want)
+              {
+                char a[3];
+                g_printerr ("border nearer than %.1f m from %.7f %.7f (%s)\n", r.border_m, lat, lon,
+                            rl_country_to_string (want, a));
+                bad_distance++;
+              }
+          }
       if (r.country == want)
         continue;
       /* The index stores coordinates to ~1 m (16 bits per leaf); a point
@@ -342,6 +400,7 @@ check_points (const Truth *t, GRand *rand, guint n, gboolean near_border)
                   near_border ? "near-border" : "uniform", mismatch, near_edge);
   g_assert_cmpuint (mismatch, ==, 0);
   g_assert_cmpuint (near_edge, <=, n / 1000 + 1);
+  g_assert_cmpuint (bad_distance, ==, 0);
 }
 
 static void
@@ -521,6 +580,7 @@ test_cli_bulk (void)
     "91 0\n"
     "1 2 3\n"
     "abc 1\n"
+    "0x10 0\n"
     "45.9686 , 8.9727\r\n"
     "49.0090 -100\n";
   g_autoptr(GError) error = NULL;
@@ -541,7 +601,7 @@ test_cli_bulk (void)
   g_assert_true (g_subprocess_get_if_exited (proc));
   g_assert_cmpint (g_subprocess_get_exit_status (proc), ==, 0);
   lines = g_strsplit (out, "\n", -1);
-  g_assert_cmpuint (g_strv_length (lines), ==, 9);
+  g_assert_cmpuint (g_strv_length (lines), ==, 10);
   g_assert_true (g_str_has_prefix (lines[0], "DE\t"));
   g_assert_true (g_str_has_prefix (lines[1], "VA\t"));
   {
@@ -551,10 +611,11 @@ test_cli_bulk (void)
   g_assert_cmpstr (lines[3], ==, "ERR\tlatitude is not a number in [-90, 90]");
   g_assert_cmpstr (lines[4], ==, "ERR\texpected two fields: LAT LON");
   g_assert_cmpstr (lines[5], ==, "ERR\tlatitude is not a number in [-90, 90]");
-  g_assert_true (g_str_has_prefix (lines[6], "IT\t"));
-  g_assert_true (g_str_has_prefix (lines[7], "CA\t"));
-  g_assert_cmpint (abs (atoi (lines[7] + 3) - 1084), <, 15);
-  g_assert_cmpstr (lines[8], ==, "");
+  g_assert_cmpstr (lines[6], ==, "ERR\tlatitude is not a number in [-90, 90]");
+  g_assert_true (g_str_has_prefix (lines[7], "IT\t"));
+  g_assert_true (g_str_has_prefix (lines[8], "CA\t"));
+  g_assert_cmpint (abs (atoi (lines[8] + 3) - 1084), <, 15);
+  g_assert_cmpstr (lines[9], ==, "");
 }
 
 static void
@@ -625,6 +686,7 @@ main (int argc, char **argv)
   g_test_add_func ("/boundary/border-distance", test_border_distance);
   g_test_add_func ("/boundary/sea-edges", test_sea_edges);
   g_test_add_func ("/boundary/enclave-border", test_enclave_border);
+  g_test_add_func ("/boundary/seams-and-poles", test_seams_and_poles);
   g_test_add_func ("/boundary/round-trip", test_round_trip);
   g_test_add_func ("/boundary/corrupt", test_corrupt);
   g_test_add_func ("/boundary/corrupt-leaves", test_corrupt_leaves);
