@@ -22,6 +22,7 @@ int rl_cmd_status (int argc, char **argv);
 int rl_cmd_monitor (int argc, char **argv);
 int rl_cmd_explain (int argc, char **argv);
 int rl_cmd_override (int argc, char **argv);
+int rl_cmd_record (int argc, char **argv);
 int rl_cmd_lookup (int argc, char **argv);
 
 G_END_DECLS

@@ -16,6 +16,7 @@ typedef struct {
 
 static const Command commands[] = {
   { "replay", rl_cmd_replay, "Run the policy over recorded evidence (scenario, GPS logs, scan logs)" },
+  { "record", rl_cmd_record, "Write what the radios hear as a scan log for regloc replay --scans" },
   { "check-config", rl_cmd_check_config, "Validate a regloc.conf and print the policy it sets" },
   { "status", rl_cmd_status, "Show the country in force, its state and every source (--json)" },
   { "monitor", rl_cmd_monitor, "Print each change of the decision as it happens, until Ctrl-C" },

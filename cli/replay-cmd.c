@@ -11,6 +11,7 @@
 #include "service/regdb.h"
 #include "service/replay.h"
 #include "service/replay-gps.h"
+#include "service/replay-scans.h"
 #include "service/scenario.h"
 #include "sources/tzmap.h"
 #include "sources/boundary.h"
@@ -93,10 +94,8 @@ load_inputs (const Options *o, const RlConfig *config, const RlTzMap *tzmap, con
         return FALSE;
     }
   for (guint i = 0; o->scans != NULL && o->scans[i] != NULL; i++)
-    {
-      g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED, "%s: scan logs are not supported by this build", o->scans[i]);
+    if (!rl_replay_load_scan_file (replay, o->scans[i], config, error))
       return FALSE;
-    }
   return TRUE;
 }
 

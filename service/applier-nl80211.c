@@ -17,8 +17,7 @@ on_applier_changed (RlApplier *applier, gpointer user_data)
 {
   Nl80211Glue *glue = user_data;
   RlCountry kernel = rl_applier_kernel_country (applier);
-  g_autofree char *status = g_strdup_printf ("%s: %s", rl_applier_mode_to_string (rl_applier_mode (applier)),
-                                             rl_applier_detail (applier));
+  const char *status = rl_applier_detail (applier);
   char cc[3];
 
   glue->hooks.kernel_changed (kernel == RL_COUNTRY_NONE ? "" : rl_country_to_string (kernel, cc), status,

@@ -722,7 +722,8 @@ rl_daemon_source_status (RlDaemon *self)
     }
   if (self->applier != NULL || self->options.applier != NULL)
     {
-      RlSourceStatus st = { "kernel", self->applier != NULL, 0, self->kernel_status };
+      gboolean working = self->applier != NULL && !g_str_has_prefix (self->kernel_status, "unavailable");
+      RlSourceStatus st = { "kernel", working, 0, self->kernel_status };
       g_array_append_val (out, st);
     }
   return out;

@@ -9,7 +9,9 @@ if [ ! -d build-fuzz ]; then
   CC=clang meson setup build-fuzz -Dfuzzing=true -Db_sanitize=address,undefined -Db_lundef=false \
     -Dvm_tests=false >/dev/null
 fi
-ninja -C build-fuzz >/dev/null
+if ! ninja -C build-fuzz >build-fuzz/ninja.log 2>&1; then
+  echo "fuzz: the fuzz build failed:"; tail -40 build-fuzz/ninja.log; exit 1
+fi
 targets="$*"
 [ -n "$targets" ] || targets=$(find build-fuzz/fuzz -maxdepth 1 -type f -perm -u+x -name 'fuzz-*' | sed 's|.*/fuzz-||' | sort)
 status=0

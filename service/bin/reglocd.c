@@ -5,12 +5,7 @@
 #include "bus.h"
 #include "sleep-watch.h"
 #include "rl-build-config.h"
-#ifdef RL_HAVE_NL80211_APPLIER
 #include "applier-nl80211.h"
-#define RL_APPLIER (&rl_nl80211_applier_ops)
-#else
-#define RL_APPLIER NULL
-#endif
 
 #include <glib-unix.h>
 #include <locale.h>
@@ -87,7 +82,7 @@ main (int argc, char **argv)
   if (session_bus)
     rl_daemon_use_user_state_dir ();
 
-  RlDaemonOptions opts = { config, no_apply, (const char *const *) replay, speed, RL_APPLIER };
+  RlDaemonOptions opts = { config, no_apply, (const char *const *) replay, speed, &rl_nl80211_applier_ops };
   if ((daemon_ = rl_daemon_new (&opts, &error)) == NULL)
     {
       g_printerr ("reglocd: error: %s\n", error->message);

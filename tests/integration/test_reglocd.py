@@ -477,6 +477,13 @@ def normalize(text):
     text = re.sub(r'\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d( \w+|Z)?', 'TIME', text)
     text = re.sub(r'\b\d+ (s|min|h) ago', 'AGE', text)
     text = re.sub(r'"age_s" : \d+', '"age_s" : AGE', text)
+    # What the kernel says depends on the machine (nl80211 present or not,
+    # its current domain): only its presence in the output is checked.
+    text = re.sub(r'(?m)^(Kernel country: +).*$', r'\1KERNEL', text)
+    text = re.sub(r'(?m)^(  kernel +)\S+ +\S+ +.*$', r'\1KERNEL-STATUS', text)
+    text = re.sub(r'"kernel_country" : [^,]*,', '"kernel_country" : KERNEL,', text)
+    text = re.sub(r'("name" : "kernel",\s*"available" : )\w+(,.*?"detail" : )"[^"]*"', r'\1KERNEL\2"KERNEL-STATUS"',
+                  text, flags=re.S)
     return text
 
 

@@ -1,0 +1,48 @@
+/* Beacons and probe responses from packet captures (pcap and pcapng,
+ * through libpcap): 802.11 frames with radiotap, PPI or no radio header. */
+#pragma once
+
+#include <glib.h>
+
+G_BEGIN_DECLS
+
+/* Link types, as in pcap-linktype(7). */
+#define RL_LINKTYPE_IEEE802_11 105
+#define RL_LINKTYPE_IEEE802_11_RADIOTAP 127
+#define RL_LINKTYPE_PPI 192
+
+/* Verdicts on one frame; the names are replay skip counters. */
+typedef enum {
+  RL_FRAME_OK,
+  RL_FRAME_TRUNCATED,          /* "truncated": captured bytes end inside a header */
+  RL_FRAME_NOT_MANAGEMENT,     /* "not_management": data or control frame */
+  RL_FRAME_NOT_BEACON,         /* "not_beacon": management, but not a beacon or probe response */
+  RL_FRAME_BAD_FCS,            /* "bad_fcs": the radio says the checksum failed */
+  RL_FRAME_BAD_RADIO_HEADER,   /* "bad_radio_header": radiotap/PPI header makes no sense */
+  RL_FRAME_N_RESULTS
+} RlFrameResult;
+
+const char *rl_frame_result_to_string (RlFrameResult result);
+
+typedef struct {
+  guint8 bssid[6];
+  gboolean probe_response;
+  guint32 freq_mhz;           /* 0 unknown */
+  gboolean has_signal;
+  gint32 signal_mbm;
+  const guint8 *ies;          /* points into the frame */
+  gsize ies_len;
+} RlHeardFrame;
+
+/* Pure: one captured frame of @linktype; @caplen bytes are present. */
+RlFrameResult rl_frame_parse (int linktype, const guint8 *data, gsize caplen, RlHeardFrame *out);
+
+typedef void (*RlPcapFrameFunc) (gint64 time, const RlHeardFrame *frame, gpointer user_data);
+typedef void (*RlPcapSkipFunc) (RlFrameResult why, gpointer user_data);
+
+/* Reads every frame of @path.  Fails for files libpcap cannot open and for
+ * link types without 802.11 frames. */
+gboolean rl_pcap_read (const char *path, RlPcapFrameFunc on_frame, RlPcapSkipFunc on_skip,
+                       gpointer user_data, GError **error);
+
+G_END_DECLS

@@ -1,0 +1,388 @@
+/* Scan logs and packet captures through the replay engine: the same
+ * Country element parser, the capture's own timestamps, counted skips. */
+#include <errno.h>
+#include <string.h>
+#include <glib/gstdio.h>
+#include <json-glib/json-glib.h>
+#include <pcap/pcap.h>
+#include "service/replay-scans.h"
+#include "sources/pcap-scans.h"
+#include "sources/scanlog.h"
+#include "sources/nl80211-scan.h"
+
+#define T0 (G_GINT64_CONSTANT (1767225600) * G_USEC_PER_SEC)   /* 2026-01-01T00:00:00Z */
+
+static guint8 *
+ies_for (const char *ssid, const char *country3, gsize *len)
+{
+  GByteArray *a = g_byte_array_new ();
+  guint8 h[2] = { 0, (guint8) strlen (ssid) };
+  g_byte_array_append (a, h, 2);
+  g_byte_array_append (a, (const guint8 *) ssid, (guint) strlen (ssid));
+  if (country3 != NULL)
+    {
+      guint8 c[] = { 7, 6, (guint8) country3[0], (guint8) country3[1], (guint8) country3[2], 1, 13, 20 };
+      g_byte_array_append (a, c, sizeof c);
+    }
+  *len = a->len;
+  return g_byte_array_free (a, FALSE);
+}
+
+/* radiotap (flags, channel, dBm signal) + beacon or probe response */
+static GByteArray *
+frame_for (guint8 subtype_fc, const guint8 bssid[6], guint16 freq, gint8 dbm, const char *ssid, const char *country3)
+{
+  GByteArray *a = g_byte_array_new ();
+  guint8 rt[16] = { 0, 0, 16, 0, 0x2a, 0, 0, 0, 0x00, 0, (guint8) (freq & 0xff), (guint8) (freq >> 8), 0xa0, 0x00,
+                    (guint8) dbm, 0 };
+  guint8 hdr[36] = { subtype_fc, 0 };
+  gsize ies_len;
+  g_autofree guint8 *ies = ies_for (ssid, country3, &ies_len);
+
+  memset (hdr + 4, 0xff, 6);
+  memcpy (hdr + 10, bssid, 6);
+  memcpy (hdr + 16, bssid, 6);
+  g_byte_array_append (a, rt, sizeof rt);
+  g_byte_array_append (a, hdr, sizeof hdr);
+  g_byte_array_append (a, ies, (guint) ies_len);
+  return a;
+}
+
+static JsonNode *
+run_replay (const char *path, gboolean expect_ok, RlCountry *final, GError **error_out)
+{
+  g_autoptr (RlConfig) config = rl_config_new_default ();
+  g_autoptr (GError) error = NULL;
+  g_autoptr (RlRegulatory) reg = rl_regulatory_load (RL_REGDB_DEFAULT_PATH, NULL, NULL);
+  config->policy.hold_down_s = 0;
+  g_autoptr (RlReplay) replay = rl_replay_new (config, reg);
+
+  rl_replay_set_keep_evidence (replay, TRUE);
+  gboolean ok = rl_replay_load_scan_file (replay, path, config, &error);
+  if (!expect_ok)
+    {
+      g_assert_false (ok);
+      g_assert_nonnull (error);
+      if (error_out != NULL)
+        *error_out = g_steal_pointer (&error);
+      return NULL;
+    }
+  g_assert_no_error (error);
+  g_assert_true (ok);
+  rl_replay_run (replay, FALSE);
+  if (final != NULL)
+    *final = rl_regulatory_has (reg, RL_COUNTRY ('D', 'E')) ? rl_replay_final (replay)->country : RL_COUNTRY_NONE;
+  g_autofree char *json = rl_replay_format (replay, "json", &error);
+  g_assert_no_error (error);
+  return json_from_string (json, NULL);
+}
+
+static gint64
+counter (JsonNode *root, const char *name)
+{
+  g_autoptr (JsonNode) found = json_path_query ("$..counters", root, NULL);
+  JsonArray *arr = json_node_get_array (found);
+  g_assert_cmpuint (json_array_get_length (arr), >=, 1);
+  JsonObject *o = json_array_get_object_element (arr, 0);
+  return json_object_has_member (o, name) ? json_object_get_int_member (o, name) : 0;
+}
+
+static JsonArray *
+evidence_of (JsonNode *root)
+{
+  return json_object_get_array_member (json_node_get_object (root), "evidence");
+}
+
+static void
+test_scanlog_roundtrip (void)
+{
+  static const guint8 bssid[6] = { 0x3c, 0x84, 0x6a, 1, 2, 3 };
+  gsize ies_len;
+  g_autofree guint8 *ies = ies_for ("Freifunk", "DE ", &ies_len);
+  g_autofree char *line = rl_scanlog_format (T0 + 250000, "wlan0", bssid, 2437, TRUE, -6150, "Freifunk", ies, ies_len);
+  RlScanLogEntry e;
+  g_autoptr (GError) error = NULL;
+
+  g_assert_nonnull (strstr (line, "\"time\":\"2026-01-01T00:00:00.250000Z\""));
+  g_assert_true (rl_scanlog_parse (line, -1, &e, &error));
+  g_assert_no_error (error);
+  g_assert_cmpint (e.time, ==, T0 + 250000);
+  g_assert_cmpstr (e.ifname, ==, "wlan0");
+  g_assert_cmpmem (e.bssid, 6, bssid, 6);
+  g_assert_cmpuint (e.freq_mhz, ==, 2437);
+  g_assert_true (e.has_signal);
+  g_assert_cmpint (e.signal_mbm, ==, -6150);
+  g_assert_cmpstr (e.ssid, ==, "Freifunk");
+  g_assert_cmpmem (e.ies, e.ies_len, ies, ies_len);
+  rl_scanlog_entry_clear (&e);
+}
+
+static void
+test_scanlog_bad_lines (void)
+{
+  static const struct {
+    const char *line;
+    RlScanLogError code;
+  } cases[] = {
+    { "not json", RL_SCANLOG_ERROR_NOT_JSON },
+    { "[1,2]", RL_SCANLOG_ERROR_NOT_JSON },
+    { "{\"bssid\":\"00:11:22:33:44:55\",\"ies\":\"\"}", RL_SCANLOG_ERROR_BAD_TIME },
+    { "{\"time\":\"yesterday\",\"bssid\":\"00:11:22:33:44:55\",\"ies\":\"\"}", RL_SCANLOG_ERROR_BAD_TIME },
+    { "{\"time\":\"2026-01-01T00:00:00Z\",\"bssid\":\"00:11:22:33:44\",\"ies\":\"\"}", RL_SCANLOG_ERROR_BAD_BSSID },
+    { "{\"time\":\"2026-01-01T00:00:00Z\",\"bssid\":\"00:11:22:33:44:55\",\"ies\":\"070\"}", RL_SCANLOG_ERROR_BAD_IES },
+    { "{\"time\":\"2026-01-01T00:00:00Z\",\"bssid\":\"00:11:22:33:44:55\",\"ies\":\"zz\"}", RL_SCANLOG_ERROR_BAD_IES },
+    { "{\"time\":\"2026-01-01T00:00:00Z\",\"bssid\":\"00:11:22:33:44:55\",\"ies\":\"\",\"freq\":\"x\"}", RL_SCANLOG_ERROR_BAD_FIELD },
+    { "{\"time\":\"2026-01-01T00:00:00Z\",\"bssid\":\"00:11:22:33:44:55\",\"ies\":\"\",\"signal_dbm\":9999}", RL_SCANLOG_ERROR_BAD_FIELD },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      RlScanLogEntry e;
+      g_autoptr (GError) error = NULL;
+      g_test_message ("line %s", cases[i].line);
+      g_assert_false (rl_scanlog_parse (cases[i].line, -1, &e, &error));
+      g_assert_error (error, RL_SCANLOG_ERROR, (gint) cases[i].code);
+      g_assert_null (e.ies);
+    }
+}
+
+static const guint8 ap_bssids[5][6] = {
+  { 0x3c, 0x84, 0x6a, 0, 0, 1 },
+  { 0x00, 0x1d, 0x7e, 0, 0, 2 },
+  { 0xf4, 0xf2, 0x6d, 0, 0, 3 },
+  { 0x00, 0x24, 0xfe, 0, 0, 4 },
+  { 0x00, 0x11, 0x22, 0, 0, 5 },   /* no Country element */
+};
+
+static void
+test_replay_json_lines (void)
+{
+  g_autofree char *path = NULL;
+  int fd = g_file_open_tmp ("regloc-scans-XXXXXX.jsonl", &path, NULL);
+  GString *s = g_string_new ("");
+  g_assert_cmpint (fd, >=, 0);
+  for (guint round = 0; round < 3; round++)
+    for (guint i = 0; i < 5; i++)
+      {
+        gsize ies_len;
+        char ssid[16];
+        g_snprintf (ssid, sizeof ssid, "net%u", i);
+        g_autofree guint8 *ies = ies_for (ssid, i < 4 ? "DE " : NULL, &ies_len);
+        g_autofree char *line = rl_scanlog_format (T0 + round * 10 * G_USEC_PER_SEC + i, "wlan0", ap_bssids[i], 2412,
+                                                   TRUE, -5000, ssid, ies, ies_len);
+        g_string_append_printf (s, "%s\n", line);
+      }
+  g_string_append (s, "{broken\n\n");
+  g_assert_true (g_file_set_contents (path, s->str, (gssize) s->len, NULL));
+  g_string_free (s, TRUE);
+  close (fd);
+
+  RlCountry final;
+  g_autoptr (JsonNode) root = run_replay (path, TRUE, &final, NULL);
+  g_assert_cmpint (counter (root, "scans.bss_used"), ==, 4);
+  g_assert_cmpint (counter (root, "scans.observations"), ==, 12);
+  g_assert_cmpint (counter (root, "scans.skipped.no_country_ie"), ==, 3);
+  g_assert_cmpint (counter (root, "scans.skipped.bad_json"), ==, 1);
+  JsonArray *ev = evidence_of (root);
+  g_assert_cmpuint (json_array_get_length (ev), ==, 12);
+  JsonObject *first = json_array_get_object_element (ev, 0);
+  g_assert_cmpstr (json_object_get_string_member (first, "key"), ==, "beacon:3c:84:6a:00:00:01");
+  g_assert_nonnull (strstr (json_object_get_string_member (first, "detail"), "IE 'DE '"));
+  /* four APs of four vendors saying DE decide DE on their own */
+  if (final != RL_COUNTRY_NONE)
+    g_assert_cmpuint (final, ==, RL_COUNTRY ('D', 'E'));
+  else
+    g_test_message ("no regulatory.db with DE here: final decision not checked");
+  g_unlink (path);
+}
+
+static void
+write_capture (const char *path, int linktype, gboolean with_junk)
+{
+  pcap_t *dead = pcap_open_dead (linktype, 65535);
+  pcap_dumper_t *d = pcap_dump_open (dead, path);
+  g_assert_nonnull (d);
+  for (guint round = 0; round < 2; round++)
+    for (guint i = 0; i < 4; i++)
+      {
+        /* beacons of APs 0..2, a probe response from AP 3 */
+        g_autoptr (GByteArray) f = frame_for (i == 3 ? 0x50 : 0x80, ap_bssids[i], 2412 + 5 * i, -40 - (gint8) i,
+                                              "ap", "DE ");
+        struct pcap_pkthdr h = { { (time_t) (T0 / G_USEC_PER_SEC) + round * 60, 500000 }, f->len, f->len };
+        pcap_dump ((u_char *) d, &h, f->data);
+      }
+  if (with_junk)
+    {
+      g_autoptr (GByteArray) data = frame_for (0x08, ap_bssids[0], 2412, -40, "x", NULL);   /* a data frame */
+      struct pcap_pkthdr h = { { (time_t) (T0 / G_USEC_PER_SEC) + 200, 0 }, data->len, data->len };
+      pcap_dump ((u_char *) d, &h, data->data);
+      g_autoptr (GByteArray) cut = frame_for (0x80, ap_bssids[1], 2412, -40, "x", "DE ");
+      struct pcap_pkthdr h2 = { { (time_t) (T0 / G_USEC_PER_SEC) + 201, 0 }, 30, cut->len };
+      pcap_dump ((u_char *) d, &h2, cut->data);
+    }
+  pcap_dump_close (d);
+  pcap_close (dead);
+}
+
+static void
+test_replay_pcap (void)
+{
+  g_autofree char *path = NULL;
+  int fd = g_file_open_tmp ("regloc-scans-XXXXXX.pcap", &path, NULL);
+  close (fd);
+  write_capture (path, DLT_IEEE802_11_RADIO, TRUE);
+
+  g_autoptr (JsonNode) root = run_replay (path, TRUE, NULL, NULL);
+  g_assert_cmpint (counter (root, "scans.beacons"), ==, 6);
+  g_assert_cmpint (counter (root, "scans.probe_responses"), ==, 2);
+  g_assert_cmpint (counter (root, "scans.bss_used"), ==, 4);
+  g_assert_cmpint (counter (root, "scans.skipped.not_management"), ==, 1);
+  g_assert_cmpint (counter (root, "scans.skipped.truncated"), ==, 1);
+  JsonArray *ev = evidence_of (root);
+  g_assert_cmpuint (json_array_get_length (ev), ==, 8);
+  /* the capture's timestamps, not the clock of the replay */
+  JsonObject *first = json_array_get_object_element (ev, 0);
+  g_assert_true (g_str_has_prefix (json_object_get_string_member (first, "time"), "2026-01-01T00:00:00"));
+  g_assert_nonnull (strstr (json_object_get_string_member (first, "detail"), "-40 dBm"));
+  g_unlink (path);
+}
+
+static void
+test_frames (void)
+{
+  RlHeardFrame f;
+  g_autoptr (GByteArray) a = frame_for (0x80, ap_bssids[0], 5180, -67, "x", "FR ");
+
+  g_assert_cmpint (rl_frame_parse (RL_LINKTYPE_IEEE802_11_RADIOTAP, a->data, a->len, &f), ==, RL_FRAME_OK);
+  g_assert_cmpuint (f.freq_mhz, ==, 5180);
+  g_assert_true (f.has_signal);
+  g_assert_cmpint (f.signal_mbm, ==, -6700);
+  g_assert_cmpmem (f.bssid, 6, ap_bssids[0], 6);
+  RlCountryIe cie;
+  g_assert_cmpint (rl_country_ie_find (f.ies, f.ies_len, &cie), ==, RL_COUNTRY_IE_OK);
+  g_assert_cmpuint (cie.country, ==, RL_COUNTRY ('F', 'R'));
+
+  /* plain 802.11: the frame without its 16-byte radiotap header */
+  g_assert_cmpint (rl_frame_parse (RL_LINKTYPE_IEEE802_11, a->data + 16, a->len - 16, &f), ==, RL_FRAME_OK);
+  g_assert_false (f.has_signal);
+
+  /* PPI with an 802.11-common field */
+  GByteArray *ppi = g_byte_array_new ();
+  guint8 ph[8 + 4 + 20] = { 0, 0, 32, 0, 105, 0, 0, 0, 2, 0, 20, 0 };
+  ph[12 + 12] = 0x3c;   /* 5180 = 0x143c */
+  ph[12 + 13] = 0x14;
+  ph[12 + 18] = (guint8) (gint8) -55;
+  g_byte_array_append (ppi, ph, sizeof ph);
+  g_byte_array_append (ppi, a->data + 16, a->len - 16);
+  g_assert_cmpint (rl_frame_parse (RL_LINKTYPE_PPI, ppi->data, ppi->len, &f), ==, RL_FRAME_OK);
+  g_assert_cmpuint (f.freq_mhz, ==, 5180);
+  g_assert_cmpint (f.signal_mbm, ==, -5500);
+  g_byte_array_unref (ppi);
+
+  /* radiotap says the FCS failed */
+  a->data[8] = 0x40;
+  g_assert_cmpint (rl_frame_parse (RL_LINKTYPE_IEEE802_11_RADIOTAP, a->data, a->len, &f), ==, RL_FRAME_BAD_FCS);
+  a->data[8] = 0;
+  /* a radiotap length beyond the frame, and every cut of a good frame */
+  a->data[2] = 0xff;
+  g_assert_cmpint (rl_frame_parse (RL_LINKTYPE_IEEE802_11_RADIOTAP, a->data, a->len, &f), ==, RL_FRAME_TRUNCATED);
+  a->data[2] = 16;
+  for (gsize n = 0; n < 16 + 36; n++)
+    g_assert_cmpint (rl_frame_parse (RL_LINKTYPE_IEEE802_11_RADIOTAP, a->data, n, &f), !=, RL_FRAME_OK);
+  /* an authentication frame is management, not a beacon */
+  a->data[16] = 0xb0;
+  g_assert_cmpint (rl_frame_parse (RL_LINKTYPE_IEEE802_11_RADIOTAP, a->data, a->len, &f), ==, RL_FRAME_NOT_BEACON);
+}
+
+static void
+put_block (GByteArray *out, guint32 type, const guint8 *body, guint32 len)
+{
+  guint32 total = 12 + ((len + 3) & ~3u);
+  guint8 pad[4] = { 0 };
+  g_byte_array_append (out, (const guint8 *) &type, 4);
+  g_byte_array_append (out, (const guint8 *) &total, 4);
+  g_byte_array_append (out, body, len);
+  g_byte_array_append (out, pad, ((len + 3) & ~3u) - len);
+  g_byte_array_append (out, (const guint8 *) &total, 4);
+}
+
+static void
+test_replay_pcapng (void)
+{
+  /* libpcap does not write pcapng: build one by hand (host byte order, as a writer would) */
+  GByteArray *f = g_byte_array_new ();
+  guint8 shb[16] = { 0 };
+  guint32 magic = 0x1a2b3c4d;
+  gint64 section_len = -1;
+  memcpy (shb, &magic, 4);
+  shb[4] = 1;   /* version 1.0 */
+  memcpy (shb + 8, &section_len, 8);
+  put_block (f, 0x0a0d0d0a, shb, sizeof shb);
+  guint8 idb[8] = { 105, 0, 0, 0, 0xff, 0xff, 0, 0 };   /* LINKTYPE_IEEE802_11, snaplen */
+  put_block (f, 1, idb, sizeof idb);
+  for (guint i = 0; i < 2; i++)
+    {
+      g_autoptr (GByteArray) fr = frame_for (0x80, ap_bssids[i], 2412, -40, "ap", "CH ");
+      guint32 caplen = fr->len - 16;
+      guint64 ts = (guint64) (T0 + 3 * G_USEC_PER_SEC);
+      GByteArray *epb = g_byte_array_new ();
+      guint32 hdr[5] = { 0, (guint32) (ts >> 32), (guint32) ts, caplen, caplen };
+      g_byte_array_append (epb, (const guint8 *) hdr, sizeof hdr);
+      g_byte_array_append (epb, fr->data + 16, caplen);
+      put_block (f, 6, epb->data, epb->len);
+      g_byte_array_unref (epb);
+    }
+  g_autofree char *path = NULL;
+  int fd = g_file_open_tmp ("regloc-scans-XXXXXX.pcapng", &path, NULL);
+  close (fd);
+  g_assert_true (g_file_set_contents (path, (const char *) f->data, f->len, NULL));
+  g_byte_array_unref (f);
+
+  g_autoptr (JsonNode) root = run_replay (path, TRUE, NULL, NULL);
+  g_assert_cmpint (counter (root, "scans.bss_used"), ==, 2);
+  JsonObject *first = json_array_get_object_element (evidence_of (root), 0);
+  g_assert_cmpstr (json_object_get_string_member (first, "key"),
+                   ==, "beacon:3c:84:6a:00:00:01");
+  g_assert_true (g_str_has_prefix (json_object_get_string_member (first, "time"), "2026-01-01T00:00:03"));
+  g_unlink (path);
+}
+
+static void
+test_replay_not_a_scan_file (void)
+{
+  g_autofree char *path = NULL;
+  int fd = g_file_open_tmp ("regloc-scans-XXXXXX.txt", &path, NULL);
+  close (fd);
+  g_assert_true (g_file_set_contents (path, "$GPGGA,hello\n", -1, NULL));
+  g_autoptr (GError) error = NULL;
+  run_replay (path, FALSE, NULL, &error);
+  g_assert_nonnull (strstr (error->message, "neither a scan log"));
+  g_unlink (path);
+
+  g_autoptr (GError) error2 = NULL;
+  run_replay ("/nonexistent/regloc-scans", FALSE, NULL, &error2);
+  g_assert_error (error2, G_IO_ERROR, G_IO_ERROR_NOT_FOUND);
+
+  /* a capture of Ethernet frames has no beacons: a clear error */
+  g_autofree char *eth = NULL;
+  fd = g_file_open_tmp ("regloc-scans-XXXXXX.pcap", &eth, NULL);
+  close (fd);
+  write_capture (eth, DLT_EN10MB, FALSE);
+  g_autoptr (GError) error3 = NULL;
+  run_replay (eth, FALSE, NULL, &error3);
+  g_assert_nonnull (strstr (error3->message, "no 802.11 frames"));
+  g_unlink (eth);
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/scans/scanlog-roundtrip", test_scanlog_roundtrip);
+  g_test_add_func ("/scans/scanlog-bad-lines", test_scanlog_bad_lines);
+  g_test_add_func ("/scans/replay-json-lines", test_replay_json_lines);
+  g_test_add_func ("/scans/replay-pcap", test_replay_pcap);
+  g_test_add_func ("/scans/frames", test_frames);
+  g_test_add_func ("/scans/replay-pcapng", test_replay_pcapng);
+  g_test_add_func ("/scans/not-a-scan-file", test_replay_not_a_scan_file);
+  return g_test_run ();
+}
