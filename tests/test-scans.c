@@ -346,6 +346,42 @@ test_replay_pcapng (void)
   g_unlink (path);
 }
 
+/* Found by fuzz-pcap: a pcapng timestamp of 2^64 - 1 µs overflowed the
+ * conversion to µs since the epoch.  Such a frame is a counted skip; the
+ * frames around it still count. */
+static void
+test_replay_pcapng_bad_time (void)
+{
+  GByteArray *f = g_byte_array_new ();
+  guint8 shb[16] = { 0x4d, 0x3c, 0x2b, 0x1a, 1, 0, 0, 0, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff };
+  guint8 idb[8] = { 105, 0, 0, 0, 0xff, 0xff, 0, 0 };
+  static const guint64 times[] = { T0 + 3 * G_USEC_PER_SEC, G_MAXUINT64, (guint64) 253402300800 * G_USEC_PER_SEC };
+
+  put_block (f, 0x0a0d0d0a, shb, sizeof shb);
+  put_block (f, 1, idb, sizeof idb);
+  for (guint i = 0; i < G_N_ELEMENTS (times); i++)
+    {
+      g_autoptr (GByteArray) fr = frame_for (0x80, ap_bssids[i], 2412, -40, "ap", "CH ");
+      guint32 caplen = fr->len - 16;
+      guint32 hdr[5] = { 0, (guint32) (times[i] >> 32), (guint32) times[i], caplen, caplen };
+      GByteArray *epb = g_byte_array_new ();
+      g_byte_array_append (epb, (const guint8 *) hdr, sizeof hdr);
+      g_byte_array_append (epb, fr->data + 16, caplen);
+      put_block (f, 6, epb->data, epb->len);
+      g_byte_array_unref (epb);
+    }
+  g_autofree char *path = NULL;
+  int fd = g_file_open_tmp ("regloc-scans-XXXXXX.pcapng", &path, NULL);
+  close (fd);
+  g_assert_true (g_file_set_contents (path, (const char *) f->data, f->len, NULL));
+  g_byte_array_unref (f);
+
+  g_autoptr (JsonNode) root = run_replay (path, TRUE, NULL, NULL);
+  g_assert_cmpint (counter (root, "scans.bss_used"), ==, 1);
+  g_assert_cmpint (counter (root, "scans.skipped.bad_time"), ==, 2);
+  g_unlink (path);
+}
+
 static void
 test_replay_not_a_scan_file (void)
 {
@@ -383,6 +419,7 @@ main (int argc, char **argv)
   g_test_add_func ("/scans/replay-pcap", test_replay_pcap);
   g_test_add_func ("/scans/frames", test_frames);
   g_test_add_func ("/scans/replay-pcapng", test_replay_pcapng);
+  g_test_add_func ("/scans/replay-pcapng-bad-time", test_replay_pcapng_bad_time);
   g_test_add_func ("/scans/not-a-scan-file", test_replay_not_a_scan_file);
   return g_test_run ();
 }
