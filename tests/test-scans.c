@@ -115,6 +115,20 @@ test_scanlog_roundtrip (void)
   g_assert_cmpstr (e.ssid, ==, "Freifunk");
   g_assert_cmpmem (e.ies, e.ies_len, ies, ies_len);
   rl_scanlog_entry_clear (&e);
+
+  /* the first and the last time a line can carry survive the round trip */
+  static const char *const edges[] = { "1970-01-01T00:00:00Z", "9999-12-31T23:59:59.999999Z" };
+  for (guint i = 0; i < G_N_ELEMENTS (edges); i++)
+    {
+      g_autofree char *in = g_strdup_printf ("{\"time\":\"%s\",\"bssid\":\"00:11:22:33:44:55\",\"ies\":\"\"}", edges[i]);
+      RlScanLogEntry a, b;
+      g_assert_true (rl_scanlog_parse (in, -1, &a, NULL));
+      g_autofree char *out = rl_scanlog_format (a.time, a.ifname, a.bssid, 0, FALSE, 0, "", NULL, 0);
+      g_assert_true (rl_scanlog_parse (out, -1, &b, NULL));
+      g_assert_cmpint (a.time, ==, b.time);
+      rl_scanlog_entry_clear (&a);
+      rl_scanlog_entry_clear (&b);
+    }
 }
 
 static void
@@ -128,6 +142,9 @@ test_scanlog_bad_lines (void)
     { "[1,2]", RL_SCANLOG_ERROR_NOT_JSON },
     { "{\"bssid\":\"00:11:22:33:44:55\",\"ies\":\"\"}", RL_SCANLOG_ERROR_BAD_TIME },
     { "{\"time\":\"yesterday\",\"bssid\":\"00:11:22:33:44:55\",\"ies\":\"\"}", RL_SCANLOG_ERROR_BAD_TIME },
+    /* found by fuzz-scanlog: a year before 1000 did not survive format → parse */
+    { "{\"time\":\"0998-05-18T09:02:35Z\",\"bssid\":\"00:11:22:33:44:55\",\"ies\":\"\"}", RL_SCANLOG_ERROR_BAD_TIME },
+    { "{\"time\":\"1970-01-01T00:00:00+00:01\",\"bssid\":\"00:11:22:33:44:55\",\"ies\":\"\"}", RL_SCANLOG_ERROR_BAD_TIME },
     { "{\"time\":\"2026-01-01T00:00:00Z\",\"bssid\":\"00:11:22:33:44\",\"ies\":\"\"}", RL_SCANLOG_ERROR_BAD_BSSID },
     { "{\"time\":\"2026-01-01T00:00:00Z\",\"bssid\":\"00:11:22:33:44:55\",\"ies\":\"070\"}", RL_SCANLOG_ERROR_BAD_IES },
     { "{\"time\":\"2026-01-01T00:00:00Z\",\"bssid\":\"00:11:22:33:44:55\",\"ies\":\"zz\"}", RL_SCANLOG_ERROR_BAD_IES },
