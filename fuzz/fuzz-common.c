@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <sys/mman.h>
 #include <unistd.h>
+#include <json-glib/json-glib.h>
 #include "service/regdb.h"
 
 static GLogWriterOutput
@@ -63,6 +64,21 @@ rl_fuzz_replay_new (void)
   if (regulatory == NULL)
     regulatory = rl_regulatory_load (NULL, NULL, NULL);
   return rl_replay_new (rl_fuzz_config (), regulatory);
+}
+
+void
+rl_fuzz_replay_run (RlReplay *replay, gboolean settle)
+{
+  g_autoptr (JsonParser) parser = json_parser_new ();
+  g_autoptr (GError) error = NULL;
+  g_autofree char *text = NULL, *json = NULL;
+
+  rl_replay_run (replay, settle);
+  text = rl_replay_format (replay, "text", NULL);
+  json = rl_replay_format (replay, "json", NULL);
+  g_assert (text != NULL && json != NULL);
+  if (!json_parser_load_from_data (parser, json, -1, &error))
+    g_error ("the replay report is not JSON (%s): %s", error->message, json);
 }
 
 void

@@ -20,6 +20,9 @@ const char *rl_fuzz_as_file (const guint8 *data, gsize size);
 /* The default configuration and the system's regulatory.db, loaded once. */
 const RlConfig *rl_fuzz_config (void);
 RlReplay *rl_fuzz_replay_new (void);
+/* Runs the replay and formats its report as text and as JSON; the JSON
+ * must parse (names, SSIDs and notes come from the input). */
+void rl_fuzz_replay_run (RlReplay *replay, gboolean settle);
 
 /* What every GPS reader promises: one fix per counted fix, coordinates in
  * range, mode 2 or 3; with @increasing, times strictly increase. */

@@ -399,6 +399,44 @@ test_replay_pcapng_bad_time (void)
   g_unlink (path);
 }
 
+/* Found by fuzz-scanlog: json-glib's message about a bad line quotes the
+ * string it choked on with escapes decoded, so the ASCII "\200" became the
+ * byte 0x80, and the replay note carrying it made the JSON report invalid
+ * UTF-8.  The report stays JSON; the byte becomes U+FFFD. */
+static void
+test_replay_note_not_utf8 (void)
+{
+  static const guint8 bssid[6] = { 0x3c, 0x84, 0x6a, 1, 2, 3 };
+  gsize ies_len;
+  g_autofree guint8 *ies = ies_for ("home", "DE ", &ies_len);
+  g_autofree char *good = rl_scanlog_format (T0, "wlan0", bssid, 2412, TRUE, -5000, "home", ies, ies_len);
+  g_autofree char *text = g_strdup_printf ("{\"time\": \"2026-01-01T00:00:00Z\", \"ies\": \"00\\200\": 1}\n%s\n", good);
+  g_autofree char *path = NULL;
+  int fd = g_file_open_tmp ("regloc-scans-XXXXXX.jsonl", &path, NULL);
+  close (fd);
+  g_assert_true (g_file_set_contents (path, text, -1, NULL));
+
+  g_autoptr (RlConfig) config = rl_config_new_default ();
+  g_autoptr (RlRegulatory) reg = rl_regulatory_new_world_only ("not needed here");
+  g_autoptr (RlReplay) replay = rl_replay_new (config, reg);
+  g_assert_true (rl_replay_load_scan_file (replay, path, config, NULL));
+  rl_replay_run (replay, FALSE);
+  g_autofree char *json = rl_replay_format (replay, "json", NULL);
+  /* json_from_string () does not check the encoding; the parser does */
+  g_autoptr (JsonParser) parser = json_parser_new ();
+  g_autoptr (GError) error = NULL;
+  g_assert_true (json_parser_load_from_data (parser, json, -1, &error));
+  g_assert_no_error (error);
+  JsonNode *root = json_parser_get_root (parser);
+  g_assert_cmpint (counter (root, "scans.skipped.bad_json"), ==, 1);
+  g_assert_cmpint (counter (root, "scans.bss_used"), ==, 1);
+  g_autoptr (JsonNode) notes = json_path_query ("$..notes[0]", root, NULL);
+  const char *note = json_array_get_string_element (json_node_get_array (notes), 0);
+  g_assert_true (g_utf8_validate (note, -1, NULL));
+  g_assert_nonnull (strstr (note, "\xef\xbf\xbd"));
+  g_unlink (path);
+}
+
 static void
 test_replay_not_a_scan_file (void)
 {
@@ -437,6 +475,7 @@ main (int argc, char **argv)
   g_test_add_func ("/scans/frames", test_frames);
   g_test_add_func ("/scans/replay-pcapng", test_replay_pcapng);
   g_test_add_func ("/scans/replay-pcapng-bad-time", test_replay_pcapng_bad_time);
+  g_test_add_func ("/scans/replay-note-not-utf8", test_replay_note_not_utf8);
   g_test_add_func ("/scans/not-a-scan-file", test_replay_not_a_scan_file);
   return g_test_run ();
 }
