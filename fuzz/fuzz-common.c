@@ -63,7 +63,10 @@ rl_fuzz_replay_new (void)
 
   if (regulatory == NULL)
     regulatory = rl_regulatory_load (NULL, NULL, NULL);
-  return rl_replay_new (rl_fuzz_config (), regulatory);
+  RlReplay *replay = rl_replay_new (rl_fuzz_config (), regulatory);
+  /* the report then lists every item of evidence, text from the input included */
+  rl_replay_set_keep_evidence (replay, TRUE);
+  return replay;
 }
 
 void
