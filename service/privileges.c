@@ -229,7 +229,10 @@ rl_privileges_drop (GError **error)
   dropped = rl_privileges_mask_to_string ((before.permitted | before.effective) & ~after.permitted);
   bounding = rl_privileges_mask_to_string (bounding_dropped);
   kept = rl_privileges_mask_to_string (after.effective);
-  if (g_strcmp0 (dropped, bounding) == 0)
+  if (((before.permitted | before.effective) & ~after.permitted) == 0 && bounding_dropped == 0 &&
+      before.no_new_privs)
+    g_debug ("Privileges: %s only already (systemd's CapabilityBoundingSet=), no_new_privs already set", kept);
+  else if (g_strcmp0 (dropped, bounding) == 0)
     g_message ("Privileges: keeping %s; dropped %s from the permitted and bounding sets; no_new_privs set",
                kept, dropped);
   else

@@ -106,6 +106,26 @@ class TestCapabilities(ReglocdTestCase):
         self.assertIn('dropped cap_net_raw from the permitted set', out)
         self.assertIn('Cannot shrink the capability bounding set without CAP_SETPCAP', out)
 
+    @unittest.skipUnless(shutil.which('setpriv'), 'setpriv not found (Debian package util-linux)')
+    def test_already_reduced_as_under_systemd(self):
+        '''Root with the bounding set already CAP_NET_ADMIN and no_new_privs set,
+        as the unit file leaves it: nothing to do, no capset, a debug line only.'''
+        env = dict(os.environ, STATE_DIRECTORY=self.state)
+        p = subprocess.Popen(['setpriv', '--bounding-set', '-all,+net_admin', '--inh-caps', '-all',
+                              '--no-new-privs', REGLOCD, '--no-bus', '--no-apply', '--verbose',
+                              '--config', self.config], env=env,
+                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        time.sleep(1 * SLOW)
+        self.assertIsNone(p.poll(), 'reglocd exited')
+        s = proc_status(f'/proc/{p.pid}/status')
+        p.send_signal(signal.SIGTERM)
+        out = p.communicate(timeout=10 * SLOW)[0]
+        self.assertEqual(p.returncode, 0, out)
+        self.assertEqual(int(s['CapEff'], 16), CAP_NET_ADMIN)
+        self.assertEqual(int(s['CapBnd'], 16), CAP_NET_ADMIN)
+        self.assertIn('Privileges: cap_net_admin only already', out)
+        self.assertNotIn('dropped', out)
+
     def test_ordinary_user_is_left_alone(self):
         os.chmod(self.dir, 0o755)
         env = dict(os.environ, STATE_DIRECTORY=os.path.join(self.dir, 'nobody-state'))
