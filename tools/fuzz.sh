@@ -14,9 +14,10 @@ if [ ! -f build-fuzz/build.ninja ]; then
   if ! command -v clang >/dev/null; then
     echo "fuzz: clang is not installed (Debian package clang)"; exit 1
   fi
+  setup_log=$(mktemp)
   CC=clang meson setup build-fuzz -Dfuzzing=true -Db_sanitize=address,undefined -Db_lundef=false \
-    -Dvm_tests=false >build-fuzz.setup.log 2>&1 || { cat build-fuzz.setup.log; exit 1; }
-  rm -f build-fuzz.setup.log
+    -Dvm_tests=false >"$setup_log" 2>&1 || { cat "$setup_log"; rm -f "$setup_log"; exit 1; }
+  rm -f "$setup_log"
 fi
 if ! ninja -C build-fuzz -j "${REGLOC_FUZZ_JOBS:-1}" fuzzers >build-fuzz/ninja.log 2>&1; then
   echo "fuzz: the fuzz build failed:"; tail -40 build-fuzz/ninja.log; exit 1
