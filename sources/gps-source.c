@@ -228,7 +228,8 @@ gps_create (const RlConfig *config, const RlSourceSink *sink)
   if (index == NULL)
     {
       /* Without the index a fix names no country: the source stays off. */
-      g_warning ("GPS source disabled: boundary index %s: %s", path, error->message);
+      /* The error names the file and what is wrong with it. */
+      g_warning ("GPS source disabled: %s", error->message);
       rl_source_set_status (source, FALSE, "unavailable: no boundary index (%s)", error->message);
     }
   return source;
