@@ -392,6 +392,82 @@ class TestStateFile(FaultTestCase):
         self.assertEqual(self.get('Country'), '00')
 
 
+class TestBusLoss(FaultTestCase):
+    '''The bus itself goes away (dbus-daemon restarted).  reglocd keeps
+    deciding without it, reconnects by itself and serves the same decision
+    again; being replaced by another reglocd (--replace) is a clean exit
+    instead (test_reglocd's test_replace).'''
+
+    def start_bus(self):
+        with open(os.path.join(self.dir, 'bus.conf'), 'w') as f:
+            f.write('<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"\n'
+                    ' "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">\n'
+                    f'<busconfig><type>system</type><keep_umask/><listen>unix:path={self.socket}</listen>'
+                    '<policy context="default"><allow send_destination="*" eavesdrop="true"/>'
+                    '<allow eavesdrop="true"/><allow own="*"/></policy>'
+                    '</busconfig>\n')
+        if os.path.exists(self.socket):
+            os.unlink(self.socket)
+        self.bus_pid, _ = self.start_dbus(conf=os.path.join(self.dir, 'bus.conf'))
+
+    def stop_bus(self):
+        if self.bus_pid is None:
+            return
+        os.kill(self.bus_pid, signal.SIGKILL)
+        self.wait_for(lambda: not os.path.exists(f'/proc/{self.bus_pid}') or
+                      open(f'/proc/{self.bus_pid}/stat').read().split()[2] == 'Z', 'dbus-daemon to die')
+        self.bus_pid = None
+
+    def private_get(self, prop):
+        conn = Gio.DBusConnection.new_for_address_sync(
+            self.address_of_private_bus, Gio.DBusConnectionFlags.AUTHENTICATION_CLIENT |
+            Gio.DBusConnectionFlags.MESSAGE_BUS_CONNECTION, None, None)
+        try:
+            reply = conn.call_sync(NAME, PATH, 'org.freedesktop.DBus.Properties', 'Get',
+                                   GLib.Variant('(ss)', (IFACE, prop)), None, 0, 2000, None)
+            return reply.unpack()[0]
+        except GLib.Error:
+            return None
+        finally:
+            conn.close_sync(None)
+
+    def test_bus_restarted(self):
+        self.socket = os.path.join(self.dir, 'bus')
+        self.address_of_private_bus = f'unix:path={self.socket}'
+        self.bus_pid = None
+        self.addCleanup(self.stop_bus)
+        self.start_bus()
+        self.extra_env = {'DBUS_SYSTEM_BUS_ADDRESS': self.address_of_private_bus}
+        self.start_daemon('--replay', 'sample-trip', '--replay-speed', '20', wait=False)
+        self.wait_for(lambda: self.private_get('Country') == 'FR', 'FR on the bus', 20)
+
+        self.stop_bus()
+        self.wait_for(lambda: 'Lost the bus connection' in self.daemon_log(), 'the loss to be logged')
+        # Deciding goes on while there is no bus.
+        self.wait_for(lambda: 'Decision: country=DE' in self.daemon_log(), 'DE decided with no bus', 20)
+        self.assertIsNone(self.daemon.poll(), 'reglocd exited when the bus went away')
+
+        self.start_bus()
+        self.wait_for(lambda: self.private_get('Country') == 'DE', 'DE served again on the new bus', 20)
+        self.assertEqual(self.private_get('State'), 'decided')
+        self.assertIn('Reconnected to the bus', self.daemon_log())
+        self.assertIsNone(self.daemon.poll())
+
+
+    def test_second_instance_without_replace(self):
+        '''The name is held by a running reglocd: a second one started
+        without --replace says so and exits 1; the first keeps serving.'''
+        self.start_daemon()
+        env = dict(os.environ, STATE_DIRECTORY=self.state)
+        r = subprocess.run(VALGRIND + [REGLOCD, '--config', self.config], env=env, capture_output=True, text=True,
+                           timeout=20 * SLOW)
+        self.assertEqual(r.returncode, 1, r.stderr)
+        self.assertIn('the name net.regloc.RegLoc1 is taken', r.stderr)
+        self.assertIn('--replace', r.stderr)
+        self.assertEqual(self.get('Country'), '00')
+        self.assertIsNone(self.daemon.poll())
+
+
 class TestReplayTruncated(unittest.TestCase):
     '''`regloc replay` on logs cut off mid-record (a logger killed while
     writing): exit 0, the partial record counted as skipped.'''
