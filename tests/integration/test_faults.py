@@ -392,6 +392,71 @@ class TestStateFile(FaultTestCase):
         self.assertEqual(self.get('Country'), '00')
 
 
+class TestClockJumps(FaultTestCase):
+    '''The wall clock is set back (NTP correcting a machine that booted with
+    its clock in the future, an administrator's `date -s`): reglocd's own
+    clock is libfaketime's, moved while it runs.  Evidence must keep ageing
+    as real time passes: a jump must neither freeze the decision nor keep a
+    stale item alive for as long as the jump.'''
+
+    def setUp(self):
+        super().setUp()
+        if LIBFAKETIME is None:
+            self.skipTest('SKIP: libfaketime not found (Debian package faketime)')
+        self.faketime = os.path.join(self.dir, 'faketime')
+        self.set_clock('+0')
+        asan = os.environ.get('ASAN_OPTIONS', '')
+        self.extra_env = {'LD_PRELOAD': LIBFAKETIME, 'FAKETIME_TIMESTAMP_FILE': self.faketime,
+                          'FAKETIME_NO_CACHE': '1', 'FAKETIME_DONT_FAKE_MONOTONIC': '1',
+                          # an ASan build wants its runtime first; libfaketime only wraps clock calls
+                          'ASAN_OPTIONS': (asan + ':' if asan else '') + 'verify_asan_link_order=0'}
+
+    def set_clock(self, offset):
+        with open(self.faketime + '.new', 'w') as f:
+            f.write(offset + '\n')
+        os.rename(self.faketime + '.new', self.faketime)
+
+    def hold(self, seconds):
+        '''Lets time pass while signals are still received.'''
+        end = time.monotonic() + seconds
+        self.wait_for(lambda: time.monotonic() >= end, f'{seconds} s to pass', seconds + 5)
+
+    def test_wall_clock_set_back(self):
+        port = self.start_gps()
+        self.write_config(gps_port=port, policy='hold_down=0\nmax_age_gps=3\n')
+        self.start_daemon()
+        self.wait_for(lambda: self.get('Country') == 'DE', 'DE from gpsd + the timezone', 15)
+        changes = []
+        self.subscribe('CountryChanged', changes)
+
+        # A day back while fixes keep coming: the timezone read at the start
+        # now looks a day old to the wall clock, the fixes a day younger; the
+        # decision must not notice.
+        self.set_clock('-1d')
+        self.wait_for(lambda: re.search(r'system clock was set back by 86\d\d\d s', self.daemon_log()),
+                      'the jump to be logged', 5)
+        self.hold(4)
+        self.assertEqual(self.get('Country'), 'DE')
+        self.assertEqual(changes, [], 'the decision flapped when the clock was set back')
+        # Published times are the wall clock's, as the daemon now reads it.
+        observed = self.gps_evidence()[0]['observed-at'] / 1e6
+        self.assertLess(abs(observed - (time.time() - 86400)), 30)
+
+        # gpsd goes away and the clock goes back once more: the last fix still
+        # expires max_age_gps after it was seen, not two days later.
+        self.gpsd.kill()
+        self.set_clock('-2d')
+        self.wait_for(lambda: self.get('Country') == '00' and not self.gps_evidence(),
+                      'the last fix to expire after 3 s', 10)
+        self.assertEqual(self.get('State'), 'world')
+
+        # The clock put right (two days forward) and gpsd back: decided again.
+        self.set_clock('+0')
+        self.gpsd.start(self)
+        self.wait_for(lambda: self.get('Country') == 'DE', 'DE again', 20)
+        self.assertIsNone(self.daemon.poll())
+
+
 class TestBusLoss(FaultTestCase):
     '''The bus itself goes away (dbus-daemon restarted).  reglocd keeps
     deciding without it, reconnects by itself and serves the same decision
