@@ -38,6 +38,7 @@ static gboolean on_hup (gpointer data) { rl_daemon_reload (daemon_, NULL); retur
 static void on_sleep (gboolean sleeping, gpointer data) { rl_daemon_prepare_for_sleep (daemon_, sleeping); }
 
 static void bus_attach (GDBusConnection *connection);
+static void bus_retry_later (void);
 
 static void
 bus_detach (void)
@@ -84,7 +85,7 @@ on_connected (GObject *object, GAsyncResult *result, gpointer data)
   if (connection == NULL)
     {
       g_debug ("Bus still unreachable: %s; next try in %u s", error->message, bus_.retry_s);
-      bus_attach (NULL);
+      bus_retry_later ();
       return;
     }
   g_message ("Reconnected to the bus");
@@ -101,7 +102,7 @@ on_retry (gpointer data)
   if (address == NULL)
     {
       g_debug ("No bus address: %s", error->message);
-      bus_attach (NULL);
+      bus_retry_later ();
       return G_SOURCE_REMOVE;
     }
   g_dbus_connection_new_for_address (address, G_DBUS_CONNECTION_FLAGS_AUTHENTICATION_CLIENT |
@@ -116,22 +117,23 @@ on_closed (GDBusConnection *connection, gboolean remote_peer_vanished, GError *e
   g_warning ("Lost the bus connection (%s); deciding and applying go on, reconnecting in %u s",
              error ? error->message : "closed", bus_.retry_s);
   bus_detach ();
-  bus_attach (NULL);
+  bus_retry_later ();
 }
 
-/* Puts the daemon on @connection; NULL: try again after the back-off
- * (1 s doubling to a minute, back to 1 s once connected). */
+/* 1 s after the loss, doubling to a minute; back to 1 s once connected. */
+static void
+bus_retry_later (void)
+{
+  bus_.retry_id = g_timeout_add_seconds (bus_.retry_s, on_retry, NULL);
+  bus_.retry_s = MIN (bus_.retry_s * 2, BUS_RETRY_MAX_S);
+}
+
+/* Exports the object on @connection, follows logind there and owns the name. */
 static void
 bus_attach (GDBusConnection *connection)
 {
   g_autoptr(GError) error = NULL;
 
-  if (connection == NULL)
-    {
-      bus_.retry_id = g_timeout_add_seconds (bus_.retry_s, on_retry, NULL);
-      bus_.retry_s = MIN (bus_.retry_s * 2, BUS_RETRY_MAX_S);
-      return;
-    }
   bus_.retry_s = 1;
   bus_.connection = g_object_ref (connection);
   bus_.closed_id = g_signal_connect (connection, "closed", G_CALLBACK (on_closed), NULL);
@@ -148,6 +150,30 @@ bus_attach (GDBusConnection *connection)
                                                 G_BUS_NAME_OWNER_FLAGS_ALLOW_REPLACEMENT |
                                                 (bus_.replace ? G_BUS_NAME_OWNER_FLAGS_REPLACE : 0),
                                                 on_name_acquired, on_name_lost, NULL, NULL);
+  /* --replace is for the start only: after a reconnection, a reglocd that
+   * took the name meanwhile keeps it. */
+  bus_.replace = FALSE;
+}
+
+/* No bus at start is a setup error (the caller says so and exits); a bus
+ * lost later is waited for. */
+static gboolean
+bus_start (GBusType type, gboolean replace, GError **error)
+{
+  g_autoptr(GDBusConnection) connection = NULL;
+  g_autofree char *address = g_dbus_address_get_for_bus_sync (type, NULL, error);
+
+  if (address == NULL)
+    return FALSE;
+  connection = g_dbus_connection_new_for_address_sync (address, G_DBUS_CONNECTION_FLAGS_AUTHENTICATION_CLIENT |
+                                                       G_DBUS_CONNECTION_FLAGS_MESSAGE_BUS_CONNECTION,
+                                                       NULL, NULL, error);
+  if (connection == NULL)
+    return FALSE;
+  bus_.type = type;
+  bus_.replace = replace;
+  bus_attach (connection);
+  return TRUE;
 }
 
 int
@@ -197,30 +223,13 @@ main (int argc, char **argv)
   g_unix_signal_add (SIGINT, on_quit, NULL);
   g_unix_signal_add (SIGHUP, on_hup, NULL);
   rl_daemon_start (daemon_);
-  if (!no_bus)
+  if (!no_bus && !bus_start (session_bus ? G_BUS_TYPE_SESSION : G_BUS_TYPE_SYSTEM, replace, &error))
     {
-      g_autoptr(GDBusConnection) connection = NULL;
-      g_autofree char *address = NULL;
-
-      bus_.type = session_bus ? G_BUS_TYPE_SESSION : G_BUS_TYPE_SYSTEM;
-      bus_.replace = replace;
-      bus_.retry_s = 1;
-      /* No bus at start is a setup error (say so and exit); a bus lost
-       * later is waited for. */
-      address = g_dbus_address_get_for_bus_sync (bus_.type, NULL, &error);
-      if (address != NULL)
-        connection = g_dbus_connection_new_for_address_sync (address, G_DBUS_CONNECTION_FLAGS_AUTHENTICATION_CLIENT |
-                                                             G_DBUS_CONNECTION_FLAGS_MESSAGE_BUS_CONNECTION,
-                                                             NULL, NULL, &error);
-      if (connection == NULL)
-        {
-          g_printerr ("reglocd: error: cannot connect to the bus: %s\n", error->message);
-          g_clear_pointer (&daemon_, rl_daemon_free);
-          return 1;
-        }
-      bus_attach (connection);
+      g_printerr ("reglocd: error: cannot connect to the bus: %s\n", error->message);
+      exit_code = 1;
     }
-  g_main_loop_run (loop);
+  if (exit_code == 0)
+    g_main_loop_run (loop);
 
   g_clear_handle_id (&bus_.retry_id, g_source_remove);
   bus_detach ();
