@@ -7,7 +7,12 @@ tools/install-deps.sh
 [ -d build ] || meson setup build >/dev/null
 ninja -C build >/dev/null
 
-echo "== regloc replay: a border crossing, decided step by step (data/scenarios/09-de-to-nl.scn)"
+echo "== regloc replay: a drive from Kehl over the Rhine into Strasbourg, from a GPS log and the"
+echo "   access points heard on the way (data/samples/: synthetic, see SOURCE.md there)"
+./build/cli/regloc replay --gps data/samples/trip-de-fr.nmea --scans data/samples/trip-de-fr.scans.jsonl
+
+echo
+echo "== regloc replay: a hand-written scenario, decided step by step (data/scenarios/09-de-to-nl.scn)"
 ./build/cli/regloc replay --scenario data/scenarios/09-de-to-nl.scn
 
 echo

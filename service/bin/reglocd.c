@@ -9,6 +9,7 @@
 
 #include <glib-unix.h>
 #include <locale.h>
+#include <signal.h>
 
 static GMainLoop *loop;
 static RlDaemon *daemon_;
@@ -198,6 +199,9 @@ main (int argc, char **argv)
   g_autoptr(GError) error = NULL;
 
   setlocale (LC_ALL, "");
+  /* A peer that hangs up (gpsd, a bus client) must give an EPIPE to the
+   * code that wrote, never end the daemon. */
+  signal (SIGPIPE, SIG_IGN);
   g_option_context_add_main_entries (ctx, entries, NULL);
   if (!g_option_context_parse (ctx, &argc, &argv, &error) || speed < 1.0 || argc > 1)
     {
