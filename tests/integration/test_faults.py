@@ -23,7 +23,6 @@ import threading
 import time
 import unittest
 
-import dbus
 import gi
 gi.require_version('Gio', '2.0')
 from gi.repository import Gio, GLib  # noqa: E402
