@@ -174,8 +174,10 @@ gps_connect (RlGpsSource *self)
 
       schedule_retry (self);
       g_debug ("gpsd at %s:%s: %s; retrying in %u s", self->host, self->port, why, wait);
-      rl_source_set_status (&self->base, FALSE, "unavailable: gpsd at %s:%s: %s, retrying in %u s",
-                            self->host, self->port, why, wait);
+      /* The same words on every attempt: a status that changed with each
+       * back-off step would wake every D-Bus client for nothing. */
+      rl_source_set_status (&self->base, FALSE, "unavailable: gpsd at %s:%s: %s (retrying)",
+                            self->host, self->port, why);
       return;
     }
   self->connected = TRUE;
