@@ -181,7 +181,6 @@ class FaultTestCase(ReglocdTestCase):
         return [e for e in self.call('GetEvidence')[0] if e['source'] == 'gps']
 
 
-
 class TestGpsd(FaultTestCase):
     def test_gpsd_absent_killed_and_restarted(self):
         port = self.start_gps()
