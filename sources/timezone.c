@@ -150,6 +150,8 @@ on_timedated_proxy (GObject *object, GAsyncResult *result, gpointer user_data)
   self = user_data;
   self->timedated = proxy;
   g_signal_connect (proxy, "notify::timezone", G_CALLBACK (on_timedated_timezone), self);
+  /* A change made while the proxy was being set up has no notify of its own. */
+  on_timedated_timezone (NULL, NULL, self);
   /* GIO's shared system bus connection raises SIGTERM when the bus goes
    * away; reglocd outlives a bus restart, and so must this proxy's
    * connection.  Once closed, the proxy is dropped so the dead connection
