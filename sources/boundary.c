@@ -120,7 +120,7 @@ validate (RlBoundaryIndex *index, const char *path, GError **error)
     return corrupt (error, path, "checksum mismatch");
   /* Even with a good checksum, nothing below is trusted without a bound. */
   if (h->grid_depth != RL_BIDX_GRID_DEPTH || h->max_depth < h->grid_depth || h->max_depth > 28 ||
-      h->n_features == 0 || h->n_features >= RL_BIDX_LABEL_NONE)
+      h->n_features == 0 || h->n_features > RL_BIDX_MAX_FEATURES)
     return corrupt (error, path, "bad parameters");
   if (!section_ok (index, h->features_offset, h->n_features, sizeof (RlBidxFeature)) ||
       !section_ok (index, h->grid_offset, grid_n, 4) ||
@@ -249,12 +249,12 @@ leaf_label (const RlBoundaryIndex *index, guint32 offset, const Box *box, double
       guint16 feature, inside, n_chains;
       guint parity = 0;
 
-      if (end - p < 3)
+      if (end - p < 2)
         return FALSE;
-      feature = p[0];
-      inside = p[1];
-      n_chains = p[2];
-      p += 3;
+      feature = p[0] & RL_BIDX_MAX_FEATURES;
+      inside = p[0] & RL_BIDX_GROUP_INSIDE;
+      n_chains = p[1];
+      p += 2;
       for (guint c = 0; c < n_chains; c++)
         {
           guint n;
@@ -274,7 +274,7 @@ leaf_label (const RlBoundaryIndex *index, guint32 offset, const Box *box, double
         }
       /* Groups come smallest feature first: the first one that holds the
        * point is the answer unless the base label is smaller still. */
-      if ((parity ^ (inside & 1)) && feature < best)
+      if ((parity ^ (inside != 0)) && feature < best)
         best = feature;
     }
   if (best != RL_BIDX_LABEL_NONE && best >= index->n_features)
@@ -424,13 +424,13 @@ near_leaf (Near *nr, guint32 offset, const Box *box)
   for (guint g = 0; g < n_groups; g++)
     {
       guint n_chains;
-      if (end - p < 3)
+      if (end - p < 2)
         {
           nr->bad = TRUE;
           return;
         }
-      n_chains = p[2];
-      p += 3;
+      n_chains = p[1];
+      p += 2;
       for (guint c = 0; c < n_chains; c++)
         {
           guint n;
@@ -609,6 +609,7 @@ rl_boundary_lookup (const RlBoundaryIndex *index, double lat, double lon, RlBoun
   Box box;
   RlCountry country;
   Near nr;
+  gboolean own_only = FALSE;
 
   g_return_val_if_fail (index != NULL, FALSE);
   g_return_val_if_fail (out != NULL, FALSE);
@@ -626,20 +627,29 @@ rl_boundary_lookup (const RlBoundaryIndex *index, double lat, double lon, RlBoun
   out->country = country;
   out->border_m = RL_BOUNDARY_EXACT_M;
   /* Most of the world is far from any edge: the generator marked it. */
-  {
-    guint col = MIN ((guint) ((lon - box.x0) / (box.x1 - box.x0) * RL_BIDX_PART_COLS), RL_BIDX_PART_COLS - 1);
-    guint row = MIN ((guint) ((lat - box.y0) / (box.y1 - box.y0) * RL_BIDX_PART_ROWS), RL_BIDX_PART_ROWS - 1);
-    guint part = row * RL_BIDX_PART_COLS + col;
-    guint32 v = RL_BIDX_ENTRY_VALUE (entry);
+  if (RL_BIDX_ENTRY_TYPE (entry) == RL_BIDX_TYPE_UNIFORM)
+    {
+      guint col = MIN ((guint) ((lon - box.x0) / (box.x1 - box.x0) * RL_BIDX_PART_COLS), RL_BIDX_PART_COLS - 1);
+      guint row = MIN ((guint) ((lat - box.y0) / (box.y1 - box.y0) * RL_BIDX_PART_ROWS), RL_BIDX_PART_ROWS - 1);
+      guint32 v = RL_BIDX_ENTRY_VALUE (entry);
 
-    if (RL_BIDX_ENTRY_TYPE (entry) == RL_BIDX_TYPE_UNIFORM &&
-        ((v & RL_BIDX_UNIFORM_FAR) || (v & (1u << (RL_BIDX_PART_SHIFT + part)))))
-      return TRUE;
-    /* label_at_full () checked the leaf's header is in bounds. */
-    if (RL_BIDX_ENTRY_TYPE (entry) == RL_BIDX_TYPE_LEAF &&
-        (((const guint16 *) (index->leaves + v))[4] & (1u << part)))
-      return TRUE;
-  }
+      if ((v & RL_BIDX_UNIFORM_FAR) || (v & (1u << (RL_BIDX_PART_SHIFT + row * RL_BIDX_PART_COLS + col))))
+        return TRUE;
+    }
+  else
+    {
+      guint col = MIN ((guint) ((lon - box.x0) / (box.x1 - box.x0) * RL_BIDX_LEAF_PART_COLS), RL_BIDX_LEAF_PART_COLS - 1);
+      guint row = MIN ((guint) ((lat - box.y0) / (box.y1 - box.y0) * RL_BIDX_LEAF_PART_ROWS), RL_BIDX_LEAF_PART_ROWS - 1);
+      guint bit = 1u << (row * RL_BIDX_LEAF_PART_COLS + col);
+      /* label_at_full () checked the leaf's header is in bounds. */
+      const guint16 *head = (const guint16 *) (index->leaves + RL_BIDX_ENTRY_VALUE (entry));
+
+      if (head[RL_BIDX_LEAF_FAR] & bit)
+        return TRUE;
+      /* Every edge within reach is in this leaf, which is in the cache
+       * now: the search need not walk the tree. */
+      own_only = (head[RL_BIDX_LEAF_OWN] & bit) != 0;
+    }
 
   memset (&nr, 0, sizeof nr);
   nr.index = index;
@@ -661,7 +671,8 @@ rl_boundary_lookup (const RlBoundaryIndex *index, double lat, double lon, RlBoun
        * the wider search is pruned to almost nothing. */
       if (RL_BIDX_ENTRY_TYPE (entry) == RL_BIDX_TYPE_LEAF)
         near_leaf (&nr, RL_BIDX_ENTRY_VALUE (entry), &box);
-      near_search (&nr);
+      if (!own_only)
+        near_search (&nr);
       if (nr.bad)
         return FALSE;
       if (!nr.found)
