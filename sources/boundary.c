@@ -602,6 +602,25 @@ beyond_point (const Near *nr, int way, double *x, double *y)
 }
 
 gboolean
+rl_boundary_lookup_country (const RlBoundaryIndex *index, double lat, double lon, RlCountry *country)
+{
+  guint16 label;
+
+  g_return_val_if_fail (index != NULL, FALSE);
+  g_return_val_if_fail (country != NULL, FALSE);
+  *country = RL_COUNTRY_NONE;
+  if (!(lat >= -90.0 && lat <= 90.0 && lon >= -180.0 && lon <= 180.0))
+    return FALSE;
+  /* As in rl_boundary_lookup (): a point on the antimeridian belongs to the
+   * feature beside it. */
+  lon = CLAMP (lon, -180.0 + ANTIMERIDIAN_NUDGE, 180.0 - ANTIMERIDIAN_NUDGE);
+  if (!label_at (index, lon, lat, &label))
+    return FALSE;
+  *country = label_country (index, label);
+  return TRUE;
+}
+
+gboolean
 rl_boundary_lookup (const RlBoundaryIndex *index, double lat, double lon, RlBoundaryResult *out)
 {
   guint16 label;

@@ -112,7 +112,11 @@ test_labelled (void)
       RlBoundaryResult r;
       g_autofree char *got = NULL;
 
+      RlCountry alone;
+
       g_assert_true (rl_boundary_lookup (index_, labelled[i].lat, labelled[i].lon, &r));
+      g_assert_true (rl_boundary_lookup_country (index_, labelled[i].lat, labelled[i].lon, &alone));
+      g_assert_cmpuint (alone, ==, r.country);
       got = code (r.country);
       if (strcmp (got, labelled[i].cc) != 0)
         {
@@ -138,6 +142,20 @@ test_bad_coordinates (void)
   g_assert_false (rl_boundary_lookup (index_, 0, INFINITY, &r));
   g_assert_true (rl_boundary_lookup (index_, 0, 180, &r));
   g_assert_true (rl_boundary_lookup (index_, 0, -180, &r));
+
+  {
+    const double bad[][2] = { { 90.0001, 0 }, { -91, 0 }, { 0, 180.5 }, { 0, -181 }, { NAN, 0 }, { 0, INFINITY } };
+    RlCountry c;
+
+    for (gsize i = 0; i < G_N_ELEMENTS (bad); i++)
+      {
+        c = RL_COUNTRY ('Z', 'Z');
+        g_assert_false (rl_boundary_lookup_country (index_, bad[i][0], bad[i][1], &c));
+        g_assert_cmpuint (c, ==, RL_COUNTRY_NONE);
+      }
+    g_assert_true (rl_boundary_lookup_country (index_, 0, 180, &c));
+    g_assert_true (rl_boundary_lookup_country (index_, 0, -180, &c));
+  }
 }
 
 /* The border between Canada and the United States follows a parallel for
@@ -358,6 +376,12 @@ check_points (const Truth *t, GRand *rand, guint n, gboolean near_border)
         }
       if (!rl_boundary_lookup (index_, lat, lon, &r))
         g_error ("lookup refused %.7f %.7f", lat, lon);
+      /* The country-only lookup gives the same country. */
+      {
+        RlCountry alone;
+        g_assert_true (rl_boundary_lookup_country (index_, lat, lon, &alone));
+        g_assert_cmpuint (alone, ==, r.country);
+      }
       want = truth_label (t, lat, lon);
       if (r.border_m < RL_BOUNDARY_EXACT_M)
         g_assert_cmpint (r.neighbour, !=, r.country);
@@ -538,7 +562,7 @@ test_corrupt_leaves (void)
   g_autofree guint8 *buf = g_memdup2 (orig, len);
   RlBidxHeader *h = (RlBidxHeader *) buf;
   g_autoptr(GRand) rand = g_rand_new_with_seed (7);
-  guint refused = 0;
+  guint refused = 0, refused_country = 0;
 
   /* Scribble over the last leaves, where counts run into the end. */
   for (gsize i = len - 4096; i < len; i++)
@@ -556,13 +580,17 @@ test_corrupt_leaves (void)
       {
         RlBoundaryResult r;
         double lat = g_rand_double_range (rand, -90, 90), lon = g_rand_double_range (rand, -180, 180);
+        RlCountry c;
         if (!rl_boundary_lookup (idx, lat, lon, &r))
           refused++;
+        if (!rl_boundary_lookup_country (idx, lat, lon, &c))
+          refused_country++;
       }
     g_unlink (path);
   }
-  g_test_message ("%u of 200000 lookups refused", refused);
+  g_test_message ("%u of 200000 lookups refused, %u country-only lookups", refused, refused_country);
   g_assert_cmpuint (refused, >, 0);
+  g_assert_cmpuint (refused_country, >, 0);
 }
 
 /* ---- regloc lookup - -------------------------------------------------- */
