@@ -485,9 +485,10 @@ far_parts (Box box)
   return bits;
 }
 
-/* The far_parts and own_parts words of a leaf (boundary-format.h). */
+/* The reach codes of a leaf's parts, as its reach_lo and reach_hi words
+ * (boundary-format.h). */
 static void
-leaf_parts (Box box, const uint32_t *e, size_t n, uint16_t *far, uint16_t *own)
+leaf_parts (Box box, const uint32_t *e, size_t n, uint16_t *lo, uint16_t *hi)
 {
   /* Other leaves' grown boxes reach into this one by their pad (at most
    * that of the shallowest leaf); what lies there may be quantised
@@ -496,27 +497,30 @@ leaf_parts (Box box, const uint32_t *e, size_t n, uint16_t *far, uint16_t *own)
   double py = 2 * RL_BIDX_QPAD / RL_BIDX_QSPAN * 180.0 / (1u << LEAF_MIN_DEPTH);
   Box inner = { box.x0 + px, box.y0 + py, box.x1 - px, box.y1 - py };
 
-  *far = 0;
-  *own = 0;
+  *lo = 0;
+  *hi = 0;
   for (unsigned r = 0; r < RL_BIDX_LEAF_PART_ROWS; r++)
     for (unsigned c = 0; c < RL_BIDX_LEAF_PART_COLS; c++)
       {
         double w = (box.x1 - box.x0) / RL_BIDX_LEAF_PART_COLS, h = (box.y1 - box.y0) / RL_BIDX_LEAF_PART_ROWS;
         Box part = { box.x0 + c * w, box.y0 + r * h, box.x0 + (c + 1) * w, box.y0 + (r + 1) * h };
-        uint16_t bit = (uint16_t) (1u << (r * RL_BIDX_LEAF_PART_COLS + c));
-
+        unsigned bit = r * RL_BIDX_LEAF_PART_COLS + c, code = RL_BIDX_REACH_NONE;
         int near;
 
         if (far_from_edges (part))
+          code = RL_BIDX_REACH_FAR;
+        else
           {
-            *far |= bit;
-            continue;
+            near = edge_near (part, &inner, RL_BIDX_FAR_M + FLAG_MARGIN_M, e, n);
+            if (near == NEAR_NONE)
+              code = RL_BIDX_REACH_FAR;
+            else if (near == NEAR_INSIDE)
+              code = RL_BIDX_REACH_OWN;
+            else if (edge_near (part, &inner, RL_BIDX_NEAR_M + FLAG_MARGIN_M, NULL, 0) != NEAR_OUTSIDE)
+              code = RL_BIDX_REACH_NEAR;
           }
-        near = edge_near (part, &inner, RL_BIDX_FAR_M + FLAG_MARGIN_M, e, n);
-        if (near == NEAR_NONE)
-          *far |= bit;
-        else if (near == NEAR_INSIDE)
-          *own |= bit;
+        *lo |= (uint16_t) ((code & 1u) << bit);
+        *hi |= (uint16_t) ((code >> 1) << bit);
       }
 }
 
@@ -529,7 +533,7 @@ write_leaf (Box box, uint32_t *e, size_t n, Pt ref, const uint8_t *status, uint1
   double mx = sx * RL_BIDX_QPAD, my = sy * RL_BIDX_QPAD;
   Box g = { box.x0 - mx, box.y0 - my, box.x1 + mx, box.y1 + my };
   size_t start, n_groups_at;
-  uint16_t n_groups = 0, far, own;
+  uint16_t n_groups = 0, reach_lo, reach_hi;
 
   while (n_leaves % 2)
     leaf_push (0);
@@ -542,9 +546,9 @@ write_leaf (Box box, uint32_t *e, size_t n, Pt ref, const uint8_t *status, uint1
   leaf_push (base);
   n_groups_at = n_leaves;
   leaf_push (0);
-  leaf_parts (box, e, n, &far, &own);
-  leaf_push (far);
-  leaf_push (own);
+  leaf_parts (box, e, n, &reach_lo, &reach_hi);
+  leaf_push (reach_lo);
+  leaf_push (reach_hi);
   for (size_t i = 0; i < n;)
     {
       uint16_t f = feats[pt_feat[e[i]]].rank;

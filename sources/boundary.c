@@ -383,6 +383,7 @@ typedef struct {
   double ax, ay, bx, by; /* nearest edge, local metres around the query */
   gboolean found;
   gboolean bad;
+  guint32 own_leaf;     /* searched first; G_MAXUINT32: none */
 } Near;
 
 static inline double
@@ -449,8 +450,9 @@ near_leaf (Near *nr, guint32 offset, const Box *box)
                 continue;
               double ax = ox + p[2 * i - 2] * sx, ay = oy + p[2 * i - 1] * sy;
               double bx = ox + p[2 * i] * sx, by = oy + p[2 * i + 1] * sy;
-              double dx = bx - ax, dy = by - ay, l2 = dx * dx + dy * dy, t = 0, px, py, d;
+              double dx = bx - ax, dy = by - ay, l2, t = 0, px, py, d;
 
+              l2 = dx * dx + dy * dy;
               if (l2 > 0)
                 t = CLAMP (-(ax * dx + ay * dy) / l2, 0.0, 1.0);
               px = ax + t * dx;
@@ -507,7 +509,7 @@ near_entry (Near *nr, guint32 entry, Box box, guint depth)
     case RL_BIDX_TYPE_LEAF:
       if (RL_BIDX_ENTRY_VALUE (entry) >= index->leaves_words)
         nr->bad = TRUE;
-      else
+      else if (RL_BIDX_ENTRY_VALUE (entry) != nr->own_leaf)   /* already searched */
         near_leaf (nr, RL_BIDX_ENTRY_VALUE (entry), &box);
       return;
     case RL_BIDX_TYPE_NODE:
@@ -628,7 +630,7 @@ rl_boundary_lookup (const RlBoundaryIndex *index, double lat, double lon, RlBoun
   Box box;
   RlCountry country;
   Near nr;
-  gboolean own_only = FALSE;
+  guint reach = RL_BIDX_REACH_NONE;
 
   g_return_val_if_fail (index != NULL, FALSE);
   g_return_val_if_fail (out != NULL, FALSE);
@@ -659,15 +661,14 @@ rl_boundary_lookup (const RlBoundaryIndex *index, double lat, double lon, RlBoun
     {
       guint col = MIN ((guint) ((lon - box.x0) / (box.x1 - box.x0) * RL_BIDX_LEAF_PART_COLS), RL_BIDX_LEAF_PART_COLS - 1);
       guint row = MIN ((guint) ((lat - box.y0) / (box.y1 - box.y0) * RL_BIDX_LEAF_PART_ROWS), RL_BIDX_LEAF_PART_ROWS - 1);
-      guint bit = 1u << (row * RL_BIDX_LEAF_PART_COLS + col);
+      guint part = row * RL_BIDX_LEAF_PART_COLS + col;
       /* label_at_full () checked the leaf's header is in bounds. */
       const guint16 *head = (const guint16 *) (index->leaves + RL_BIDX_ENTRY_VALUE (entry));
 
-      if (head[RL_BIDX_LEAF_FAR] & bit)
+      reach = (((guint) head[RL_BIDX_LEAF_REACH_HI] >> part) & 1u) << 1 |
+              (((guint) head[RL_BIDX_LEAF_REACH_LO] >> part) & 1u);
+      if (reach == RL_BIDX_REACH_FAR)
         return TRUE;
-      /* Every edge within reach is in this leaf, which is in the cache
-       * now: the search need not walk the tree. */
-      own_only = (head[RL_BIDX_LEAF_OWN] & bit) != 0;
     }
 
   memset (&nr, 0, sizeof nr);
@@ -679,6 +680,7 @@ rl_boundary_lookup (const RlBoundaryIndex *index, double lat, double lon, RlBoun
   nr.kmin = EARTH_M_PER_DEG * cos (MIN (90.0, fabs (lat) + RL_BOUNDARY_EXACT_M / EARTH_M_PER_DEG) * G_PI / 180.0);
   nr.kmin = MAX (nr.kmin, 0.0);
   nr.floor_m = -1;
+  nr.own_leaf = RL_BIDX_ENTRY_TYPE (entry) == RL_BIDX_TYPE_LEAF ? RL_BIDX_ENTRY_VALUE (entry) : G_MAXUINT32;
   for (guint attempt = 0; attempt <= MAX_SKIPPED_EDGES; attempt++)
     {
       guint16 other = label;
@@ -690,7 +692,11 @@ rl_boundary_lookup (const RlBoundaryIndex *index, double lat, double lon, RlBoun
        * the wider search is pruned to almost nothing. */
       if (RL_BIDX_ENTRY_TYPE (entry) == RL_BIDX_TYPE_LEAF)
         near_leaf (&nr, RL_BIDX_ENTRY_VALUE (entry), &box);
-      if (!own_only)
+      /* The leaf is in the cache now; the generator proved that no other
+       * leaf holds an edge within RL_BOUNDARY_EXACT_M (own) or within
+       * RL_BIDX_NEAR_M (near) of this part, so the tree walk would not
+       * change the answer. */
+      if (!(reach == RL_BIDX_REACH_OWN || (reach == RL_BIDX_REACH_NEAR && nr.found && nr.best_m < RL_BIDX_NEAR_M)))
         near_search (&nr);
       if (nr.bad)
         return FALSE;
