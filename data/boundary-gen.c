@@ -303,24 +303,27 @@ pt_seg_dist2 (double px, double py, double ax, double ay, double bx, double by)
   return ax * ax + ay * ay;
 }
 
-/* Squared distance in metres between box and segment a→b, with longitudes
- * scaled by kx and latitudes by ky (metres per degree). */
-static double
-box_seg_dist2 (Box box, Pt a, Pt b, double kx, double ky)
+/* Is segment a→b nearer to box than sqrt (r2) metres, with longitudes
+ * scaled by kx and latitudes by ky (metres per degree)? */
+static bool
+box_seg_near (Box box, Pt a, Pt b, double kx, double ky, double r2)
 {
   double t0, t1, d;
   double x0 = box.x0 * kx, x1 = box.x1 * kx, y0 = box.y0 * ky, y1 = box.y1 * ky;
   double ax = a.x * kx, ay = a.y * ky, bx = b.x * kx, by = b.y * ky;
 
-  if (clip (a, b, box, &t0, &t1))
-    return 0;
-  /* Apart, a box and a segment are nearest at a corner of one of them. */
+  /* Apart, a box and a segment are nearest at a corner of one of them;
+   * the distances between corners and the other shape are distances
+   * between points of both, so never too small. */
   d = MIND (pt_box_dist2 (ax, ay, x0, y0, x1, y1), pt_box_dist2 (bx, by, x0, y0, x1, y1));
   d = MIND (d, pt_seg_dist2 (x0, y0, ax, ay, bx, by));
   d = MIND (d, pt_seg_dist2 (x1, y0, ax, ay, bx, by));
   d = MIND (d, pt_seg_dist2 (x0, y1, ax, ay, bx, by));
   d = MIND (d, pt_seg_dist2 (x1, y1, ax, ay, bx, by));
-  return d;
+  if (d < r2)
+    return true;
+  /* Unless the segment crosses the box. */
+  return clip (a, b, box, &t0, &t1);
 }
 
 /* Which edges lie within reach_m of some point of box, as the reader
@@ -332,29 +335,103 @@ box_seg_dist2 (Box box, Pt a, Pt b, double kx, double ky)
  * hint: edges likely to be near, tried first. */
 enum { NEAR_NONE, NEAR_INSIDE, NEAR_OUTSIDE };
 
+typedef struct {
+  Box box;
+  const Box *outside;
+  double kx, ky, r2;
+  int found;
+} NearScan;
+
+/* One bucket of edge_near (); column i may lie past the antimeridian. */
+static int
+near_bucket (NearScan *ns, long i, long iy)
+{
+  const Box box = ns->box, *outside = ns->outside;
+  double kx = ns->kx, ky = ns->ky, r2 = ns->r2;
+  long ix = ((i % (long) SEG_NX) + (long) SEG_NX) % (long) SEG_NX;
+  /* Across the antimeridian the edges are moved by a turn, as the reader
+   * moves a leaf there (wrap_lon). */
+  double shift = (double) ((i - ix) / (long) SEG_NX) * 360;
+  size_t c = (size_t) iy * SEG_NX + (size_t) ix;
+  double cx0 = -180 + 360.0 * i / SEG_NX, cy0 = -90 + 180.0 * iy / SEG_NY;
+  double cx1 = cx0 + 360.0 / SEG_NX, cy1 = cy0 + 180.0 / SEG_NY, gx, gy;
+
+  /* A bucket out of reach holds nothing near (its edges that reach into
+   * range are listed in other buckets too). */
+  gx = MAXD (0, MAXD (cx0 - box.x1, box.x0 - cx1)) * kx;
+  gy = MAXD (0, MAXD (cy0 - box.y1, box.y0 - cy1)) * ky;
+  if (gx * gx + gy * gy >= r2)
+    return NEAR_NONE;
+  /* Every edge with a piece outside that box is also listed in a bucket
+   * that reaches outside it. */
+  if (outside != NULL && ns->found != NEAR_NONE && cx0 >= outside->x0 && cx1 <= outside->x1 &&
+      cy0 >= outside->y0 && cy1 <= outside->y1)
+    return NEAR_NONE;
+  for (uint32_t k = seg_start[c]; k < seg_start[c + 1]; k++)
+    {
+      Pt a = pts[seg_list[k]], b = pts[seg_list[k] + 1];
+      double t0, t1;
+      a.x += shift;
+      b.x += shift;
+      /* Quick test on the edge's bounding box first. */
+      gx = MAXD (0, MAXD (MIND (a.x, b.x) - box.x1, box.x0 - MAXD (a.x, b.x))) * kx;
+      gy = MAXD (0, MAXD (MIND (a.y, b.y) - box.y1, box.y0 - MAXD (a.y, b.y))) * ky;
+      if (gx * gx + gy * gy >= r2)
+        continue;
+      if (outside == NULL || !clip (a, b, *outside, &t0, &t1))
+        {
+          if (box_seg_near (box, a, b, kx, ky, r2))
+            return NEAR_OUTSIDE;
+          continue;
+        }
+      if (ns->found == NEAR_NONE)
+        {
+          if (!box_seg_near (box, a, b, kx, ky, r2))
+            continue;
+          ns->found = NEAR_INSIDE;
+        }
+      /* The pieces before and after the outside box. */
+      if (t0 > 0)
+        {
+          Pt m = { a.x + t0 * (b.x - a.x), a.y + t0 * (b.y - a.y) };
+          if (box_seg_near (box, a, m, kx, ky, r2))
+            return NEAR_OUTSIDE;
+        }
+      if (t1 < 1)
+        {
+          Pt m = { a.x + t1 * (b.x - a.x), a.y + t1 * (b.y - a.y) };
+          if (box_seg_near (box, m, b, kx, ky, r2))
+            return NEAR_OUTSIDE;
+        }
+    }
+  return NEAR_NONE;
+}
+
 static int
 edge_near (Box box, const Box *outside, double reach_m, const uint32_t *hint, size_t n_hint)
 {
-  double ky = READER_M_PER_DEG, r2 = reach_m * reach_m;
+  NearScan ns = { box, outside, 0, READER_M_PER_DEG, reach_m * reach_m, NEAR_NONE };
   double lat_far = fmin (90, fmax (fabs (box.y0), fabs (box.y1)));
-  double kx = ky * cos (lat_far * RL_PI / 180);
-  double dlat = reach_m / ky, dlon = kx > 1e-9 ? reach_m / kx : 360;
+  double dlat = reach_m / ns.ky, dlon;
   long iy0 = (long) floor ((box.y0 - dlat + 90) / 180 * SEG_NY);
   long iy1 = (long) floor ((box.y1 + dlat + 90) / 180 * SEG_NY);
+  long jy0 = (long) floor ((box.y0 + 90) / 180 * SEG_NY), jy1 = (long) floor ((box.y1 + 90) / 180 * SEG_NY);
+  long jx0 = (long) floor ((box.x0 + 180) / 360 * SEG_NX), jx1 = (long) floor ((box.x1 + 180) / 360 * SEG_NX);
   long ix0, ix1;
-  int found = NEAR_NONE;
 
-  for (size_t k = 0; k < n_hint && found == NEAR_NONE; k++)
-    if (box_seg_dist2 (box, pts[hint[k]], pts[hint[k] + 1], kx, ky) < r2)
+  ns.kx = ns.ky * cos (lat_far * RL_PI / 180);
+  dlon = ns.kx > 1e-9 ? reach_m / ns.kx : 360;
+  for (size_t k = 0; k < n_hint && ns.found == NEAR_NONE; k++)
+    if (box_seg_near (box, pts[hint[k]], pts[hint[k] + 1], ns.kx, ns.ky, ns.r2))
       {
         if (outside == NULL)
           return NEAR_OUTSIDE;
-        found = NEAR_INSIDE;   /* which piece is near: the scan below tells */
+        ns.found = NEAR_INSIDE;   /* which piece is near: the scan below tells */
       }
   if (dlon >= 180)
     {
       /* Near a pole: any longitude is within reach; count latitude only. */
-      kx = 0;
+      ns.kx = 0;
       ix0 = 0;
       ix1 = SEG_NX - 1;
     }
@@ -365,60 +442,20 @@ edge_near (Box box, const Box *outside, double reach_m, const uint32_t *hint, si
     }
   iy0 = iy0 < 0 ? 0 : iy0;
   iy1 = iy1 >= (long) SEG_NY ? (long) SEG_NY - 1 : iy1;
+  jy0 = MAXD (jy0, iy0);
+  jy1 = MIND (jy1, iy1);
+  jx0 = MAXD (jx0, ix0);
+  jx1 = MIND (jx1, ix1);
+  /* The buckets under the box first: a near edge is most likely there. */
+  for (long iy = jy0; iy <= jy1; iy++)
+    for (long i = jx0; i <= jx1; i++)
+      if (near_bucket (&ns, i, iy) == NEAR_OUTSIDE)
+        return NEAR_OUTSIDE;
   for (long iy = iy0; iy <= iy1; iy++)
     for (long i = ix0; i <= ix1 && i < ix0 + (long) SEG_NX; i++)
-      {
-        long ix = ((i % (long) SEG_NX) + (long) SEG_NX) % (long) SEG_NX;
-        /* Across the antimeridian the edges are moved by a turn, as the
-         * reader moves a leaf there (wrap_lon). */
-        double shift = (double) ((i - ix) / (long) SEG_NX) * 360;
-        size_t c = (size_t) iy * SEG_NX + (size_t) ix;
-        double cx0 = -180 + 360.0 * i / SEG_NX, cy0 = -90 + 180.0 * iy / SEG_NY;
-
-        /* Every edge with a piece outside that box is also listed in a
-         * bucket that reaches outside it. */
-        if (outside != NULL && found != NEAR_NONE && cx0 >= outside->x0 && cx0 + 360.0 / SEG_NX <= outside->x1 &&
-            cy0 >= outside->y0 && cy0 + 180.0 / SEG_NY <= outside->y1)
-          continue;
-        for (uint32_t k = seg_start[c]; k < seg_start[c + 1]; k++)
-          {
-            Pt a = pts[seg_list[k]], b = pts[seg_list[k] + 1];
-            double t0, t1, gx, gy;
-            a.x += shift;
-            b.x += shift;
-            /* Quick test on the edge's bounding box first. */
-            gx = MAXD (0, MAXD (MIND (a.x, b.x) - box.x1, box.x0 - MAXD (a.x, b.x))) * kx;
-            gy = MAXD (0, MAXD (MIND (a.y, b.y) - box.y1, box.y0 - MAXD (a.y, b.y))) * ky;
-            if (gx * gx + gy * gy >= r2)
-              continue;
-            if (outside == NULL || !clip (a, b, *outside, &t0, &t1))
-              {
-                if (box_seg_dist2 (box, a, b, kx, ky) < r2)
-                  return NEAR_OUTSIDE;
-                continue;
-              }
-            if (found == NEAR_NONE)
-              {
-                if (box_seg_dist2 (box, a, b, kx, ky) >= r2)
-                  continue;
-                found = NEAR_INSIDE;
-              }
-            /* The pieces before and after the outside box. */
-            if (t0 > 0)
-              {
-                Pt m = { a.x + t0 * (b.x - a.x), a.y + t0 * (b.y - a.y) };
-                if (box_seg_dist2 (box, a, m, kx, ky) < r2)
-                  return NEAR_OUTSIDE;
-              }
-            if (t1 < 1)
-              {
-                Pt m = { a.x + t1 * (b.x - a.x), a.y + t1 * (b.y - a.y) };
-                if (box_seg_dist2 (box, m, b, kx, ky) < r2)
-                  return NEAR_OUTSIDE;
-              }
-          }
-      }
-  return found;
+      if (!(iy >= jy0 && iy <= jy1 && i >= jx0 && i <= jx1) && near_bucket (&ns, i, iy) == NEAR_OUTSIDE)
+        return NEAR_OUTSIDE;
+  return ns.found;
 }
 
 /* No edge within RL_BIDX_FAR_M of any point of box (as the reader measures)? */
@@ -485,10 +522,9 @@ far_parts (Box box)
   return bits;
 }
 
-/* The reach codes of a leaf's parts, as its reach_lo and reach_hi words
- * (boundary-format.h). */
+/* The far_parts and own_parts words of a leaf (boundary-format.h). */
 static void
-leaf_parts (Box box, const uint32_t *e, size_t n, uint16_t *lo, uint16_t *hi)
+leaf_parts (Box box, const uint32_t *e, size_t n, uint16_t *far, uint16_t *own)
 {
   /* Other leaves' grown boxes reach into this one by their pad (at most
    * that of the shallowest leaf); what lies there may be quantised
@@ -497,30 +533,26 @@ leaf_parts (Box box, const uint32_t *e, size_t n, uint16_t *lo, uint16_t *hi)
   double py = 2 * RL_BIDX_QPAD / RL_BIDX_QSPAN * 180.0 / (1u << LEAF_MIN_DEPTH);
   Box inner = { box.x0 + px, box.y0 + py, box.x1 - px, box.y1 - py };
 
-  *lo = 0;
-  *hi = 0;
+  *far = 0;
+  *own = 0;
   for (unsigned r = 0; r < RL_BIDX_LEAF_PART_ROWS; r++)
     for (unsigned c = 0; c < RL_BIDX_LEAF_PART_COLS; c++)
       {
         double w = (box.x1 - box.x0) / RL_BIDX_LEAF_PART_COLS, h = (box.y1 - box.y0) / RL_BIDX_LEAF_PART_ROWS;
         Box part = { box.x0 + c * w, box.y0 + r * h, box.x0 + (c + 1) * w, box.y0 + (r + 1) * h };
-        unsigned bit = r * RL_BIDX_LEAF_PART_COLS + c, code = RL_BIDX_REACH_NONE;
+        uint16_t bit = (uint16_t) (1u << (r * RL_BIDX_LEAF_PART_COLS + c));
         int near;
 
         if (far_from_edges (part))
-          code = RL_BIDX_REACH_FAR;
-        else
           {
-            near = edge_near (part, &inner, RL_BIDX_FAR_M + FLAG_MARGIN_M, e, n);
-            if (near == NEAR_NONE)
-              code = RL_BIDX_REACH_FAR;
-            else if (near == NEAR_INSIDE)
-              code = RL_BIDX_REACH_OWN;
-            else if (edge_near (part, &inner, RL_BIDX_NEAR_M + FLAG_MARGIN_M, NULL, 0) != NEAR_OUTSIDE)
-              code = RL_BIDX_REACH_NEAR;
+            *far |= bit;
+            continue;
           }
-        *lo |= (uint16_t) ((code & 1u) << bit);
-        *hi |= (uint16_t) ((code >> 1) << bit);
+        near = edge_near (part, &inner, RL_BIDX_FAR_M + FLAG_MARGIN_M, e, n);
+        if (near == NEAR_NONE)
+          *far |= bit;
+        else if (near == NEAR_INSIDE)
+          *own |= bit;
       }
 }
 
@@ -533,7 +565,7 @@ write_leaf (Box box, uint32_t *e, size_t n, Pt ref, const uint8_t *status, uint1
   double mx = sx * RL_BIDX_QPAD, my = sy * RL_BIDX_QPAD;
   Box g = { box.x0 - mx, box.y0 - my, box.x1 + mx, box.y1 + my };
   size_t start, n_groups_at;
-  uint16_t n_groups = 0, reach_lo, reach_hi;
+  uint16_t n_groups = 0, far, own;
 
   while (n_leaves % 2)
     leaf_push (0);
@@ -546,9 +578,9 @@ write_leaf (Box box, uint32_t *e, size_t n, Pt ref, const uint8_t *status, uint1
   leaf_push (base);
   n_groups_at = n_leaves;
   leaf_push (0);
-  leaf_parts (box, e, n, &reach_lo, &reach_hi);
-  leaf_push (reach_lo);
-  leaf_push (reach_hi);
+  leaf_parts (box, e, n, &far, &own);
+  leaf_push (far);
+  leaf_push (own);
   for (size_t i = 0; i < n;)
     {
       uint16_t f = feats[pt_feat[e[i]]].rank;

@@ -16,7 +16,7 @@
  * so where features overlap the smallest index wins) or RL_BIDX_LABEL_NONE.
  *
  * A leaf is a sequence of guint16:
- *   ref_x, ref_y, base_label, n_groups, reach_lo, reach_hi,
+ *   ref_x, ref_y, base_label, n_groups, far_parts, own_parts,
  *   n_groups x { feature | ref_inside << 15, n_chains,
  *                n_chains x { n_points, n_points x { x, y } } }
  * padded to a whole 32-bit word.  Coordinates are quantised over the leaf
@@ -24,16 +24,11 @@
  * grown box.  ref is a point chosen away from every edge;
  * ref_inside says whether it lies inside the feature.  base_label is the
  * smallest feature that covers the whole leaf.  The leaf is cut into
- * 4 x 4 parts; part p = 4 * row + column (row 0 at the south) has the
- * reach code ((reach_hi >> p) & 1) << 1 | ((reach_lo >> p) & 1):
- *   RL_BIDX_REACH_FAR:  no edge lies within RL_BIDX_FAR_M of the part;
- *   RL_BIDX_REACH_OWN:  every edge within RL_BIDX_FAR_M of the part is one
- *                       of this leaf's own (no other leaf holds an edge that
- *                       near), so the distance search stays in the leaf;
- *   RL_BIDX_REACH_NEAR: no other leaf holds an edge within RL_BIDX_NEAR_M
- *                       of the part: an edge of this leaf nearer than that
- *                       is the nearest of all;
- *   RL_BIDX_REACH_NONE: none of these.
+ * 4 x 4 parts (bit 4 * row + column, row 0 at the south):
+ *   far_parts: the part is farther than RL_BIDX_FAR_M from every edge;
+ *   own_parts: every edge within RL_BIDX_FAR_M of the part is one of this
+ *              leaf's own (no other leaf holds an edge that near), so the
+ *              distance search need not look at any other leaf.
  * Both are computed against the exact source edges, with a margin for
  * the quantisation, so they never change an answer.
  *
@@ -68,13 +63,8 @@
 #define RL_BIDX_LEAF_PART_COLS 4u   /* parts of a leaf */
 #define RL_BIDX_LEAF_PART_ROWS 4u
 #define RL_BIDX_LEAF_HEADER 6   /* guint16 words before the groups */
-#define RL_BIDX_LEAF_REACH_LO 4 /* header words of the parts' reach codes */
-#define RL_BIDX_LEAF_REACH_HI 5
-#define RL_BIDX_REACH_NONE 0u
-#define RL_BIDX_REACH_NEAR 1u
-#define RL_BIDX_REACH_OWN 2u
-#define RL_BIDX_REACH_FAR 3u
-#define RL_BIDX_NEAR_M 2000.0
+#define RL_BIDX_LEAF_FAR 4      /* header word of far_parts */
+#define RL_BIDX_LEAF_OWN 5      /* header word of own_parts */
 #define RL_BIDX_GROUP_INSIDE 0x8000u   /* ref_inside, in a group's feature word */
 #define RL_BIDX_UNIFORM_MASK 0x1fffffffu   /* label, far flag and part flags */
 

@@ -630,7 +630,7 @@ rl_boundary_lookup (const RlBoundaryIndex *index, double lat, double lon, RlBoun
   Box box;
   RlCountry country;
   Near nr;
-  guint reach = RL_BIDX_REACH_NONE;
+  gboolean own_only = FALSE;
 
   g_return_val_if_fail (index != NULL, FALSE);
   g_return_val_if_fail (out != NULL, FALSE);
@@ -661,14 +661,15 @@ rl_boundary_lookup (const RlBoundaryIndex *index, double lat, double lon, RlBoun
     {
       guint col = MIN ((guint) ((lon - box.x0) / (box.x1 - box.x0) * RL_BIDX_LEAF_PART_COLS), RL_BIDX_LEAF_PART_COLS - 1);
       guint row = MIN ((guint) ((lat - box.y0) / (box.y1 - box.y0) * RL_BIDX_LEAF_PART_ROWS), RL_BIDX_LEAF_PART_ROWS - 1);
-      guint part = row * RL_BIDX_LEAF_PART_COLS + col;
+      guint bit = 1u << (row * RL_BIDX_LEAF_PART_COLS + col);
       /* label_at_full () checked the leaf's header is in bounds. */
       const guint16 *head = (const guint16 *) (index->leaves + RL_BIDX_ENTRY_VALUE (entry));
 
-      reach = (((guint) head[RL_BIDX_LEAF_REACH_HI] >> part) & 1u) << 1 |
-              (((guint) head[RL_BIDX_LEAF_REACH_LO] >> part) & 1u);
-      if (reach == RL_BIDX_REACH_FAR)
+      if (head[RL_BIDX_LEAF_FAR] & bit)
         return TRUE;
+      /* Every edge within reach is in this leaf, which is in the cache
+       * now: the search need not walk the tree. */
+      own_only = (head[RL_BIDX_LEAF_OWN] & bit) != 0;
     }
 
   memset (&nr, 0, sizeof nr);
@@ -692,11 +693,7 @@ rl_boundary_lookup (const RlBoundaryIndex *index, double lat, double lon, RlBoun
        * the wider search is pruned to almost nothing. */
       if (RL_BIDX_ENTRY_TYPE (entry) == RL_BIDX_TYPE_LEAF)
         near_leaf (&nr, RL_BIDX_ENTRY_VALUE (entry), &box);
-      /* The leaf is in the cache now; the generator proved that no other
-       * leaf holds an edge within RL_BOUNDARY_EXACT_M (own) or within
-       * RL_BIDX_NEAR_M (near) of this part, so the tree walk would not
-       * change the answer. */
-      if (!(reach == RL_BIDX_REACH_OWN || (reach == RL_BIDX_REACH_NEAR && nr.found && nr.best_m < RL_BIDX_NEAR_M)))
+      if (!own_only)
         near_search (&nr);
       if (nr.bad)
         return FALSE;
