@@ -631,6 +631,7 @@ rl_boundary_lookup (const RlBoundaryIndex *index, double lat, double lon, RlBoun
   RlCountry country;
   Near nr;
   gboolean own_only = FALSE;
+  double own_reach_m = -1;
 
   g_return_val_if_fail (index != NULL, FALSE);
   g_return_val_if_fail (out != NULL, FALSE);
@@ -682,6 +683,18 @@ rl_boundary_lookup (const RlBoundaryIndex *index, double lat, double lon, RlBoun
   nr.kmin = MAX (nr.kmin, 0.0);
   nr.floor_m = -1;
   nr.own_leaf = RL_BIDX_ENTRY_TYPE (entry) == RL_BIDX_TYPE_LEAF ? RL_BIDX_ENTRY_VALUE (entry) : G_MAXUINT32;
+  if (RL_BIDX_ENTRY_TYPE (entry) == RL_BIDX_TYPE_LEAF)
+    {
+      /* Every other leaf's edges lie in its grown box, which reaches into
+       * this leaf's box by its pad at most (leaves are no bigger than a
+       * grid cell): so they lie outside inner, and at least own_reach_m
+       * from the query as near_leaf () measures. */
+      double px = 2 * RL_BIDX_QPAD / RL_BIDX_QSPAN * 360.0 / (1u << RL_BIDX_GRID_DEPTH);
+      double py = 2 * RL_BIDX_QPAD / RL_BIDX_QSPAN * 180.0 / (1u << RL_BIDX_GRID_DEPTH);
+      double sx = MIN (lon - (box.x0 + px), (box.x1 - px) - lon) * nr.kx;
+      double sy = MIN (lat - (box.y0 + py), (box.y1 - py) - lat) * nr.ky;
+      own_reach_m = MIN (sx, sy);
+    }
   for (guint attempt = 0; attempt <= MAX_SKIPPED_EDGES; attempt++)
     {
       guint16 other = label;
@@ -693,7 +706,9 @@ rl_boundary_lookup (const RlBoundaryIndex *index, double lat, double lon, RlBoun
        * the wider search is pruned to almost nothing. */
       if (RL_BIDX_ENTRY_TYPE (entry) == RL_BIDX_TYPE_LEAF)
         near_leaf (&nr, RL_BIDX_ENTRY_VALUE (entry), &box);
-      if (!own_only)
+      /* Other leaves' edges lie outside inner: if this leaf has an edge
+       * nearer than inner's sides, the tree walk cannot beat it. */
+      if (!own_only && !(nr.found && nr.best_m < own_reach_m))
         near_search (&nr);
       if (nr.bad)
         return FALSE;
