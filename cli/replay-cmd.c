@@ -63,26 +63,13 @@ die (int code, const char *fmt, ...)
 }
 
 static gboolean
-index_lookup (gpointer data, double lat, double lon, RlCountry *country, double *border_m, RlCountry *neighbour)
-{
-  RlBoundaryResult r;
-
-  if (data == NULL || !rl_boundary_lookup (data, lat, lon, &r))
-    return FALSE;
-  *country = r.country;
-  *border_m = r.border_m;
-  *neighbour = r.neighbour;
-  return TRUE;
-}
-
-static gboolean
 load_inputs (const Options *o, const RlConfig *config, const RlTzMap *tzmap, const RlBoundaryIndex *index,
              RlReplay *replay, GArray *expects, gboolean *settle, GError **error)
 {
   if (o->scenario != NULL)
     {
       g_autofree char *text = NULL;
-      RlScenarioContext ctx = { config, tzmap, index_lookup, (gpointer) index };
+      RlScenarioContext ctx = { config, tzmap, rl_scenario_boundary_lookup, (gpointer) index };
       if (!g_file_get_contents (o->scenario, &text, NULL, error))
         return FALSE;
       if (!rl_scenario_parse (text, o->scenario, &ctx, replay, expects, settle, error))

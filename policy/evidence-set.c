@@ -6,6 +6,7 @@ struct RlEvidenceSet {
   GArray *items;          /* RlEvidence, unordered */
   GHashTable *index;      /* key → position + 1 */
   guint max_per_kind;
+  guint counts[RL_N_SOURCE_KINDS];   /* items per kind: a put stays O(1) below the cap */
 };
 
 RlEvidenceSet *
@@ -35,6 +36,7 @@ remove_at (RlEvidenceSet *set, guint pos)
   RlEvidence *items = (RlEvidence *) (gpointer) set->items->data;
   guint last = set->items->len - 1;
 
+  set->counts[items[pos].kind]--;
   g_hash_table_remove (set->index, items[pos].key);
   if (pos != last)
     {
@@ -44,17 +46,49 @@ remove_at (RlEvidenceSet *set, guint pos)
   g_array_set_size (set->items, last);
 }
 
+/* Is @a a better item to forget than @b?  The older; ties: the smaller key,
+ * so that eviction never depends on the order items arrived in. */
+static gboolean
+older (const RlEvidence *a, const RlEvidence *b)
+{
+  return b == NULL || a->observed_at < b->observed_at ||
+         (a->observed_at == b->observed_at && strcmp (a->key, b->key) < 0);
+}
+
+/* Beacons: the oldest item of the largest BSSID group (see
+ * rl_bssid_eviction_group), so a flood displaces only itself.  Other kinds:
+ * the oldest item. */
 static void
-evict_oldest (RlEvidenceSet *set, RlSourceKind kind)
+evict_one (RlEvidenceSet *set, RlSourceKind kind)
 {
   RlEvidence *items = (RlEvidence *) (gpointer) set->items->data;
-  guint oldest = G_MAXUINT;
+  g_autoptr (GHashTable) sizes = NULL;
+  guint largest = 0, victim = G_MAXUINT;
 
+  if (kind == RL_SOURCE_BEACON)
+    {
+      sizes = g_hash_table_new (g_direct_hash, g_direct_equal);
+      for (guint i = 0; i < set->items->len; i++)
+        if (items[i].kind == kind)
+          {
+            gpointer g = GUINT_TO_POINTER (rl_bssid_eviction_group (items[i].beacon.bssid) + 1);
+            guint n = GPOINTER_TO_UINT (g_hash_table_lookup (sizes, g)) + 1;
+            g_hash_table_insert (sizes, g, GUINT_TO_POINTER (n));
+            largest = MAX (largest, n);
+          }
+    }
   for (guint i = 0; i < set->items->len; i++)
-    if (items[i].kind == kind && (oldest == G_MAXUINT || items[i].observed_at < items[oldest].observed_at))
-      oldest = i;
-  if (oldest != G_MAXUINT)
-    remove_at (set, oldest);
+    {
+      if (items[i].kind != kind)
+        continue;
+      if (sizes != NULL &&
+          GPOINTER_TO_UINT (g_hash_table_lookup (sizes, GUINT_TO_POINTER (rl_bssid_eviction_group (items[i].beacon.bssid) + 1))) != largest)
+        continue;
+      if (older (&items[i], victim == G_MAXUINT ? NULL : &items[victim]))
+        victim = i;
+    }
+  if (victim != G_MAXUINT)
+    remove_at (set, victim);
 }
 
 void
@@ -62,14 +96,19 @@ rl_evidence_set_put (RlEvidenceSet *set, const RlEvidence *ev)
 {
   gpointer pos = g_hash_table_lookup (set->index, ev->key);
 
+  g_return_if_fail (ev->kind < RL_N_SOURCE_KINDS);
   if (pos != NULL)
     {
-      g_array_index (set->items, RlEvidence, GPOINTER_TO_UINT (pos) - 1) = *ev;
+      RlEvidence *old = &g_array_index (set->items, RlEvidence, GPOINTER_TO_UINT (pos) - 1);
+      set->counts[old->kind]--;
+      set->counts[ev->kind]++;
+      *old = *ev;
       return;
     }
   if (set->max_per_kind > 0 && rl_evidence_set_count_kind (set, ev->kind) >= set->max_per_kind)
-    evict_oldest (set, ev->kind);
+    evict_one (set, ev->kind);
   g_array_append_val (set->items, *ev);
+  set->counts[ev->kind]++;
   g_hash_table_insert (set->index, g_strdup (ev->key), GUINT_TO_POINTER (set->items->len));
 }
 
@@ -145,12 +184,8 @@ rl_evidence_set_items (const RlEvidenceSet *set, gsize *n_items)
 guint
 rl_evidence_set_count_kind (const RlEvidenceSet *set, RlSourceKind kind)
 {
-  guint n = 0;
-
-  for (guint i = 0; i < set->items->len; i++)
-    if (g_array_index (set->items, RlEvidence, i).kind == kind)
-      n++;
-  return n;
+  g_return_val_if_fail (kind < RL_N_SOURCE_KINDS, 0);
+  return set->counts[kind];
 }
 
 gint64

@@ -10,8 +10,9 @@ G_BEGIN_DECLS
 typedef struct RlEvidenceSet RlEvidenceSet;
 
 /* @max_per_kind caps the items of one source kind (0 = no cap); when full
- * the oldest item of that kind is evicted, so memory stays bounded under a
- * flood of beacons. */
+ * the oldest item of that kind is evicted — for beacons the oldest of the
+ * largest BSSID group (rl_bssid_eviction_group) — so memory stays bounded
+ * under a flood of beacons and the flood displaces only itself. */
 RlEvidenceSet *rl_evidence_set_new (guint max_per_kind);
 void rl_evidence_set_free (RlEvidenceSet *set);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (RlEvidenceSet, rl_evidence_set_free)

@@ -125,3 +125,12 @@ rl_expiry_after (gint64 observed_at, guint max_age_s)
     return RL_NEVER;
   return observed_at + (gint64) max_age_s * RL_USEC_PER_SEC;
 }
+
+guint32
+rl_bssid_eviction_group (const guint8 bssid[6])
+{
+  /* bit 1 of the first octet: locally administered (IEEE 802 U/L bit) */
+  if (bssid[0] & 0x02)
+    return RL_BSSID_GROUP_LOCAL;
+  return ((guint32) bssid[0] << 16) | ((guint32) bssid[1] << 8) | bssid[2];
+}

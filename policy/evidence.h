@@ -48,6 +48,14 @@ typedef struct {
   char environment;       /* third byte of the Country string (' ', 'I', 'O', or a table number) */
 } RlBeaconInfo;
 
+/* The group a BSSID belongs to when a full table must forget one access
+ * point: its OUI, or one shared group for every locally administered
+ * address (anyone can mint those by the thousand).  Tables evict from the
+ * largest group, so a flood from one OUI — or of made-up addresses — only
+ * ever displaces itself, never the access points of other operators. */
+#define RL_BSSID_GROUP_LOCAL (1u << 24)
+guint32 rl_bssid_eviction_group (const guint8 bssid[6]);
+
 typedef struct {
   double lat, lon;        /* degrees, WGS84 */
   double error_m;         /* horizontal error radius */

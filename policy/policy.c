@@ -149,7 +149,23 @@ typedef struct {
   const RlEvidence *ev;
   guint group;
   guint32 operator_hash;
+  guint64 device;           /* the first five BSSID octets */
 } Ap;
+
+/* "One network of one operator": same non-empty SSID and same operator. */
+static guint
+network_hash (gconstpointer p)
+{
+  const Ap *ap = p;
+  return g_str_hash (ap->ev->beacon.ssid) ^ ap->operator_hash;
+}
+
+static gboolean
+network_equal (gconstpointer a, gconstpointer b)
+{
+  const Ap *x = a, *y = b;
+  return x->operator_hash == y->operator_hash && strcmp (x->ev->beacon.ssid, y->ev->beacon.ssid) == 0;
+}
 
 static guint32
 ap_operator (const RlEvidence *ev)
@@ -206,22 +222,33 @@ tally_beacons (Tallying *t, GPtrArray *beacons)
 
   g_autofree guint *parent = g_new (guint, n);
   g_autofree Ap *aps = g_new0 (Ap, n);
+  /* Same device and same network are equivalences: joining every AP with
+   * the first AP of its device and of its network gives the same groups as
+   * comparing every pair, in O(n) instead of O(n²) (max_bss can be large). */
+  g_autoptr (GHashTable) devices = g_hash_table_new (g_int64_hash, g_int64_equal);
+  g_autoptr (GHashTable) networks = g_hash_table_new (network_hash, network_equal);
   for (guint i = 0; i < n; i++)
     {
+      const guint8 *b;
+      gpointer first;
+
       parent[i] = i;
       aps[i].ev = g_ptr_array_index (beacons, i);
       aps[i].operator_hash = ap_operator (aps[i].ev);
+      b = aps[i].ev->beacon.bssid;
+      aps[i].device = ((guint64) b[0] << 32) | ((guint64) b[1] << 24) | ((guint64) b[2] << 16) |
+                      ((guint64) b[3] << 8) | b[4];
+      if ((first = g_hash_table_lookup (devices, &aps[i].device)) != NULL)
+        uf_union (parent, GPOINTER_TO_UINT (first) - 1, i);
+      else
+        g_hash_table_insert (devices, &aps[i].device, GUINT_TO_POINTER (i + 1));
+      if (aps[i].ev->beacon.ssid[0] == '\0')
+        continue;
+      if ((first = g_hash_table_lookup (networks, &aps[i])) != NULL)
+        uf_union (parent, GPOINTER_TO_UINT (first) - 1, i);
+      else
+        g_hash_table_insert (networks, &aps[i], GUINT_TO_POINTER (i + 1));
     }
-  for (guint i = 0; i < n; i++)
-    for (guint j = i + 1; j < n; j++)
-      {
-        const RlBeaconInfo *a = &aps[i].ev->beacon, *b = &aps[j].ev->beacon;
-        gboolean same_device = memcmp (a->bssid, b->bssid, 5) == 0;
-        gboolean same_network = a->ssid[0] != '\0' && strcmp (a->ssid, b->ssid) == 0 &&
-                                aps[i].operator_hash == aps[j].operator_hash;
-        if (same_device || same_network)
-          uf_union (parent, i, j);
-      }
 
   /* Each group votes once, for the country most of its members name
    * (ties: the smaller code).  Members are counted per (group, country). */

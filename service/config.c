@@ -55,7 +55,7 @@ static const KeyDef keys[] = {
 
   { { "beacons", "enabled", "bool", "true", "Use the Country IEs of access points in nl80211 scan results" }, T_BOOL, OFF (beacons_enabled), 0, 0 },
   { { "beacons", "scan_interval", "uint", "0", "Seconds between passive scans regloc requests itself (0: never; NetworkManager scans)" }, T_UINT, OFF (beacons_scan_interval_s), 0, 86400 },
-  { { "beacons", "max_bss", "uint", "512", "Most access points remembered at once (the oldest is dropped)" }, T_UINT, OFF (beacons_max_bss), 8, 100000 },
+  { { "beacons", "max_bss", "uint", "512", "Most access points remembered at once (when full, the oldest of the largest OUI group is dropped)" }, T_UINT, OFF (beacons_max_bss), 8, 100000 },
 
   { { "timezone", "enabled", "bool", "true", "Use the configured timezone as weak evidence" }, T_BOOL, OFF (timezone_enabled), 0, 0 },
   { { "timezone", "localtime", "string", "/etc/localtime", "The localtime link or file to read and watch" }, T_STRING, OFF (localtime_path), 0, 0 },

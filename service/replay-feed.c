@@ -211,20 +211,6 @@ on_replay_event (RlReplayEventType type, gint64 time, const RlEvidence *ev, cons
   g_array_append_val (feed->events, e);
 }
 
-/* GPS lines without countries= are placed with the boundary index. */
-static gboolean
-index_lookup (gpointer data, double lat, double lon, RlCountry *country, double *border_m, RlCountry *neighbour)
-{
-  RlBoundaryResult r;
-
-  if (data == NULL || !rl_boundary_lookup (data, lat, lon, &r))
-    return FALSE;
-  *country = r.country;
-  *border_m = r.border_m;
-  *neighbour = r.neighbour;
-  return TRUE;
-}
-
 static gboolean
 feed_read_files (RlReplayFeed *feed, const char *const *paths, const RlConfig *config,
                  const RlRegulatory *regulatory, GError **error)
@@ -235,7 +221,7 @@ feed_read_files (RlReplayFeed *feed, const char *const *paths, const RlConfig *c
   g_autoptr(RlBoundaryIndex) index =
     rl_boundary_index_open (config->boundary_index ? config->boundary_index : rl_boundary_index_default_path (),
                             &index_error);
-  RlScenarioContext ctx = { config, tzmap, index_lookup, index };
+  RlScenarioContext ctx = { config, tzmap, rl_scenario_boundary_lookup, index };
 
   if (index == NULL)
     g_message ("Boundary index unavailable (%s): replayed GPS lines need countries=", index_error->message);

@@ -1,4 +1,5 @@
 #include "scenario.h"
+#include "sources/boundary.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -406,4 +407,18 @@ rl_scenario_check (const RlReplay *replay, const GArray *expects, GString *repor
                               rl_country_to_string (country, b), rl_state_to_string (state), rl_reason_to_string (reason));
     }
   return failed;
+}
+
+gboolean
+rl_scenario_boundary_lookup (gpointer data, double lat, double lon, RlCountry *country, double *border_m,
+                             RlCountry *neighbour)
+{
+  RlBoundaryResult r;
+
+  if (data == NULL || !rl_boundary_lookup (data, lat, lon, &r))
+    return FALSE;
+  *country = r.country;
+  *border_m = r.border_m;
+  *neighbour = r.neighbour;
+  return TRUE;
 }

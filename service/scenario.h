@@ -16,6 +16,10 @@ GQuark rl_scenario_error_quark (void);
 typedef gboolean (*RlPointLookup) (gpointer data, double lat, double lon,
                                    RlCountry *country, double *border_m, RlCountry *neighbour);
 
+/* An RlPointLookup over the boundary index (@data: an RlBoundaryIndex). */
+gboolean rl_scenario_boundary_lookup (gpointer data, double lat, double lon,
+                                      RlCountry *country, double *border_m, RlCountry *neighbour);
+
 typedef struct {
   gint64 time;             /* RL_NEVER: the final decision */
   RlCountry country;

@@ -21,6 +21,7 @@ struct RlApplier {
   gpointer changed_data;
   char detail[160];
   char reason[96];              /* why unavailable or observe-only */
+  RlNlFamilyWatch *family_watch; /* unavailable: waiting for nl80211 to appear */
   gboolean said_observe_only;
 };
 
@@ -94,7 +95,7 @@ update_detail (RlApplier *self)
 
   memcpy (old, self->detail, sizeof old);
   if (self->mode == RL_APPLIER_UNAVAILABLE)
-    g_snprintf (self->detail, sizeof self->detail, "unavailable (%s)", self->reason);
+    g_snprintf (self->detail, sizeof self->detail, "unavailable: %s", self->reason);
   else
     g_snprintf (self->detail, sizeof self->detail, "%s%s%s%s; kernel %s; requested %s%s",
               rl_applier_mode_to_string (self->mode),
@@ -217,6 +218,7 @@ rl_applier_free (RlApplier *self)
   if (self == NULL)
     return;
   g_clear_pointer (&self->link, rl_nl_link_free);
+  g_clear_pointer (&self->family_watch, rl_nl_family_watch_free);
   g_hash_table_unref (self->self_managed);
   g_free (self);
 }
@@ -226,6 +228,22 @@ rl_applier_set_changed_func (RlApplier *self, RlApplierChangedFunc func, gpointe
 {
   self->changed = func;
   self->changed_data = user_data;
+}
+
+static void
+on_nl80211_appeared (gpointer user_data)
+{
+  RlApplier *self = user_data;
+
+  if (self->link != NULL)
+    return;
+  g_message ("nl80211 appeared; taking up the regulatory domain");
+  self->mode = self->apply ? RL_APPLIER_ACTIVE : RL_APPLIER_DISABLED;
+  self->reason[0] = '\0';
+  rl_applier_start (self);
+  /* what was decided while there was no nl80211 is owed to the kernel now */
+  if (self->link != NULL && self->requested != RL_COUNTRY_NONE)
+    rl_applier_apply (self, self->requested);
 }
 
 void
@@ -242,9 +260,13 @@ rl_applier_start (RlApplier *self)
       g_message ("regulatory domain: %s", error->message);
       self->mode = RL_APPLIER_UNAVAILABLE;
       g_strlcpy (self->reason, error->message, sizeof self->reason);
+      /* cfg80211 may load later (a module, a USB stick): the controller says when */
+      if (self->family_watch == NULL)
+        self->family_watch = rl_nl_family_watch_new (on_nl80211_appeared, self, NULL);
       update_detail (self);
       return;
     }
+  g_clear_pointer (&self->family_watch, rl_nl_family_watch_free);
   if (self->apply && !have_net_admin ())
     set_observe_only (self, "no CAP_NET_ADMIN");
   read_kernel_state (self);

@@ -32,6 +32,7 @@ typedef struct RlBeacons {
   RlBssTable *table;
   guint n_dumped;
   guint retry_id;
+  RlNlFamilyWatch *family_watch; /* waiting for nl80211 to appear */
   guint retry_s;
   guint scan_timer;
   RlBeaconsScanFunc scan_func;
@@ -284,6 +285,18 @@ on_retry (gpointer user_data)
 }
 
 static void
+on_nl80211_appeared (gpointer user_data)
+{
+  RlBeacons *self = user_data;
+
+  if (self->link != NULL)
+    return;
+  g_debug ("nl80211 appeared; connecting");
+  g_clear_handle_id (&self->retry_id, g_source_remove);
+  beacons_connect (self);
+}
+
+static void
 beacons_connect (RlBeacons *self)
 {
   static const char *const groups[] = { "scan", "config", NULL };
@@ -292,12 +305,20 @@ beacons_connect (RlBeacons *self)
   self->link = rl_nl_link_new (groups, on_event, on_overrun, self, &error);
   if (self->link == NULL)
     {
-      /* no cfg80211 now does not mean never (a module load, a USB stick) */
+      /* No cfg80211 now does not mean never (a module load, a USB stick):
+       * the controller announces the family when it comes.  Only where that
+       * cannot be followed, a slow back-off retries. */
       rl_source_set_status (&self->parent, FALSE, "%s", error->message);
-      self->retry_s = self->retry_s == 0 ? RL_BEACONS_RETRY_MIN_S : MIN (self->retry_s * 2, RL_BEACONS_RETRY_MAX_S);
-      self->retry_id = g_timeout_add_seconds (self->retry_s, on_retry, self);
+      if (self->family_watch == NULL)
+        self->family_watch = rl_nl_family_watch_new (on_nl80211_appeared, self, NULL);
+      if (self->family_watch == NULL)
+        {
+          self->retry_s = self->retry_s == 0 ? RL_BEACONS_RETRY_MIN_S : MIN (self->retry_s * 2, RL_BEACONS_RETRY_MAX_S);
+          self->retry_id = g_timeout_add_seconds (self->retry_s, on_retry, self);
+        }
       return;
     }
+  g_clear_pointer (&self->family_watch, rl_nl_family_watch_free);
   self->retry_s = 0;
   resync (self);
   if (self->scan_interval_s > 0 && self->scan_timer == 0)
@@ -333,6 +354,7 @@ beacons_stop (RlSource *source)
 {
   RlBeacons *self = (RlBeacons *) source;
   g_clear_handle_id (&self->retry_id, g_source_remove);
+  g_clear_pointer (&self->family_watch, rl_nl_family_watch_free);
   g_clear_handle_id (&self->scan_timer, g_source_remove);
   g_hash_table_remove_all (self->ifaces);
   g_clear_pointer (&self->link, rl_nl_link_free);

@@ -19,7 +19,7 @@
 #define MAX_SKIPPED_EDGES 8
 #define ANTIMERIDIAN_NUDGE 1e-9
 
-G_STATIC_ASSERT ((int) RL_BOUNDARY_EXACT_M == RL_BIDX_FAR_M);
+G_STATIC_ASSERT ((int) RL_BOUNDARY_EXACT_M == (int) RL_BIDX_FAR_M);
 
 struct RlBoundaryIndex {
   GMappedFile *file;

@@ -6,8 +6,18 @@
  * than this; every dump repeats the kernel's cached entries. */
 #define RL_BSS_SAME_FRAME_US (500 * G_GINT64_CONSTANT (1000))
 
+/* Entries are grouped by rl_bssid_eviction_group (OUI, or "locally
+ * administered"); each group keeps its entries least recently heard first,
+ * so evicting costs one pass over the groups, not over the entries. */
+typedef struct {
+  guint32 id;
+  GQueue members;       /* Bss *, least recently heard first */
+} Group;
+
 typedef struct {
   guint8 bssid[6];
+  Group *group;
+  GList link;           /* in group->members */
   gint64 last_seen;
   gboolean has_evidence;
 } Bss;
@@ -17,7 +27,9 @@ struct RlBssTable {
   guint max_age_s;
   guint max_bss;
   GHashTable *bss;      /* bssid packed in a guint64 → Bss */
+  GHashTable *groups;   /* group id + 1 → Group */
   guint n_with_country;
+  gint64 last_full_prune;
 };
 
 static guint64
@@ -37,6 +49,8 @@ rl_bss_table_new (RlSource *owner, guint max_age_s, guint max_bss)
   t->max_age_s = max_age_s;
   t->max_bss = max_bss;
   t->bss = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, g_free);
+  t->groups = g_hash_table_new_full (g_direct_hash, g_direct_equal, NULL, g_free);
+  t->last_full_prune = G_MININT64;
   return t;
 }
 
@@ -46,6 +60,7 @@ rl_bss_table_free (RlBssTable *t)
   if (t == NULL)
     return;
   g_hash_table_unref (t->bss);
+  g_hash_table_unref (t->groups);
   g_free (t);
 }
 
@@ -61,11 +76,34 @@ withdraw (RlBssTable *t, Bss *b)
 }
 
 static void
+join_group (RlBssTable *t, Bss *b)
+{
+  guint32 id = rl_bssid_eviction_group (b->bssid);
+  Group *g = g_hash_table_lookup (t->groups, GUINT_TO_POINTER (id + 1));
+
+  if (g == NULL)
+    {
+      g = g_new0 (Group, 1);
+      g->id = id;
+      g_queue_init (&g->members);
+      g_hash_table_insert (t->groups, GUINT_TO_POINTER (id + 1), g);
+    }
+  b->group = g;
+  b->link.data = b;
+  g_queue_push_tail_link (&g->members, &b->link);
+}
+
+static void
 drop (RlBssTable *t, Bss *b)
 {
   guint64 key = bssid_key (b->bssid);
+  Group *g = b->group;
+
   if (b->has_evidence)
     withdraw (t, b);
+  g_queue_unlink (&g->members, &b->link);
+  if (g->members.length == 0)
+    g_hash_table_remove (t->groups, GUINT_TO_POINTER (g->id + 1));
   g_hash_table_remove (t->bss, &key);
 }
 
@@ -90,8 +128,11 @@ rl_bss_table_prune (RlBssTable *t, gint64 now)
     drop (t, old->pdata[i]);
 }
 
-/* Room for one more: the least recently heard goes (a linear pass, only
- * when the table is full). */
+/* Room for one more: the least recently heard entry of the largest group
+ * goes (ties between groups: the one whose entry was heard longest ago,
+ * then the smaller group id), so a flood of BSSIDs from one OUI, or of
+ * locally administered ones, evicts its own entries and leaves the access
+ * points of every other operator in place. */
 static void
 make_room (RlBssTable *t)
 {
@@ -99,12 +140,20 @@ make_room (RlBssTable *t)
     {
       GHashTableIter it;
       gpointer v;
-      Bss *oldest = NULL;
-      g_hash_table_iter_init (&it, t->bss);
+      Group *victim = NULL;
+
+      g_hash_table_iter_init (&it, t->groups);
       while (g_hash_table_iter_next (&it, NULL, &v))
-        if (oldest == NULL || ((Bss *) v)->last_seen < oldest->last_seen)
-          oldest = v;
-      drop (t, oldest);
+        {
+          Group *g = v;
+          const Bss *head = g->members.head->data;
+          const Bss *vhead = victim ? victim->members.head->data : NULL;
+          if (victim == NULL || g->members.length > victim->members.length ||
+              (g->members.length == victim->members.length &&
+               (head->last_seen < vhead->last_seen || (head->last_seen == vhead->last_seen && g->id < victim->id))))
+            victim = g;
+        }
+      drop (t, victim->members.head->data);
     }
 }
 
@@ -122,13 +171,28 @@ rl_bss_table_observe (RlBssTable *t, const RlScanBss *sb, gint64 now, gint64 *ob
     return FALSE;
   if (b == NULL)
     {
-      rl_bss_table_prune (t, now);
+      /* At the cap, entries past max_age go before a live one is evicted;
+       * once a second is enough (the source also prunes after every dump),
+       * so a flood of new BSSIDs costs no pass over the table each. */
+      if (t->max_bss > 0 && g_hash_table_size (t->bss) >= t->max_bss &&
+          now - t->last_full_prune >= RL_USEC_PER_SEC)
+        {
+          t->last_full_prune = now;
+          rl_bss_table_prune (t, now);
+        }
       make_room (t);
       guint64 *k = g_new (guint64, 1);
       *k = key;
       b = g_new0 (Bss, 1);
       memcpy (b->bssid, sb->bssid, 6);
+      join_group (t, b);
       g_hash_table_insert (t->bss, k, b);
+    }
+  else
+    {
+      /* heard again: now the most recently heard of its group */
+      g_queue_unlink (&b->group->members, &b->link);
+      g_queue_push_tail_link (&b->group->members, &b->link);
     }
   b->last_seen = seen;
   *observed_at = seen;

@@ -3,7 +3,11 @@
  * The gpsd socket sits in the main loop (g_unix_fd_add): nothing runs while
  * nothing arrives.  When gpsd is absent or goes away, one one-shot timeout
  * retries with a back-off (1 s doubling to 60 s); it exists only while
- * disconnected.  The rest of the daemon never waits on gpsd. */
+ * disconnected.  The rest of the daemon never waits on gpsd.
+ *
+ * The boundary index is opened (and its 20 MB checksummed) in a worker
+ * thread when the source starts, so the daemon answers on the bus at once;
+ * gpsd is contacted once the index is there. */
 #define G_LOG_DOMAIN "regloc-gps"
 
 #include "gps-source.h"
@@ -12,6 +16,7 @@
 #include <gps.h>
 #include <math.h>
 #include <string.h>
+#include <gio/gio.h>
 #include <glib-unix.h>
 #include "sources/gpsd-json.h"
 
@@ -29,6 +34,8 @@ typedef struct {
   RlGpsEvidenceParams params;
   RlGpsLookupCache cache;
   RlBoundaryIndex *owned_index;
+  char *index_path;             /* to open on start; NULL: the caller gave a lookup */
+  GCancellable *opening;        /* the index is being opened */
   struct gps_data_t *gps;       /* heap: the struct is large */
   gboolean connected;
   gboolean running;
@@ -167,8 +174,10 @@ gps_connect (RlGpsSource *self)
 
       schedule_retry (self);
       g_debug ("gpsd at %s:%s: %s; retrying in %u s", self->host, self->port, why, wait);
-      rl_source_set_status (&self->base, FALSE, "unavailable: gpsd at %s:%s: %s, retrying in %u s",
-                            self->host, self->port, why, wait);
+      /* The same words on every attempt: a status that changed with each
+       * back-off step would wake every D-Bus client for nothing. */
+      rl_source_set_status (&self->base, FALSE, "unavailable: gpsd at %s:%s: %s (retrying)",
+                            self->host, self->port, why);
       return;
     }
   self->connected = TRUE;
@@ -214,24 +223,52 @@ rl_gps_source_new (const RlConfig *config, const RlSourceSink *sink,
 static RlSource *
 gps_create (const RlConfig *config, const RlSourceSink *sink)
 {
-  g_autoptr (GError) error = NULL;
-  const char *path;
-  RlBoundaryIndex *index;
-  RlSource *source;
+  RlGpsSource *self;
 
   if (!config->gps_enabled)
     return NULL;
-  path = config->boundary_index != NULL ? config->boundary_index : rl_boundary_index_default_path ();
-  index = rl_boundary_index_open (path, &error);
-  source = rl_gps_source_new (config, sink, rl_boundary_lookup, index);
-  ((RlGpsSource *) source)->owned_index = index;
+  self = (RlGpsSource *) rl_gps_source_new (config, sink, rl_boundary_lookup, NULL);
+  self->index_path = g_strdup (config->boundary_index != NULL ? config->boundary_index
+                                                              : rl_boundary_index_default_path ());
+  return &self->base;
+}
+
+static void
+open_index_thread (GTask *task, gpointer source_object, gpointer path, GCancellable *cancellable)
+{
+  GError *error = NULL;
+  RlBoundaryIndex *index = rl_boundary_index_open (path, &error);
+
+  if (index == NULL)
+    g_task_return_error (task, error);
+  else
+    g_task_return_pointer (task, index, (GDestroyNotify) rl_boundary_index_free);
+}
+
+static void
+on_index_opened (GObject *unused, GAsyncResult *result, gpointer user_data)
+{
+  g_autoptr (GError) error = NULL;
+  RlBoundaryIndex *index;
+  RlGpsSource *self;
+
+  /* Stopped or freed meanwhile: @user_data may be gone; the task frees the index. */
+  if (g_cancellable_is_cancelled (g_task_get_cancellable (G_TASK (result))))
+    return;
+  self = user_data;
+  g_clear_object (&self->opening);
+  index = g_task_propagate_pointer (G_TASK (result), &error);
   if (index == NULL)
     {
       /* Without the index a fix names no country: the source stays off. */
-      g_warning ("GPS source disabled: boundary index %s: %s", path, error->message);
-      rl_source_set_status (source, FALSE, "unavailable: no boundary index (%s)", error->message);
+      g_warning ("GPS source disabled: boundary index %s: %s", self->index_path, error->message);
+      rl_source_set_status (&self->base, FALSE, "unavailable: no boundary index (%s)", error->message);
+      return;
     }
-  return source;
+  self->owned_index = index;
+  self->params.index = index;
+  if (self->running)
+    gps_connect (self);
 }
 
 static void
@@ -239,9 +276,21 @@ gps_start (RlSource *source)
 {
   RlGpsSource *self = (RlGpsSource *) source;
 
-  if (self->params.lookup == rl_boundary_lookup && self->owned_index == NULL)
-    return;
   self->running = TRUE;
+  if (self->index_path != NULL && self->owned_index == NULL)
+    {
+      if (self->opening == NULL)
+        {
+          g_autoptr (GTask) task = NULL;
+
+          self->opening = g_cancellable_new ();
+          task = g_task_new (NULL, self->opening, on_index_opened, self);
+          g_task_set_task_data (task, g_strdup (self->index_path), g_free);
+          g_task_run_in_thread (task, open_index_thread);
+          rl_source_set_status (source, FALSE, "opening the boundary index %s", self->index_path);
+        }
+      return;
+    }
   gps_connect (self);
 }
 
@@ -251,6 +300,9 @@ gps_stop (RlSource *source)
   RlGpsSource *self = (RlGpsSource *) source;
 
   self->running = FALSE;
+  if (self->opening != NULL)
+    g_cancellable_cancel (self->opening);
+  g_clear_object (&self->opening);
   g_clear_handle_id (&self->retry_id, g_source_remove);
   gps_disconnect (self);
   rl_source_set_status (source, FALSE, "stopped");
@@ -265,6 +317,7 @@ gps_free (RlSource *source)
     return;
   gps_stop (source);
   g_clear_pointer (&self->owned_index, rl_boundary_index_free);
+  g_free (self->index_path);
   g_free (self->gps);
   g_free (self->host);
   g_free (self);

@@ -238,3 +238,98 @@ rl_nl_link_request (RlNlLink *link, struct nl_msg *msg, int *errno_out, GError *
   nlmsg_hdr (msg)->nlmsg_flags |= NLM_F_ACK;
   return transact (link, msg, &t, errno_out, error);
 }
+
+/* --- the nl80211 family appearing ---------------------------------------- */
+
+struct RlNlFamilyWatch {
+  struct nl_sock *sock;
+  guint watch;
+  void (*appeared) (gpointer user_data);
+  gpointer user_data;
+  gboolean seen;
+};
+
+gboolean
+rl_nl_ctrl_announces_nl80211 (guint8 cmd, const guint8 *attrs, gsize len)
+{
+  struct nlattr *tb[CTRL_ATTR_MAX + 1];
+
+  if (cmd != CTRL_CMD_NEWFAMILY && cmd != CTRL_CMD_NEWMCAST_GRP)
+    return FALSE;
+  if (len > G_MAXINT || nla_parse (tb, CTRL_ATTR_MAX, (struct nlattr *) attrs, (int) len, NULL) < 0)
+    return FALSE;
+  if (tb[CTRL_ATTR_FAMILY_NAME] == NULL)
+    return FALSE;
+  /* the name is a NUL-terminated string inside the attribute, or it is not ours */
+  const char *name = nla_data (tb[CTRL_ATTR_FAMILY_NAME]);
+  int n = nla_len (tb[CTRL_ATTR_FAMILY_NAME]);
+  return n == (int) sizeof NL80211_GENL_NAME && memcmp (name, NL80211_GENL_NAME, sizeof NL80211_GENL_NAME) == 0;
+}
+
+static int
+on_ctrl_msg (struct nl_msg *msg, void *arg)
+{
+  RlNlFamilyWatch *watch = arg;
+  struct nlmsghdr *nlh = nlmsg_hdr (msg);
+  struct genlmsghdr *gnlh;
+
+  if (!genlmsg_valid_hdr (nlh, 0))
+    return NL_OK;
+  gnlh = nlmsg_data (nlh);
+  if (rl_nl_ctrl_announces_nl80211 (gnlh->cmd, (const guint8 *) genlmsg_attrdata (gnlh, 0),
+                                    (gsize) genlmsg_attrlen (gnlh, 0)))
+    watch->seen = TRUE;
+  return NL_OK;
+}
+
+static gboolean
+on_ctrl_readable (gint fd, GIOCondition cond, gpointer user_data)
+{
+  RlNlFamilyWatch *watch = user_data;
+  int err;
+
+  watch->seen = FALSE;
+  err = nl_recvmsgs_default (watch->sock);
+  /* a lost announcement is made good by trying once; @appeared may free
+   * the watch, so it is the last thing done here */
+  if (watch->seen || err == -NLE_NOMEM || err == -NLE_MSG_OVERFLOW)
+    watch->appeared (watch->user_data);
+  return G_SOURCE_CONTINUE;
+}
+
+RlNlFamilyWatch *
+rl_nl_family_watch_new (void (*appeared) (gpointer user_data), gpointer user_data, GError **error)
+{
+  RlNlFamilyWatch *watch = g_new0 (RlNlFamilyWatch, 1);
+  int err, group;
+
+  watch->appeared = appeared;
+  watch->user_data = user_data;
+  watch->sock = nl_socket_alloc ();
+  if (watch->sock == NULL || (err = genl_connect (watch->sock)) < 0
+      || (group = genl_ctrl_resolve_grp (watch->sock, "nlctrl", "notify")) < 0
+      || nl_socket_add_membership (watch->sock, group) < 0)
+    {
+      g_set_error (error, RL_NL80211_ERROR, RL_NL80211_ERROR_UNAVAILABLE,
+                   "cannot follow the generic netlink controller's announcements");
+      rl_nl_family_watch_free (watch);
+      return NULL;
+    }
+  nl_socket_disable_seq_check (watch->sock);
+  nl_socket_modify_cb (watch->sock, NL_CB_VALID, NL_CB_CUSTOM, on_ctrl_msg, watch);
+  nl_socket_set_nonblocking (watch->sock);
+  watch->watch = g_unix_fd_add (nl_socket_get_fd (watch->sock), G_IO_IN, on_ctrl_readable, watch);
+  return watch;
+}
+
+void
+rl_nl_family_watch_free (RlNlFamilyWatch *watch)
+{
+  if (watch == NULL)
+    return;
+  if (watch->watch != 0)
+    g_source_remove (watch->watch);
+  if (watch->sock != NULL)
+    nl_socket_free (watch->sock);
+  g_free (watch);
+}

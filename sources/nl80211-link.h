@@ -41,4 +41,17 @@ gboolean rl_nl_link_request (RlNlLink *link, struct nl_msg *msg, int *errno_out,
 /* A new request message for @cmd with the family header filled in. */
 struct nl_msg *rl_nl_link_msg (RlNlLink *link, guint8 cmd, int flags);
 
+/* Calls @appeared whenever the kernel registers the nl80211 family (cfg80211
+ * loaded after we started: a module load, a USB Wi-Fi stick), from the
+ * generic netlink controller's "notify" group, so nobody polls for it. */
+typedef struct RlNlFamilyWatch RlNlFamilyWatch;
+RlNlFamilyWatch *rl_nl_family_watch_new (void (*appeared) (gpointer user_data), gpointer user_data,
+                                         GError **error);
+void rl_nl_family_watch_free (RlNlFamilyWatch *watch);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (RlNlFamilyWatch, rl_nl_family_watch_free)
+
+/* Whether a generic netlink controller message (@cmd and its attributes)
+ * announces the nl80211 family or one of its groups; pure, for tests. */
+gboolean rl_nl_ctrl_announces_nl80211 (guint8 cmd, const guint8 *attrs, gsize len);
+
 G_END_DECLS

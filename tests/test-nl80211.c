@@ -4,6 +4,7 @@
 #include <netlink/msg.h>
 #include <netlink/attr.h>
 #include <linux/nl80211.h>
+#include <linux/genetlink.h>
 #include "sources/nl80211-scan.h"
 #include "sources/applier.h"
 #include "sources/beacons.h"
@@ -301,7 +302,7 @@ count_status (RlSource *source, gpointer user_data)
 }
 
 /* Without cfg80211 the source and the applier say "unavailable" and the
- * caller goes on; the source keeps a retry timer, nothing else. */
+ * caller goes on, waiting for the controller to announce nl80211. */
 static void
 test_without_nl80211 (void)
 {
@@ -336,6 +337,47 @@ test_without_nl80211 (void)
   g_assert_null (rl_beacons_source_ops.create (&config, &sink));
 }
 
+/* The generic netlink controller's announcements that wake a source up:
+ * NEWFAMILY and NEWMCAST_GRP naming nl80211, nothing else. */
+static gsize
+build_ctrl_attrs (guint32 *buf, gsize buf_len, const void *name, int name_len)
+{
+  struct nl_msg *msg = nlmsg_alloc ();
+
+  nla_put_u16 (msg, CTRL_ATTR_FAMILY_ID, 0x21);
+  if (name != NULL)
+    nla_put (msg, CTRL_ATTR_FAMILY_NAME, name_len, name);
+  gsize len = nlmsg_datalen (nlmsg_hdr (msg));
+  g_assert_cmpuint (len, <=, buf_len);
+  memcpy (buf, nlmsg_data (nlmsg_hdr (msg)), len);
+  nlmsg_free (msg);
+  return len;
+}
+
+static void
+test_ctrl_announcements (void)
+{
+  guint32 buf[64];
+  gsize len;
+
+  len = build_ctrl_attrs (buf, sizeof buf, "nl80211", 8);
+  g_assert_true (rl_nl_ctrl_announces_nl80211 (CTRL_CMD_NEWFAMILY, (guint8 *) buf, len));
+  g_assert_true (rl_nl_ctrl_announces_nl80211 (CTRL_CMD_NEWMCAST_GRP, (guint8 *) buf, len));
+  g_assert_false (rl_nl_ctrl_announces_nl80211 (CTRL_CMD_DELFAMILY, (guint8 *) buf, len));
+  /* another family, a name without its NUL, a prefix, no name, a cut stream */
+  len = build_ctrl_attrs (buf, sizeof buf, "nl802154", 9);
+  g_assert_false (rl_nl_ctrl_announces_nl80211 (CTRL_CMD_NEWFAMILY, (guint8 *) buf, len));
+  len = build_ctrl_attrs (buf, sizeof buf, "nl80211", 7);
+  g_assert_false (rl_nl_ctrl_announces_nl80211 (CTRL_CMD_NEWFAMILY, (guint8 *) buf, len));
+  len = build_ctrl_attrs (buf, sizeof buf, "nl8", 4);
+  g_assert_false (rl_nl_ctrl_announces_nl80211 (CTRL_CMD_NEWFAMILY, (guint8 *) buf, len));
+  len = build_ctrl_attrs (buf, sizeof buf, NULL, 0);
+  g_assert_false (rl_nl_ctrl_announces_nl80211 (CTRL_CMD_NEWFAMILY, (guint8 *) buf, len));
+  len = build_ctrl_attrs (buf, sizeof buf, "nl80211", 8);
+  for (gsize cut = 0; cut < len; cut++)
+    g_assert_false (rl_nl_ctrl_announces_nl80211 (CTRL_CMD_NEWFAMILY, (guint8 *) buf, cut));
+}
+
 int
 main (int argc, char **argv)
 {
@@ -347,5 +389,6 @@ main (int argc, char **argv)
   g_test_add_func ("/nl80211/recorded-reg", test_recorded_reg);
   g_test_add_func ("/nl80211/applier-disabled", test_applier_disabled);
   g_test_add_func ("/nl80211/without-nl80211", test_without_nl80211);
+  g_test_add_func ("/nl80211/ctrl-announcements", test_ctrl_announcements);
   return g_test_run ();
 }

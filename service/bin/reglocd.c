@@ -6,6 +6,7 @@
 #include "sleep-watch.h"
 #include "rl-build-config.h"
 #include "applier-nl80211.h"
+#include "privileges.h"
 
 #include <glib-unix.h>
 #include <locale.h>
@@ -81,6 +82,12 @@ main (int argc, char **argv)
       return 2;
     }
   g_log_set_debug_enabled (verbose);
+  /* Before any thread (GDBus starts one) and before reading any input. */
+  if (!rl_privileges_drop (&error))
+    {
+      g_printerr ("reglocd: error: %s\n", error->message);
+      return 1;
+    }
   if (config == NULL)
     config = rl_daemon_find_config ();
   if (session_bus)

@@ -1,17 +1,18 @@
 #!/bin/sh
 # Runs test_reglocd.py with a Python that has python-dbusmock and PyGObject
 # (Debian: python3-dbusmock, python3-gi); skips loudly (exit 77) without one.
-# Usage: run-integration.sh REGLOCD REGLOC
+# Usage: run-integration.sh REGLOCD REGLOC [SCRIPT]  (default test_reglocd.py)
 set -u
 export REGLOCD="$1" REGLOC="$2"
 here=$(dirname "$0")
+script="${3:-test_reglocd.py}"
 for py in python3 /usr/bin/python3; do
   if "$py" -c 'import dbusmock, dbus, gi; gi.require_version("Gio", "2.0")' 2>/dev/null; then
     if ! command -v dbus-daemon >/dev/null; then
       echo "SKIP: dbus-daemon not found (Debian package dbus)" >&2
       exit 77
     fi
-    exec "$py" "$here/test_reglocd.py" -v
+    exec "$py" "$here/$script" -v
   fi
 done
 echo "SKIP: no python3 with dbusmock, dbus and gi (Debian packages python3-dbusmock python3-gi)" >&2
