@@ -38,8 +38,9 @@ static uint16_t *leaves;
 static size_t n_leaves, cap_leaves;
 static uint32_t *grid;
 
-/* Which cells of a fine raster hold an edge: decides the "far" flag of
- * uniform cells (no edge within RL_BIDX_FAR_M). */
+/* Which cells of a fine raster hold an edge: a quick, conservative proof
+ * that a box is far from every edge (no edge within RL_BIDX_FAR_M); where
+ * it cannot tell, edge_near () measures the edges themselves. */
 #define RASTER_BITS 13
 #define RASTER_N (1u << RASTER_BITS)
 static uint8_t *raster;   /* one bit per cell */

@@ -29,8 +29,10 @@
  *   own_parts: every edge within RL_BIDX_FAR_M of the part is one of this
  *              leaf's own (no other leaf holds an edge that near), so the
  *              distance search need not look at any other leaf.
- * Both are computed against the exact source edges, with a margin for
- * the quantisation, so they never change an answer.
+ * The far flags (of uniform cells and leaves) and own_parts are computed
+ * against the exact source edges, measured as the reader measures them,
+ * with a margin for the quantisation: they never change an answer, they
+ * only spare the search.
  *
  * All integers are little-endian; the reader refuses other hosts. */
 #pragma once

@@ -4,6 +4,7 @@
 
 #include "boundary.h"
 #include "boundary-format.h"
+#include "boundary-private.h"
 #include "rl-build-config.h"
 
 #include <math.h>
@@ -622,8 +623,10 @@ rl_boundary_lookup_country (const RlBoundaryIndex *index, double lat, double lon
   return TRUE;
 }
 
-gboolean
-rl_boundary_lookup (const RlBoundaryIndex *index, double lat, double lon, RlBoundaryResult *out)
+/* shortcuts: use the generator's flags and the own-leaf bound to skip
+ * searches; without them every lookup searches (tests compare the two). */
+static gboolean
+lookup (const RlBoundaryIndex *index, double lat, double lon, RlBoundaryResult *out, gboolean shortcuts)
 {
   guint16 label;
   guint32 entry;
@@ -649,7 +652,9 @@ rl_boundary_lookup (const RlBoundaryIndex *index, double lat, double lon, RlBoun
   out->country = country;
   out->border_m = RL_BOUNDARY_EXACT_M;
   /* Most of the world is far from any edge: the generator marked it. */
-  if (RL_BIDX_ENTRY_TYPE (entry) == RL_BIDX_TYPE_UNIFORM)
+  if (!shortcuts)
+    ;
+  else if (RL_BIDX_ENTRY_TYPE (entry) == RL_BIDX_TYPE_UNIFORM)
     {
       guint col = MIN ((guint) ((lon - box.x0) / (box.x1 - box.x0) * RL_BIDX_PART_COLS), RL_BIDX_PART_COLS - 1);
       guint row = MIN ((guint) ((lat - box.y0) / (box.y1 - box.y0) * RL_BIDX_PART_ROWS), RL_BIDX_PART_ROWS - 1);
@@ -683,7 +688,7 @@ rl_boundary_lookup (const RlBoundaryIndex *index, double lat, double lon, RlBoun
   nr.kmin = MAX (nr.kmin, 0.0);
   nr.floor_m = -1;
   nr.own_leaf = RL_BIDX_ENTRY_TYPE (entry) == RL_BIDX_TYPE_LEAF ? RL_BIDX_ENTRY_VALUE (entry) : G_MAXUINT32;
-  if (RL_BIDX_ENTRY_TYPE (entry) == RL_BIDX_TYPE_LEAF)
+  if (shortcuts && RL_BIDX_ENTRY_TYPE (entry) == RL_BIDX_TYPE_LEAF)
     {
       /* Every other leaf's edges lie in its grown box, which reaches into
        * this leaf's box by its pad at most (leaves are no bigger than a
@@ -730,4 +735,16 @@ rl_boundary_lookup (const RlBoundaryIndex *index, double lat, double lon, RlBoun
       nr.floor_m = nr.best_m;
     }
   return TRUE;
+}
+
+gboolean
+rl_boundary_lookup (const RlBoundaryIndex *index, double lat, double lon, RlBoundaryResult *out)
+{
+  return lookup (index, lat, lon, out, TRUE);
+}
+
+gboolean
+rl_boundary_lookup_searching (const RlBoundaryIndex *index, double lat, double lon, RlBoundaryResult *out)
+{
+  return lookup (index, lat, lon, out, FALSE);
 }

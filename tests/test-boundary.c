@@ -2,6 +2,7 @@
  * a round trip of the index against the source polygons, corrupt indexes
  * and the bulk interface of `regloc lookup -`. */
 #include "boundary.h"
+#include "boundary-private.h"
 #include "boundary-format.h"
 #include "boundary-source.h"
 
@@ -447,6 +448,52 @@ test_round_trip (void)
   g_free (t);
 }
 
+/* ---- shortcuts -------------------------------------------------------- */
+
+/* The generator's far/own flags and the own-leaf bound only spare
+ * searches: every answer must be exactly the full search's.  Uniform
+ * points, and dense ones where coasts and borders are intricate (so that
+ * many points lie in flagged parts a few km from an edge). */
+static void
+test_shortcuts (void)
+{
+  static const struct { double lat0, lat1, lon0, lon1; guint n; } areas[] = {
+    { -90, 90, -180, 180, 400000 },   /* uniform on the sphere (see below) */
+    { 35, 60, -10, 30, 300000 },      /* Europe */
+    { -10, 10, 95, 140, 300000 },     /* the Indonesian and Philippine islands */
+    { 55, 72, -140, -60, 200000 },    /* Canada's Arctic coast and fjords */
+  };
+  g_autoptr(GRand) rand = g_rand_new_with_seed (5000);
+  guint searched_near = 0;
+
+  for (gsize a = 0; a < G_N_ELEMENTS (areas); a++)
+    for (guint k = 0; k < areas[a].n; k++)
+      {
+        RlBoundaryResult fast, full;
+        double lat, lon;
+
+        if (a == 0)
+          lat = asin (g_rand_double_range (rand, -1, 1)) * 180 / G_PI;
+        else
+          lat = g_rand_double_range (rand, areas[a].lat0, areas[a].lat1);
+        lon = g_rand_double_range (rand, areas[a].lon0, areas[a].lon1);
+        g_assert_true (rl_boundary_lookup (index_, lat, lon, &fast));
+        g_assert_true (rl_boundary_lookup_searching (index_, lat, lon, &full));
+        if (fast.country != full.country || fast.neighbour != full.neighbour || fast.border_m != full.border_m)
+          {
+            char a1[3], a2[3], b1[3], b2[3];
+            g_error ("%.9f %.9f: %s %.17g m (%s) with shortcuts, %s %.17g m (%s) searching", lat, lon,
+                     rl_country_to_string (fast.country, a1), fast.border_m, rl_country_to_string (fast.neighbour, a2),
+                     rl_country_to_string (full.country, b1), full.border_m, rl_country_to_string (full.neighbour, b2));
+          }
+        if (full.border_m < RL_BOUNDARY_EXACT_M)
+          searched_near++;
+      }
+  g_test_message ("%u points within %.0f m of an edge", searched_near, RL_BOUNDARY_EXACT_M);
+  /* The areas must hold many points near edges, or the test proves little. */
+  g_assert_cmpuint (searched_near, >, 20000);
+}
+
 /* ---- corrupt indexes -------------------------------------------------- */
 
 static GBytes *
@@ -716,6 +763,7 @@ main (int argc, char **argv)
   g_test_add_func ("/boundary/enclave-border", test_enclave_border);
   g_test_add_func ("/boundary/seams-and-poles", test_seams_and_poles);
   g_test_add_func ("/boundary/round-trip", test_round_trip);
+  g_test_add_func ("/boundary/shortcuts", test_shortcuts);
   g_test_add_func ("/boundary/corrupt", test_corrupt);
   g_test_add_func ("/boundary/corrupt-leaves", test_corrupt_leaves);
   g_test_add_func ("/boundary/cli-bulk", test_cli_bulk);
