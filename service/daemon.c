@@ -12,6 +12,9 @@
 
 /* journald MESSAGE_ID of "regulatory country changed" records. */
 #define RL_MESSAGE_ID_COUNTRY_CHANGED "6b3d1f0c9a2e4e57b8d94c1a7f02e5d3"
+/* ... and of "same country, new state" records (world → tentative, …),
+ * logged at info level: evidence that flaps must not flood the journal. */
+#define RL_MESSAGE_ID_STATE_CHANGED "0d6c2b8e5f9a4c1d93e7a2b4c6d8e0f1"
 /* Memory stays bounded under a beacon flood ([beacons] max_bss). */
 #define RL_MIN_ITEMS_PER_KIND 16
 
@@ -147,8 +150,9 @@ daemon_log_change (RlDaemon *self, const RlDecision *old, const RlDecision *dec)
 
   rl_country_to_string (dec->country, cc);
   rl_country_to_string (old ? old->country : RL_COUNTRY_WORLD, old_cc);
-  g_log_structured (G_LOG_DOMAIN, G_LOG_LEVEL_MESSAGE,
-                    "MESSAGE_ID", RL_MESSAGE_ID_COUNTRY_CHANGED,
+  gboolean country_changed = old == NULL || old->country != dec->country;
+  g_log_structured (G_LOG_DOMAIN, country_changed ? G_LOG_LEVEL_MESSAGE : G_LOG_LEVEL_INFO,
+                    "MESSAGE_ID", country_changed ? RL_MESSAGE_ID_COUNTRY_CHANGED : RL_MESSAGE_ID_STATE_CHANGED,
                     "RL_COUNTRY", cc,
                     "RL_PREVIOUS_COUNTRY", old_cc,
                     "RL_STATE", rl_state_to_string (dec->state),
