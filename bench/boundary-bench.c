@@ -4,7 +4,8 @@
  *
  * Writes two fixed point sets to OUTDIR (uniform on the sphere; near a
  * border: a random vertex of the source data moved up to ~1 km), times
- * rl_boundary_lookup on one core, writes its answers next to the points for
+ * rl_boundary_lookup (and rl_boundary_lookup_country, which skips the
+ * border distance) on one core, writes its answers next to the points for
  * bench/country-coder-bench.mjs, and reports the index's resident memory
  * after a million random lookups. */
 #include "boundary.h"
@@ -69,6 +70,30 @@ time_lookups (const RlBoundaryIndex *index, const Point *p, guint n, RlBoundaryR
       t1 = g_get_monotonic_time ();
     }
   while (t1 - t0 < G_USEC_PER_SEC && rounds < 20);
+  return (double) (t1 - t0) * 1000.0 / ((double) n * rounds);
+}
+
+/* The same, country only (rl_boundary_lookup_country); the answers must
+ * be the countries of out. */
+static double
+time_country (const RlBoundaryIndex *index, const Point *p, guint n, const RlBoundaryResult *out)
+{
+  g_autofree RlCountry *c = g_new (RlCountry, n);
+  gint64 t0, t1;
+  guint rounds = 0;
+
+  t0 = g_get_monotonic_time ();
+  do
+    {
+      for (guint i = 0; i < n; i++)
+        rl_boundary_lookup_country (index, p[i].lat, p[i].lon, &c[i]);
+      rounds++;
+      t1 = g_get_monotonic_time ();
+    }
+  while (t1 - t0 < G_USEC_PER_SEC && rounds < 20);
+  for (guint i = 0; i < n; i++)
+    if (c[i] != out[i].country)
+      g_error ("country-only lookup differs at %.7f %.7f", p[i].lat, p[i].lon);
   return (double) (t1 - t0) * 1000.0 / ((double) n * rounds);
 }
 
@@ -158,6 +183,8 @@ main (int argc, char **argv)
   uni = uniform_points (rand, N_UNIFORM);
   ns = time_lookups (index, uni, N_UNIFORM, res);
   g_print ("uniform: %d points, %.1f ns/lookup, %.2f M lookups/s\n", N_UNIFORM, ns, 1000.0 / ns);
+  ns = time_country (index, uni, N_UNIFORM, res);
+  g_print ("uniform, country only: %d points, %.1f ns/lookup, %.2f M lookups/s\n", N_UNIFORM, ns, 1000.0 / ns);
   write_set (dir, "uniform", uni, res, N_UNIFORM);
 
   if (argc == 3)
@@ -166,6 +193,9 @@ main (int argc, char **argv)
       near = near_points (rand, src, N_NEAR);
       ns = time_lookups (index, near, N_NEAR, res);
       g_print ("near-border: %d points, %.1f ns/lookup, %.2f M lookups/s\n", N_NEAR, ns, 1000.0 / ns);
+      ns = time_country (index, near, N_NEAR, res);
+      g_print ("near-border, country only: %d points, %.1f ns/lookup, %.2f M lookups/s\n", N_NEAR, ns,
+               1000.0 / ns);
       write_set (dir, "near", near, res, N_NEAR);
     }
   g_free (uni);

@@ -38,8 +38,9 @@ static uint16_t *leaves;
 static size_t n_leaves, cap_leaves;
 static uint32_t *grid;
 
-/* Which cells of a fine raster hold an edge: decides the "far" flag of
- * uniform cells (no edge within RL_BIDX_FAR_M). */
+/* Which cells of a fine raster hold an edge: a quick, conservative proof
+ * that a box is far from every edge (no edge within RL_BIDX_FAR_M); where
+ * it cannot tell, edge_near () measures the edges themselves. */
 #define RASTER_BITS 13
 #define RASTER_N (1u << RASTER_BITS)
 static uint8_t *raster;   /* one bit per cell */
@@ -211,6 +212,260 @@ far_from_edges (Box box)
   return true;
 }
 
+/* ---- exact distances to the edges -------------------------------------- */
+
+/* The raster above only proves that a box is far; where it cannot, the
+ * edges themselves are measured.  They are bucketed on a grid so a box
+ * only looks at the edges around it. */
+#define SEG_NX 4096u
+#define SEG_NY 2048u
+/* The reader's metres per degree (EARTH_M_PER_DEG in sources/boundary.c). */
+#define READER_M_PER_DEG (6371008.8 * RL_PI / 180)
+/* Covers the leaves' quantisation (under a metre at the shallowest leaf
+ * depth) and rounding, so a flag never changes an answer. */
+#define FLAG_MARGIN_M 25.0
+
+static uint32_t *seg_start;   /* SEG_NX * SEG_NY + 1 offsets into seg_list */
+static uint32_t *seg_list;    /* edge ids (index of the edge's first point) */
+
+static void
+seg_cells (Pt a, Pt b, long *x0, long *x1, long *y0, long *y1)
+{
+  *x0 = (long) floor ((fmin (a.x, b.x) + 180) / 360 * SEG_NX);
+  *x1 = (long) floor ((fmax (a.x, b.x) + 180) / 360 * SEG_NX);
+  *y0 = (long) floor ((fmin (a.y, b.y) + 90) / 180 * SEG_NY);
+  *y1 = (long) floor ((fmax (a.y, b.y) + 90) / 180 * SEG_NY);
+  *x0 = *x0 < 0 ? 0 : *x0 >= (long) SEG_NX ? (long) SEG_NX - 1 : *x0;
+  *x1 = *x1 < 0 ? 0 : *x1 >= (long) SEG_NX ? (long) SEG_NX - 1 : *x1;
+  *y0 = *y0 < 0 ? 0 : *y0 >= (long) SEG_NY ? (long) SEG_NY - 1 : *y0;
+  *y1 = *y1 < 0 ? 0 : *y1 >= (long) SEG_NY ? (long) SEG_NY - 1 : *y1;
+}
+
+static void
+segs_build (void)
+{
+  size_t n_cells = (size_t) SEG_NX * SEG_NY, total = 0;
+
+  seg_start = calloc (n_cells + 1, sizeof *seg_start);
+  if (seg_start == NULL)
+    fail ("out of memory");
+  for (int pass = 0; pass < 2; pass++)
+    {
+      for (size_t i = 0; i + 1 < n_pts; i++)
+        {
+          long x0, x1, y0, y1;
+          if (pt_feat[i] < 0)
+            continue;
+          seg_cells (pts[i], pts[i + 1], &x0, &x1, &y0, &y1);
+          for (long y = y0; y <= y1; y++)
+            for (long x = x0; x <= x1; x++)
+              {
+                size_t c = (size_t) y * SEG_NX + (size_t) x;
+                if (pass == 0)
+                  seg_start[c + 1]++;
+                else
+                  seg_list[seg_start[c]++] = (uint32_t) i;
+              }
+        }
+      if (pass == 0)
+        {
+          for (size_t c = 0; c < n_cells; c++)
+            seg_start[c + 1] += seg_start[c];
+          total = seg_start[n_cells];
+          if (total > UINT32_MAX)
+            fail ("too many edge buckets");
+          seg_list = xrealloc (NULL, (total ? total : 1) * sizeof *seg_list);
+        }
+    }
+  /* The fill pass moved every start to the next cell's; move them back. */
+  memmove (seg_start + 1, seg_start, n_cells * sizeof *seg_start);
+  seg_start[0] = 0;
+}
+
+#define MIND(a, b) ((a) < (b) ? (a) : (b))
+#define MAXD(a, b) ((a) > (b) ? (a) : (b))
+
+static double
+pt_box_dist2 (double px, double py, double x0, double y0, double x1, double y1)
+{
+  double dx = px < x0 ? x0 - px : px > x1 ? px - x1 : 0;
+  double dy = py < y0 ? y0 - py : py > y1 ? py - y1 : 0;
+  return dx * dx + dy * dy;
+}
+
+static double
+pt_seg_dist2 (double px, double py, double ax, double ay, double bx, double by)
+{
+  double dx = bx - ax, dy = by - ay, l2 = dx * dx + dy * dy, t = 0;
+  if (l2 > 0)
+    t = MIND (1, MAXD (0, ((px - ax) * dx + (py - ay) * dy) / l2));
+  ax += t * dx - px;
+  ay += t * dy - py;
+  return ax * ax + ay * ay;
+}
+
+/* Is segment a→b nearer to box than sqrt (r2) metres, with longitudes
+ * scaled by kx and latitudes by ky (metres per degree)? */
+static bool
+box_seg_near (Box box, Pt a, Pt b, double kx, double ky, double r2)
+{
+  double t0, t1, d;
+  double x0 = box.x0 * kx, x1 = box.x1 * kx, y0 = box.y0 * ky, y1 = box.y1 * ky;
+  double ax = a.x * kx, ay = a.y * ky, bx = b.x * kx, by = b.y * ky;
+
+  /* Apart, a box and a segment are nearest at a corner of one of them;
+   * the distances between corners and the other shape are distances
+   * between points of both, so never too small. */
+  d = MIND (pt_box_dist2 (ax, ay, x0, y0, x1, y1), pt_box_dist2 (bx, by, x0, y0, x1, y1));
+  d = MIND (d, pt_seg_dist2 (x0, y0, ax, ay, bx, by));
+  d = MIND (d, pt_seg_dist2 (x1, y0, ax, ay, bx, by));
+  d = MIND (d, pt_seg_dist2 (x0, y1, ax, ay, bx, by));
+  d = MIND (d, pt_seg_dist2 (x1, y1, ax, ay, bx, by));
+  if (d < r2)
+    return true;
+  /* Unless the segment crosses the box. */
+  return clip (a, b, box, &t0, &t1);
+}
+
+/* Which edges lie within reach_m of some point of box, as the reader
+ * measures distance (local metres at the query: longitude scaled by the
+ * cosine of the query's latitude)?  NEAR_NONE: none; NEAR_INSIDE: only
+ * pieces of edges inside the box `outside` (when given); NEAR_OUTSIDE:
+ * some edge outside it, or any edge when outside is NULL.  The scale used
+ * here is the smallest any query in box gets, so NEAR_NONE is a proof.
+ * hint: edges likely to be near, tried first. */
+enum { NEAR_NONE, NEAR_INSIDE, NEAR_OUTSIDE };
+
+typedef struct {
+  Box box;
+  const Box *outside;
+  double kx, ky, r2;
+  int found;
+} NearScan;
+
+/* One bucket of edge_near (); column i may lie past the antimeridian. */
+static int
+near_bucket (NearScan *ns, long i, long iy)
+{
+  const Box box = ns->box, *outside = ns->outside;
+  double kx = ns->kx, ky = ns->ky, r2 = ns->r2;
+  long ix = ((i % (long) SEG_NX) + (long) SEG_NX) % (long) SEG_NX;
+  /* Across the antimeridian the edges are moved by a turn, as the reader
+   * moves a leaf there (wrap_lon). */
+  double shift = (double) ((i - ix) / (long) SEG_NX) * 360;
+  size_t c = (size_t) iy * SEG_NX + (size_t) ix;
+  double cx0 = -180 + 360.0 * i / SEG_NX, cy0 = -90 + 180.0 * iy / SEG_NY;
+  double cx1 = cx0 + 360.0 / SEG_NX, cy1 = cy0 + 180.0 / SEG_NY, gx, gy;
+
+  /* A bucket out of reach holds nothing near (its edges that reach into
+   * range are listed in other buckets too). */
+  gx = MAXD (0, MAXD (cx0 - box.x1, box.x0 - cx1)) * kx;
+  gy = MAXD (0, MAXD (cy0 - box.y1, box.y0 - cy1)) * ky;
+  if (gx * gx + gy * gy >= r2)
+    return NEAR_NONE;
+  /* Every edge with a piece outside that box is also listed in a bucket
+   * that reaches outside it. */
+  if (outside != NULL && ns->found != NEAR_NONE && cx0 >= outside->x0 && cx1 <= outside->x1 &&
+      cy0 >= outside->y0 && cy1 <= outside->y1)
+    return NEAR_NONE;
+  for (uint32_t k = seg_start[c]; k < seg_start[c + 1]; k++)
+    {
+      Pt a = pts[seg_list[k]], b = pts[seg_list[k] + 1];
+      double t0, t1;
+      a.x += shift;
+      b.x += shift;
+      /* Quick test on the edge's bounding box first. */
+      gx = MAXD (0, MAXD (MIND (a.x, b.x) - box.x1, box.x0 - MAXD (a.x, b.x))) * kx;
+      gy = MAXD (0, MAXD (MIND (a.y, b.y) - box.y1, box.y0 - MAXD (a.y, b.y))) * ky;
+      if (gx * gx + gy * gy >= r2)
+        continue;
+      if (outside == NULL || !clip (a, b, *outside, &t0, &t1))
+        {
+          if (box_seg_near (box, a, b, kx, ky, r2))
+            return NEAR_OUTSIDE;
+          continue;
+        }
+      if (ns->found == NEAR_NONE)
+        {
+          if (!box_seg_near (box, a, b, kx, ky, r2))
+            continue;
+          ns->found = NEAR_INSIDE;
+        }
+      /* The pieces before and after the outside box. */
+      if (t0 > 0)
+        {
+          Pt m = { a.x + t0 * (b.x - a.x), a.y + t0 * (b.y - a.y) };
+          if (box_seg_near (box, a, m, kx, ky, r2))
+            return NEAR_OUTSIDE;
+        }
+      if (t1 < 1)
+        {
+          Pt m = { a.x + t1 * (b.x - a.x), a.y + t1 * (b.y - a.y) };
+          if (box_seg_near (box, m, b, kx, ky, r2))
+            return NEAR_OUTSIDE;
+        }
+    }
+  return NEAR_NONE;
+}
+
+static int
+edge_near (Box box, const Box *outside, double reach_m, const uint32_t *hint, size_t n_hint)
+{
+  NearScan ns = { box, outside, 0, READER_M_PER_DEG, reach_m * reach_m, NEAR_NONE };
+  double lat_far = fmin (90, fmax (fabs (box.y0), fabs (box.y1)));
+  double dlat = reach_m / ns.ky, dlon;
+  long iy0 = (long) floor ((box.y0 - dlat + 90) / 180 * SEG_NY);
+  long iy1 = (long) floor ((box.y1 + dlat + 90) / 180 * SEG_NY);
+  long jy0 = (long) floor ((box.y0 + 90) / 180 * SEG_NY), jy1 = (long) floor ((box.y1 + 90) / 180 * SEG_NY);
+  long jx0 = (long) floor ((box.x0 + 180) / 360 * SEG_NX), jx1 = (long) floor ((box.x1 + 180) / 360 * SEG_NX);
+  long ix0, ix1;
+
+  ns.kx = ns.ky * cos (lat_far * RL_PI / 180);
+  dlon = ns.kx > 1e-9 ? reach_m / ns.kx : 360;
+  for (size_t k = 0; k < n_hint && ns.found == NEAR_NONE; k++)
+    if (box_seg_near (box, pts[hint[k]], pts[hint[k] + 1], ns.kx, ns.ky, ns.r2))
+      {
+        if (outside == NULL)
+          return NEAR_OUTSIDE;
+        ns.found = NEAR_INSIDE;   /* which piece is near: the scan below tells */
+      }
+  if (dlon >= 180)
+    {
+      /* Near a pole: any longitude is within reach; count latitude only. */
+      ns.kx = 0;
+      ix0 = 0;
+      ix1 = SEG_NX - 1;
+    }
+  else
+    {
+      ix0 = (long) floor ((box.x0 - dlon + 180) / 360 * SEG_NX);
+      ix1 = (long) floor ((box.x1 + dlon + 180) / 360 * SEG_NX);
+    }
+  iy0 = iy0 < 0 ? 0 : iy0;
+  iy1 = iy1 >= (long) SEG_NY ? (long) SEG_NY - 1 : iy1;
+  jy0 = MAXD (jy0, iy0);
+  jy1 = MIND (jy1, iy1);
+  jx0 = MAXD (jx0, ix0);
+  jx1 = MIND (jx1, ix1);
+  /* The buckets under the box first: a near edge is most likely there. */
+  for (long iy = jy0; iy <= jy1; iy++)
+    for (long i = jx0; i <= jx1; i++)
+      if (near_bucket (&ns, i, iy) == NEAR_OUTSIDE)
+        return NEAR_OUTSIDE;
+  for (long iy = iy0; iy <= iy1; iy++)
+    for (long i = ix0; i <= ix1 && i < ix0 + (long) SEG_NX; i++)
+      if (!(iy >= jy0 && iy <= jy1 && i >= jx0 && i <= jx1) && near_bucket (&ns, i, iy) == NEAR_OUTSIDE)
+        return NEAR_OUTSIDE;
+  return ns.found;
+}
+
+/* No edge within RL_BIDX_FAR_M of any point of box (as the reader measures)? */
+static bool
+far_exact (Box box)
+{
+  return far_from_edges (box) || edge_near (box, NULL, RL_BIDX_FAR_M + FLAG_MARGIN_M, NULL, 0) == NEAR_NONE;
+}
+
 /* ---- quadtree --------------------------------------------------------- */
 
 static uint32_t
@@ -252,7 +507,7 @@ quant (double v, double lo, double step)
   return (uint16_t) fmin (RL_BIDX_QMAX, fmax (0, q));
 }
 
-/* Which of the 4 x 3 parts of box are far from every edge (bit per part). */
+/* Which of the 4 x 3 parts of a uniform cell are far from every edge. */
 static uint16_t
 far_parts (Box box)
 {
@@ -262,10 +517,44 @@ far_parts (Box box)
       {
         double w = (box.x1 - box.x0) / RL_BIDX_PART_COLS, h = (box.y1 - box.y0) / RL_BIDX_PART_ROWS;
         Box part = { box.x0 + c * w, box.y0 + r * h, box.x0 + (c + 1) * w, box.y0 + (r + 1) * h };
-        if (far_from_edges (part))
+        if (far_exact (part))
           bits |= (uint16_t) (1u << (r * RL_BIDX_PART_COLS + c));
       }
   return bits;
+}
+
+/* The far_parts and own_parts words of a leaf (boundary-format.h). */
+static void
+leaf_parts (Box box, const uint32_t *e, size_t n, uint16_t *far, uint16_t *own)
+{
+  /* Other leaves' grown boxes reach into this one by their pad (at most
+   * that of the shallowest leaf); what lies there may be quantised
+   * differently, so it counts as outside. */
+  double px = 2 * RL_BIDX_QPAD / RL_BIDX_QSPAN * 360.0 / (1u << LEAF_MIN_DEPTH);
+  double py = 2 * RL_BIDX_QPAD / RL_BIDX_QSPAN * 180.0 / (1u << LEAF_MIN_DEPTH);
+  Box inner = { box.x0 + px, box.y0 + py, box.x1 - px, box.y1 - py };
+
+  *far = 0;
+  *own = 0;
+  for (unsigned r = 0; r < RL_BIDX_LEAF_PART_ROWS; r++)
+    for (unsigned c = 0; c < RL_BIDX_LEAF_PART_COLS; c++)
+      {
+        double w = (box.x1 - box.x0) / RL_BIDX_LEAF_PART_COLS, h = (box.y1 - box.y0) / RL_BIDX_LEAF_PART_ROWS;
+        Box part = { box.x0 + c * w, box.y0 + r * h, box.x0 + (c + 1) * w, box.y0 + (r + 1) * h };
+        uint16_t bit = (uint16_t) (1u << (r * RL_BIDX_LEAF_PART_COLS + c));
+        int near;
+
+        if (far_from_edges (part))
+          {
+            *far |= bit;
+            continue;
+          }
+        near = edge_near (part, &inner, RL_BIDX_FAR_M + FLAG_MARGIN_M, e, n);
+        if (near == NEAR_NONE)
+          *far |= bit;
+        else if (near == NEAR_INSIDE)
+          *own |= bit;
+      }
 }
 
 /* Writes a border leaf; returns its entry. */
@@ -277,7 +566,7 @@ write_leaf (Box box, uint32_t *e, size_t n, Pt ref, const uint8_t *status, uint1
   double mx = sx * RL_BIDX_QPAD, my = sy * RL_BIDX_QPAD;
   Box g = { box.x0 - mx, box.y0 - my, box.x1 + mx, box.y1 + my };
   size_t start, n_groups_at;
-  uint16_t n_groups = 0;
+  uint16_t n_groups = 0, far, own;
 
   while (n_leaves % 2)
     leaf_push (0);
@@ -290,15 +579,16 @@ write_leaf (Box box, uint32_t *e, size_t n, Pt ref, const uint8_t *status, uint1
   leaf_push (base);
   n_groups_at = n_leaves;
   leaf_push (0);
-  leaf_push (far_parts (box));
+  leaf_parts (box, e, n, &far, &own);
+  leaf_push (far);
+  leaf_push (own);
   for (size_t i = 0; i < n;)
     {
       uint16_t f = feats[pt_feat[e[i]]].rank;
       size_t chains_at;
       uint16_t n_chains = 0;
 
-      leaf_push (f);
-      leaf_push (status[f]);
+      leaf_push ((uint16_t) (f | (status[f] ? RL_BIDX_GROUP_INSIDE : 0)));
       chains_at = n_leaves;
       leaf_push (0);
       n_groups++;
@@ -377,7 +667,7 @@ build (Box box, unsigned depth, uint32_t ix, uint32_t iy, uint32_t *e, size_t n,
       bool far;
       if (n > 0)
         return write_leaf (box, e, n, ref, status, base);
-      far = far_from_edges (box);
+      far = far_exact (box);
       if (far || depth >= FAR_SPLIT_DEPTH)
         {
           uint32_t v = base | (far ? RL_BIDX_UNIFORM_FAR : 0);
@@ -500,7 +790,7 @@ main (int argc, char **argv)
   n_pts = src->n_pts;
   feats = src->feats;
   n_feats = src->n_feats;
-  if (n_feats >= RL_BIDX_LABEL_NONE)
+  if (n_feats > RL_BIDX_MAX_FEATURES)
     fail ("%u features", n_feats);
 
   all = xrealloc (NULL, n_pts * sizeof *all);
@@ -509,6 +799,7 @@ main (int argc, char **argv)
       all[n_all++] = (uint32_t) i;
   grid = xrealloc (NULL, grid_n * sizeof *grid);
   raster_build ();
+  segs_build ();
   root_status (root_ref, status);
   for (unsigned f = 0; f < n_feats; f++)
     if (status[f])

@@ -144,8 +144,10 @@ handle_explain (RlDBusManager *m, GDBusMethodInvocation *invocation, gpointer us
 }
 
 static GVariant *
-evidence_variant (const RlEvidence *ev, gboolean show_location)
+evidence_variant (RlDaemon *daemon, const RlEvidence *ev, gboolean show_location)
 {
+  gint64 observed = rl_daemon_evidence_wall_time (daemon, ev->observed_at);
+  gint64 expires = ev->expires_at == RL_NEVER ? 0 : rl_daemon_evidence_wall_time (daemon, ev->expires_at);
   GVariantBuilder d, countries;
   char cc[3];
 
@@ -157,9 +159,9 @@ evidence_variant (const RlEvidence *ev, gboolean show_location)
   g_variant_builder_add (&d, "{sv}", "key", g_variant_new_string (ev->key));
   g_variant_builder_add (&d, "{sv}", "countries", g_variant_builder_end (&countries));
   g_variant_builder_add (&d, "{sv}", "strength", g_variant_new_double (ev->strength));
-  g_variant_builder_add (&d, "{sv}", "observed-at", g_variant_new_uint64 ((guint64) MAX (ev->observed_at, 0)));
+  g_variant_builder_add (&d, "{sv}", "observed-at", g_variant_new_uint64 ((guint64) MAX (observed, 0)));
   g_variant_builder_add (&d, "{sv}", "expires-at",
-                         g_variant_new_uint64 (ev->expires_at == RL_NEVER ? 0 : (guint64) MAX (ev->expires_at, 0)));
+                         g_variant_new_uint64 ((guint64) MAX (expires, 0)));
   if (ev->kind == RL_SOURCE_GPS)
     {
       char list[128];
@@ -199,7 +201,7 @@ on_get_evidence_authorized (GDBusMethodInvocation *invocation, gboolean allowed,
   items = rl_daemon_evidence (self->daemon, &n);
   g_variant_builder_init (&b, G_VARIANT_TYPE ("aa{sv}"));
   for (gsize i = 0; i < n; i++)
-    g_variant_builder_add_value (&b, evidence_variant (&items[i], allowed));
+    g_variant_builder_add_value (&b, evidence_variant (self->daemon, &items[i], allowed));
   rl_dbus_manager_complete_get_evidence (self->skeleton, invocation, g_variant_builder_end (&b));
 }
 

@@ -9,12 +9,16 @@
 
 #include <math.h>
 #include <string.h>
+#include <time.h>
 
 /* journald MESSAGE_ID of "regulatory country changed" records. */
 #define RL_MESSAGE_ID_COUNTRY_CHANGED "6b3d1f0c9a2e4e57b8d94c1a7f02e5d3"
 /* ... and of "same country, new state" records (world → tentative, …),
  * logged at info level: evidence that flaps must not flood the journal. */
 #define RL_MESSAGE_ID_STATE_CHANGED "0d6c2b8e5f9a4c1d93e7a2b4c6d8e0f1"
+/* A difference between the wall clock and the boot clock that moves by
+ * more than this was someone setting the clock, not NTP slewing it. */
+#define RL_CLOCK_JUMP_US (2 * RL_USEC_PER_SEC)
 /* Memory stays bounded under a beacon flood ([beacons] max_bss). */
 #define RL_MIN_ITEMS_PER_KIND 16
 
@@ -37,10 +41,14 @@ struct RlDaemon {
   GArray *slots;                  /* RlSourceSlot, registry order */
   RlReplayFeed *feed;             /* --replay */
 
-  /* Evidence time: the wall clock, or in replay mode the recorded time
-   * running @speed times faster from the moment the feed started. */
-  gint64 origin_wall, origin_evidence;
+  /* Evidence time: the wall clock as it read at the start, advanced by
+   * the boot clock, which nobody sets (so evidence ages correctly when the
+   * wall clock is set back or forward) and which counts a suspend (so
+   * evidence ages across one).  In replay mode, the recorded time running
+   * @speed times faster from the moment the feed started. */
+  gint64 origin_wall, origin_boot, origin_evidence;
   double speed;
+  gint64 clock_shift;             /* evidence time - wall clock, last seen */
 
   guint idle_id;                  /* pending re-decision */
   RlDaemonChanges pending;        /* to announce with it */
@@ -67,9 +75,27 @@ daemon_may_apply (RlDaemon *self)
 }
 
 static gint64
+boot_clock (void)
+{
+  struct timespec ts;
+
+  if (clock_gettime (CLOCK_BOOTTIME, &ts) != 0)
+    return g_get_monotonic_time ();
+  return (gint64) ts.tv_sec * RL_USEC_PER_SEC + ts.tv_nsec / 1000;
+}
+
+static void
+daemon_set_origin (RlDaemon *self)
+{
+  self->origin_wall = g_get_real_time ();
+  self->origin_boot = boot_clock ();
+  self->clock_shift = 0;
+}
+
+static gint64
 daemon_now (RlDaemon *self)
 {
-  gint64 wall = g_get_real_time ();
+  gint64 wall = self->origin_wall + (boot_clock () - self->origin_boot);
 
   if (self->feed == NULL)
     return wall;
@@ -79,8 +105,10 @@ daemon_now (RlDaemon *self)
 static gint64
 evidence_to_wall (RlDaemon *self, gint64 t)
 {
-  if (self->feed == NULL || t == 0 || t == RL_NEVER)
+  if (t == 0 || t == RL_NEVER)
     return t;
+  if (self->feed == NULL)
+    return t - (daemon_now (self) - g_get_real_time ());
   return self->origin_wall + (gint64) ((double) (t - self->origin_evidence) / self->speed);
 }
 
@@ -247,16 +275,24 @@ daemon_redecide (RlDaemon *self)
 
 /* --- the sources' sink -------------------------------------------------- */
 
-/* In replay mode the live sources (the override) speak wall time; the
- * evidence set runs on the replay clock. */
+/* Sources stamp evidence with the wall clock; the evidence set runs on
+ * evidence time (see origin_boot), or in replay mode on the replay clock. */
 static void
 restamp (RlDaemon *self, RlEvidence *ev)
 {
   gint64 shift;
 
   if (self->feed == NULL)
-    return;
-  shift = daemon_now (self) - ev->observed_at;
+    {
+      shift = daemon_now (self) - g_get_real_time ();
+      if (ABS (shift - self->clock_shift) > RL_CLOCK_JUMP_US)
+        g_message ("The system clock was set %s by %.0f s; evidence keeps ageing by the time since boot",
+                   shift > self->clock_shift ? "back" : "forward",
+                   fabs ((double) (shift - self->clock_shift)) / RL_USEC_PER_SEC);
+      self->clock_shift = shift;
+    }
+  else
+    shift = daemon_now (self) - ev->observed_at;
   ev->observed_at += shift;
   if (ev->expires_at != RL_NEVER)
     ev->expires_at += shift;
@@ -480,6 +516,7 @@ rl_daemon_new (const RlDaemonOptions *options, GError **error)
   self->speed = options->replay_speed >= 1.0 ? options->replay_speed : 1.0;
   self->slots = g_array_new (FALSE, TRUE, sizeof (RlSourceSlot));
   self->kernel_country = g_strdup ("");
+  daemon_set_origin (self);
 
   self->config = daemon_load_config (self->config_path, error);
   if (self->config == NULL)
@@ -508,7 +545,7 @@ rl_daemon_start (RlDaemon *self)
 {
   g_return_if_fail (self != NULL);
 
-  self->origin_wall = g_get_real_time ();
+  daemon_set_origin (self);
   self->origin_evidence = self->feed ? rl_replay_feed_start_time (self->feed) : self->origin_wall;
 
   daemon_start_applier (self);
@@ -708,7 +745,9 @@ rl_daemon_source_status (RlDaemon *self)
       if (slot->source != NULL)
         {
           st.available = slot->source->available;
-          st.last_evidence = evidence_to_wall (self, slot->source->last_evidence);
+          /* Live sources stamp it with the wall clock already. */
+          st.last_evidence = self->feed ? evidence_to_wall (self, slot->source->last_evidence)
+                                        : slot->source->last_evidence;
           st.detail = slot->source->detail;
         }
       else if (self->feed != NULL)
@@ -737,6 +776,12 @@ const RlEvidence *
 rl_daemon_evidence (RlDaemon *self, gsize *n_items)
 {
   return rl_evidence_set_items (self->evidence, n_items);
+}
+
+gint64
+rl_daemon_evidence_wall_time (RlDaemon *self, gint64 t)
+{
+  return self->feed == NULL ? evidence_to_wall (self, t) : t;
 }
 
 char *

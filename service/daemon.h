@@ -87,6 +87,9 @@ const char *rl_daemon_kernel_country (RlDaemon *daemon);
 RlCountry rl_daemon_override (RlDaemon *daemon, gboolean *from_config);
 GArray *rl_daemon_source_status (RlDaemon *daemon);     /* RlSourceStatus; free the array */
 const RlEvidence *rl_daemon_evidence (RlDaemon *daemon, gsize *n_items);
+/* An item's observed_at / expires_at as the wall clock reads now (they
+ * differ once the clock has been set); in replay mode the recorded time. */
+gint64 rl_daemon_evidence_wall_time (RlDaemon *daemon, gint64 t);
 /* The explanation paragraph, with the sources' state and what is applied. */
 char *rl_daemon_explain (RlDaemon *daemon);
 

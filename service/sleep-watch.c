@@ -23,7 +23,7 @@ static void
 on_proxy (GObject *object, GAsyncResult *result, gpointer user_data)
 {
   g_autoptr(GError) error = NULL;
-  RlDBusLogin1Manager *proxy = rl_dbus_login1_manager_proxy_new_for_bus_finish (result, &error);
+  RlDBusLogin1Manager *proxy = rl_dbus_login1_manager_proxy_new_finish (result, &error);
   RlSleepWatch *self;
 
   if (proxy == NULL)
@@ -38,7 +38,7 @@ on_proxy (GObject *object, GAsyncResult *result, gpointer user_data)
 }
 
 RlSleepWatch *
-rl_sleep_watch_new (RlSleepCallback callback, gpointer user_data)
+rl_sleep_watch_new (GDBusConnection *connection, RlSleepCallback callback, gpointer user_data)
 {
   RlSleepWatch *self = g_new0 (RlSleepWatch, 1);
 
@@ -46,11 +46,11 @@ rl_sleep_watch_new (RlSleepCallback callback, gpointer user_data)
   self->user_data = user_data;
   self->cancellable = g_cancellable_new ();
   /* A signal subscription only: logind's many properties are not loaded. */
-  rl_dbus_login1_manager_proxy_new_for_bus (G_BUS_TYPE_SYSTEM,
-                                            G_DBUS_PROXY_FLAGS_DO_NOT_LOAD_PROPERTIES |
-                                            G_DBUS_PROXY_FLAGS_DO_NOT_AUTO_START,
-                                            "org.freedesktop.login1", "/org/freedesktop/login1",
-                                            self->cancellable, on_proxy, self);
+  rl_dbus_login1_manager_proxy_new (connection,
+                                    G_DBUS_PROXY_FLAGS_DO_NOT_LOAD_PROPERTIES |
+                                    G_DBUS_PROXY_FLAGS_DO_NOT_AUTO_START,
+                                    "org.freedesktop.login1", "/org/freedesktop/login1",
+                                    self->cancellable, on_proxy, self);
   return self;
 }
 

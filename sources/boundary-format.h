@@ -16,16 +16,23 @@
  * so where features overlap the smallest index wins) or RL_BIDX_LABEL_NONE.
  *
  * A leaf is a sequence of guint16:
- *   ref_x, ref_y, base_label, n_groups, far_parts,
- *   n_groups x { feature, ref_inside, n_chains,
+ *   ref_x, ref_y, base_label, n_groups, far_parts, own_parts,
+ *   n_groups x { feature | ref_inside << 15, n_chains,
  *                n_chains x { n_points, n_points x { x, y } } }
  * padded to a whole 32-bit word.  Coordinates are quantised over the leaf
  * box grown by RL_BIDX_QPAD units on each side; edges are clipped to that
  * grown box.  ref is a point chosen away from every edge;
  * ref_inside says whether it lies inside the feature.  base_label is the
- * smallest feature that covers the whole leaf.  far_parts: bit
- * (4 * row + column) is set when that part of the leaf (4 x 3 parts, as for
- * uniform cells) is farther than RL_BIDX_FAR_M from every edge.
+ * smallest feature that covers the whole leaf.  The leaf is cut into
+ * 4 x 4 parts (bit 4 * row + column, row 0 at the south):
+ *   far_parts: the part is farther than RL_BIDX_FAR_M from every edge;
+ *   own_parts: every edge within RL_BIDX_FAR_M of the part is one of this
+ *              leaf's own (no other leaf holds an edge that near), so the
+ *              distance search need not look at any other leaf.
+ * The far flags (of uniform cells and leaves) and own_parts are computed
+ * against the exact source edges, measured as the reader measures them,
+ * with a margin for the quantisation: they never change an answer, they
+ * only spare the search.
  *
  * All integers are little-endian; the reader refuses other hosts. */
 #pragma once
@@ -36,7 +43,7 @@
 #include <stddef.h>
 
 #define RL_BIDX_MAGIC "RLBNDIDX"
-#define RL_BIDX_VERSION 2u
+#define RL_BIDX_VERSION 3u
 #define RL_BIDX_GRID_DEPTH 8u
 #define RL_BIDX_MAX_DEPTH 24u
 /* Leaf coordinates: the leaf box spans RL_BIDX_QSPAN units starting at
@@ -47,14 +54,20 @@
 #define RL_BIDX_QSPAN 65407.0
 #define RL_BIDX_QMAX 65535.0
 #define RL_BIDX_LABEL_NONE 0xffffu
+#define RL_BIDX_MAX_FEATURES 0x7fffu   /* a group's feature word keeps bit 15 */
 
 /* Distances are searched up to this far (metres); see RL_BOUNDARY_EXACT_M. */
 #define RL_BIDX_FAR_M 5000.0
 #define RL_BIDX_UNIFORM_FAR 0x10000u
-#define RL_BIDX_PART_COLS 4u
+#define RL_BIDX_PART_COLS 4u        /* parts of a uniform cell */
 #define RL_BIDX_PART_ROWS 3u
 #define RL_BIDX_PART_SHIFT 17u
-#define RL_BIDX_LEAF_HEADER 5   /* guint16 words before the groups */
+#define RL_BIDX_LEAF_PART_COLS 4u   /* parts of a leaf */
+#define RL_BIDX_LEAF_PART_ROWS 4u
+#define RL_BIDX_LEAF_HEADER 6   /* guint16 words before the groups */
+#define RL_BIDX_LEAF_FAR 4      /* header word of far_parts */
+#define RL_BIDX_LEAF_OWN 5      /* header word of own_parts */
+#define RL_BIDX_GROUP_INSIDE 0x8000u   /* ref_inside, in a group's feature word */
 #define RL_BIDX_UNIFORM_MASK 0x1fffffffu   /* label, far flag and part flags */
 
 #define RL_BIDX_TYPE_UNIFORM 0u

@@ -4,6 +4,7 @@
 
 #include "boundary.h"
 #include "boundary-format.h"
+#include "boundary-private.h"
 #include "rl-build-config.h"
 
 #include <math.h>
@@ -122,7 +123,7 @@ validate (RlBoundaryIndex *index, const char *path, GError **error)
     return corrupt (error, path, "checksum mismatch");
   /* Even with a good checksum, nothing below is trusted without a bound. */
   if (h->grid_depth != RL_BIDX_GRID_DEPTH || h->max_depth < h->grid_depth || h->max_depth > 28 ||
-      h->n_features == 0 || h->n_features >= RL_BIDX_LABEL_NONE)
+      h->n_features == 0 || h->n_features > RL_BIDX_MAX_FEATURES)
     return corrupt (error, path, "bad parameters");
   if (!section_ok (index, h->features_offset, h->n_features, sizeof (RlBidxFeature)) ||
       !section_ok (index, h->grid_offset, grid_n, 4) ||
@@ -266,12 +267,12 @@ leaf_label (const RlBoundaryIndex *index, guint32 offset, const Box *box, double
       guint16 feature, inside, n_chains;
       guint parity = 0;
 
-      if (end - p < 3)
+      if (end - p < 2)
         return FALSE;
-      feature = p[0];
-      inside = p[1];
-      n_chains = p[2];
-      p += 3;
+      feature = p[0] & RL_BIDX_MAX_FEATURES;
+      inside = p[0] & RL_BIDX_GROUP_INSIDE;
+      n_chains = p[1];
+      p += 2;
       for (guint c = 0; c < n_chains; c++)
         {
           guint n;
@@ -291,7 +292,7 @@ leaf_label (const RlBoundaryIndex *index, guint32 offset, const Box *box, double
         }
       /* Groups come smallest feature first: the first one that holds the
        * point is the answer unless the base label is smaller still. */
-      if ((parity ^ (inside & 1)) && feature < best)
+      if ((parity ^ (inside != 0)) && feature < best)
         best = feature;
     }
   if (best != RL_BIDX_LABEL_NONE && best >= index->n_features)
@@ -400,6 +401,7 @@ typedef struct {
   double ax, ay, bx, by; /* nearest edge, local metres around the query */
   gboolean found;
   gboolean bad;
+  guint32 own_leaf;     /* searched first; G_MAXUINT32: none */
 } Near;
 
 static inline double
@@ -441,13 +443,13 @@ near_leaf (Near *nr, guint32 offset, const Box *box)
   for (guint g = 0; g < n_groups; g++)
     {
       guint n_chains;
-      if (end - p < 3)
+      if (end - p < 2)
         {
           nr->bad = TRUE;
           return;
         }
-      n_chains = p[2];
-      p += 3;
+      n_chains = p[1];
+      p += 2;
       for (guint c = 0; c < n_chains; c++)
         {
           guint n;
@@ -466,8 +468,9 @@ near_leaf (Near *nr, guint32 offset, const Box *box)
                 continue;
               double ax = ox + p[2 * i - 2] * sx, ay = oy + p[2 * i - 1] * sy;
               double bx = ox + p[2 * i] * sx, by = oy + p[2 * i + 1] * sy;
-              double dx = bx - ax, dy = by - ay, l2 = dx * dx + dy * dy, t = 0, px, py, d;
+              double dx = bx - ax, dy = by - ay, l2, t = 0, px, py, d;
 
+              l2 = dx * dx + dy * dy;
               if (l2 > 0)
                 t = CLAMP (-(ax * dx + ay * dy) / l2, 0.0, 1.0);
               px = ax + t * dx;
@@ -524,7 +527,7 @@ near_entry (Near *nr, guint32 entry, Box box, guint depth)
     case RL_BIDX_TYPE_LEAF:
       if (RL_BIDX_ENTRY_VALUE (entry) >= index->leaves_words)
         nr->bad = TRUE;
-      else
+      else if (RL_BIDX_ENTRY_VALUE (entry) != nr->own_leaf)   /* already searched */
         near_leaf (nr, RL_BIDX_ENTRY_VALUE (entry), &box);
       return;
     case RL_BIDX_TYPE_NODE:
@@ -619,13 +622,36 @@ beyond_point (const Near *nr, int way, double *x, double *y)
 }
 
 gboolean
-rl_boundary_lookup (const RlBoundaryIndex *index, double lat, double lon, RlBoundaryResult *out)
+rl_boundary_lookup_country (const RlBoundaryIndex *index, double lat, double lon, RlCountry *country)
+{
+  guint16 label;
+
+  g_return_val_if_fail (index != NULL, FALSE);
+  g_return_val_if_fail (country != NULL, FALSE);
+  *country = RL_COUNTRY_NONE;
+  if (!(lat >= -90.0 && lat <= 90.0 && lon >= -180.0 && lon <= 180.0))
+    return FALSE;
+  /* As in rl_boundary_lookup (): a point on the antimeridian belongs to the
+   * feature beside it. */
+  lon = CLAMP (lon, -180.0 + ANTIMERIDIAN_NUDGE, 180.0 - ANTIMERIDIAN_NUDGE);
+  if (!label_at (index, lon, lat, &label))
+    return FALSE;
+  *country = label_country (index, label);
+  return TRUE;
+}
+
+/* shortcuts: use the generator's flags and the own-leaf bound to skip
+ * searches; without them every lookup searches (tests compare the two). */
+static gboolean
+lookup (const RlBoundaryIndex *index, double lat, double lon, RlBoundaryResult *out, gboolean shortcuts)
 {
   guint16 label;
   guint32 entry;
   Box box;
   RlCountry country;
   Near nr;
+  gboolean own_only = FALSE;
+  double own_reach_m = -1;
 
   g_return_val_if_fail (index != NULL, FALSE);
   g_return_val_if_fail (out != NULL, FALSE);
@@ -643,20 +669,31 @@ rl_boundary_lookup (const RlBoundaryIndex *index, double lat, double lon, RlBoun
   out->country = country;
   out->border_m = RL_BOUNDARY_EXACT_M;
   /* Most of the world is far from any edge: the generator marked it. */
-  {
-    guint col = MIN ((guint) ((lon - box.x0) / (box.x1 - box.x0) * RL_BIDX_PART_COLS), RL_BIDX_PART_COLS - 1);
-    guint row = MIN ((guint) ((lat - box.y0) / (box.y1 - box.y0) * RL_BIDX_PART_ROWS), RL_BIDX_PART_ROWS - 1);
-    guint part = row * RL_BIDX_PART_COLS + col;
-    guint32 v = RL_BIDX_ENTRY_VALUE (entry);
+  if (!shortcuts)
+    ;
+  else if (RL_BIDX_ENTRY_TYPE (entry) == RL_BIDX_TYPE_UNIFORM)
+    {
+      guint col = MIN ((guint) ((lon - box.x0) / (box.x1 - box.x0) * RL_BIDX_PART_COLS), RL_BIDX_PART_COLS - 1);
+      guint row = MIN ((guint) ((lat - box.y0) / (box.y1 - box.y0) * RL_BIDX_PART_ROWS), RL_BIDX_PART_ROWS - 1);
+      guint32 v = RL_BIDX_ENTRY_VALUE (entry);
 
-    if (RL_BIDX_ENTRY_TYPE (entry) == RL_BIDX_TYPE_UNIFORM &&
-        ((v & RL_BIDX_UNIFORM_FAR) || (v & (1u << (RL_BIDX_PART_SHIFT + part)))))
-      return TRUE;
-    /* label_at_full () checked the leaf's header is in bounds. */
-    if (RL_BIDX_ENTRY_TYPE (entry) == RL_BIDX_TYPE_LEAF &&
-        (((const guint16 *) (index->leaves + v))[4] & (1u << part)))
-      return TRUE;
-  }
+      if ((v & RL_BIDX_UNIFORM_FAR) || (v & (1u << (RL_BIDX_PART_SHIFT + row * RL_BIDX_PART_COLS + col))))
+        return TRUE;
+    }
+  else
+    {
+      guint col = MIN ((guint) ((lon - box.x0) / (box.x1 - box.x0) * RL_BIDX_LEAF_PART_COLS), RL_BIDX_LEAF_PART_COLS - 1);
+      guint row = MIN ((guint) ((lat - box.y0) / (box.y1 - box.y0) * RL_BIDX_LEAF_PART_ROWS), RL_BIDX_LEAF_PART_ROWS - 1);
+      guint bit = 1u << (row * RL_BIDX_LEAF_PART_COLS + col);
+      /* label_at_full () checked the leaf's header is in bounds. */
+      const guint16 *head = (const guint16 *) (index->leaves + RL_BIDX_ENTRY_VALUE (entry));
+
+      if (head[RL_BIDX_LEAF_FAR] & bit)
+        return TRUE;
+      /* Every edge within reach is in this leaf, which is in the cache
+       * now: the search need not walk the tree. */
+      own_only = (head[RL_BIDX_LEAF_OWN] & bit) != 0;
+    }
 
   memset (&nr, 0, sizeof nr);
   nr.index = index;
@@ -667,6 +704,19 @@ rl_boundary_lookup (const RlBoundaryIndex *index, double lat, double lon, RlBoun
   nr.kmin = EARTH_M_PER_DEG * cos (MIN (90.0, fabs (lat) + RL_BOUNDARY_EXACT_M / EARTH_M_PER_DEG) * G_PI / 180.0);
   nr.kmin = MAX (nr.kmin, 0.0);
   nr.floor_m = -1;
+  nr.own_leaf = RL_BIDX_ENTRY_TYPE (entry) == RL_BIDX_TYPE_LEAF ? RL_BIDX_ENTRY_VALUE (entry) : G_MAXUINT32;
+  if (shortcuts && RL_BIDX_ENTRY_TYPE (entry) == RL_BIDX_TYPE_LEAF)
+    {
+      /* Every other leaf's edges lie in its grown box, which reaches into
+       * this leaf's box by its pad at most (leaves are no bigger than a
+       * grid cell): so they lie outside inner, and at least own_reach_m
+       * from the query as near_leaf () measures. */
+      double px = 2 * RL_BIDX_QPAD / RL_BIDX_QSPAN * 360.0 / (1u << RL_BIDX_GRID_DEPTH);
+      double py = 2 * RL_BIDX_QPAD / RL_BIDX_QSPAN * 180.0 / (1u << RL_BIDX_GRID_DEPTH);
+      double sx = MIN (lon - (box.x0 + px), (box.x1 - px) - lon) * nr.kx;
+      double sy = MIN (lat - (box.y0 + py), (box.y1 - py) - lat) * nr.ky;
+      own_reach_m = MIN (sx, sy);
+    }
   for (guint attempt = 0; attempt <= MAX_SKIPPED_EDGES; attempt++)
     {
       guint16 other = label;
@@ -678,7 +728,10 @@ rl_boundary_lookup (const RlBoundaryIndex *index, double lat, double lon, RlBoun
        * the wider search is pruned to almost nothing. */
       if (RL_BIDX_ENTRY_TYPE (entry) == RL_BIDX_TYPE_LEAF)
         near_leaf (&nr, RL_BIDX_ENTRY_VALUE (entry), &box);
-      near_search (&nr);
+      /* Other leaves' edges lie outside inner: if this leaf has an edge
+       * nearer than inner's sides, the tree walk cannot beat it. */
+      if (!own_only && !(nr.found && nr.best_m < own_reach_m))
+        near_search (&nr);
       if (nr.bad)
         return FALSE;
       if (!nr.found)
@@ -699,4 +752,16 @@ rl_boundary_lookup (const RlBoundaryIndex *index, double lat, double lon, RlBoun
       nr.floor_m = nr.best_m;
     }
   return TRUE;
+}
+
+gboolean
+rl_boundary_lookup (const RlBoundaryIndex *index, double lat, double lon, RlBoundaryResult *out)
+{
+  return lookup (index, lat, lon, out, TRUE);
+}
+
+gboolean
+rl_boundary_lookup_searching (const RlBoundaryIndex *index, double lat, double lon, RlBoundaryResult *out)
+{
+  return lookup (index, lat, lon, out, FALSE);
 }

@@ -40,5 +40,9 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (RlBoundaryIndex, rl_boundary_index_free)
 
 /* FALSE for coordinates out of range (|lat| > 90, |lon| > 180, NaN). */
 gboolean rl_boundary_lookup (const RlBoundaryIndex *index, double lat, double lon, RlBoundaryResult *out);
+/* The country alone (the same answer as rl_boundary_lookup's), without the
+ * search for the nearest border: for callers that have no use for the
+ * distance.  FALSE as for rl_boundary_lookup. */
+gboolean rl_boundary_lookup_country (const RlBoundaryIndex *index, double lat, double lon, RlCountry *country);
 
 G_END_DECLS

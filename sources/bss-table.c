@@ -175,7 +175,7 @@ rl_bss_table_observe (RlBssTable *t, const RlScanBss *sb, gint64 now, gint64 *ob
        * once a second is enough (the source also prunes after every dump),
        * so a flood of new BSSIDs costs no pass over the table each. */
       if (t->max_bss > 0 && g_hash_table_size (t->bss) >= t->max_bss &&
-          now - t->last_full_prune >= RL_USEC_PER_SEC)
+          (t->last_full_prune == G_MININT64 || now - t->last_full_prune >= RL_USEC_PER_SEC))
         {
           t->last_full_prune = now;
           rl_bss_table_prune (t, now);

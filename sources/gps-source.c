@@ -260,8 +260,9 @@ on_index_opened (GObject *unused, GAsyncResult *result, gpointer user_data)
   index = g_task_propagate_pointer (G_TASK (result), &error);
   if (index == NULL)
     {
-      /* Without the index a fix names no country: the source stays off. */
-      g_warning ("GPS source disabled: boundary index %s: %s", self->index_path, error->message);
+      /* Without the index a fix names no country: the source stays off.
+       * The error names the file and what is wrong with it. */
+      g_warning ("GPS source disabled: %s", error->message);
       rl_source_set_status (&self->base, FALSE, "unavailable: no boundary index (%s)", error->message);
       return;
     }

@@ -116,11 +116,30 @@ on_timedated_timezone (GObject *object, GParamSpec *pspec, gpointer user_data)
 }
 
 static void
+timezone_drop_timedated (RlTimezoneSource *self)
+{
+  if (self->timedated == NULL)
+    return;
+  g_signal_handlers_disconnect_by_data (g_dbus_proxy_get_connection (G_DBUS_PROXY (self->timedated)), self);
+  g_signal_handlers_disconnect_by_data (self->timedated, self);
+  g_clear_object (&self->timedated);
+}
+
+static void
+on_timedated_bus_closed (GDBusConnection *connection, gboolean vanished, GError *error, gpointer user_data)
+{
+  g_message ("Lost the bus: following the timezone through %s only",
+             ((RlTimezoneSource *) user_data)->localtime_path);
+  timezone_drop_timedated (user_data);
+}
+
+static void
 on_timedated_proxy (GObject *object, GAsyncResult *result, gpointer user_data)
 {
   g_autoptr(GError) error = NULL;
   RlDBusTimedate1 *proxy = rl_dbus_timedate1_proxy_new_for_bus_finish (result, &error);
   RlTimezoneSource *self;
+  GDBusConnection *connection;
 
   if (proxy == NULL)
     {
@@ -131,6 +150,15 @@ on_timedated_proxy (GObject *object, GAsyncResult *result, gpointer user_data)
   self = user_data;
   self->timedated = proxy;
   g_signal_connect (proxy, "notify::timezone", G_CALLBACK (on_timedated_timezone), self);
+  /* A change made while the proxy was being set up has no notify of its own. */
+  on_timedated_timezone (NULL, NULL, self);
+  /* GIO's shared system bus connection raises SIGTERM when the bus goes
+   * away; reglocd outlives a bus restart, and so must this proxy's
+   * connection.  Once closed, the proxy is dropped so the dead connection
+   * is not kept: the localtime file monitor follows the zone from then on. */
+  connection = g_dbus_proxy_get_connection (G_DBUS_PROXY (proxy));
+  g_dbus_connection_set_exit_on_close (connection, FALSE);
+  g_signal_connect (connection, "closed", G_CALLBACK (on_timedated_bus_closed), self);
 }
 
 static RlSource *
@@ -191,9 +219,7 @@ timezone_stop (RlSource *source)
       g_file_monitor_cancel (self->monitor);
       g_clear_object (&self->monitor);
     }
-  if (self->timedated != NULL)
-    g_signal_handlers_disconnect_by_data (self->timedated, self);
-  g_clear_object (&self->timedated);
+  timezone_drop_timedated (self);
 }
 
 static void

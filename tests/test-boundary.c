@@ -2,6 +2,7 @@
  * a round trip of the index against the source polygons, corrupt indexes
  * and the bulk interface of `regloc lookup -`. */
 #include "boundary.h"
+#include "boundary-private.h"
 #include "boundary-format.h"
 #include "boundary-source.h"
 
@@ -112,7 +113,11 @@ test_labelled (void)
       RlBoundaryResult r;
       g_autofree char *got = NULL;
 
+      RlCountry alone;
+
       g_assert_true (rl_boundary_lookup (index_, labelled[i].lat, labelled[i].lon, &r));
+      g_assert_true (rl_boundary_lookup_country (index_, labelled[i].lat, labelled[i].lon, &alone));
+      g_assert_cmpuint (alone, ==, r.country);
       got = code (r.country);
       if (strcmp (got, labelled[i].cc) != 0)
         {
@@ -138,6 +143,20 @@ test_bad_coordinates (void)
   g_assert_false (rl_boundary_lookup (index_, 0, INFINITY, &r));
   g_assert_true (rl_boundary_lookup (index_, 0, 180, &r));
   g_assert_true (rl_boundary_lookup (index_, 0, -180, &r));
+
+  {
+    const double bad[][2] = { { 90.0001, 0 }, { -91, 0 }, { 0, 180.5 }, { 0, -181 }, { NAN, 0 }, { 0, INFINITY } };
+    RlCountry c;
+
+    for (gsize i = 0; i < G_N_ELEMENTS (bad); i++)
+      {
+        c = RL_COUNTRY ('Z', 'Z');
+        g_assert_false (rl_boundary_lookup_country (index_, bad[i][0], bad[i][1], &c));
+        g_assert_cmpuint (c, ==, RL_COUNTRY_NONE);
+      }
+    g_assert_true (rl_boundary_lookup_country (index_, 0, 180, &c));
+    g_assert_true (rl_boundary_lookup_country (index_, 0, -180, &c));
+  }
 }
 
 /* The border between Canada and the United States follows a parallel for
@@ -358,6 +377,12 @@ check_points (const Truth *t, GRand *rand, guint n, gboolean near_border)
         }
       if (!rl_boundary_lookup (index_, lat, lon, &r))
         g_error ("lookup refused %.7f %.7f", lat, lon);
+      /* The country-only lookup gives the same country. */
+      {
+        RlCountry alone;
+        g_assert_true (rl_boundary_lookup_country (index_, lat, lon, &alone));
+        g_assert_cmpuint (alone, ==, r.country);
+      }
       want = truth_label (t, lat, lon);
       if (r.border_m < RL_BOUNDARY_EXACT_M)
         g_assert_cmpint (r.neighbour, !=, r.country);
@@ -421,6 +446,52 @@ test_round_trip (void)
   for (int b = 0; b < N_BANDS; b++)
     g_array_unref (t->bands[b]);
   g_free (t);
+}
+
+/* ---- shortcuts -------------------------------------------------------- */
+
+/* The generator's far/own flags and the own-leaf bound only spare
+ * searches: every answer must be exactly the full search's.  Uniform
+ * points, and dense ones where coasts and borders are intricate (so that
+ * many points lie in flagged parts a few km from an edge). */
+static void
+test_shortcuts (void)
+{
+  static const struct { double lat0, lat1, lon0, lon1; guint n; } areas[] = {
+    { -90, 90, -180, 180, 400000 },   /* uniform on the sphere (see below) */
+    { 35, 60, -10, 30, 300000 },      /* Europe */
+    { -10, 10, 95, 140, 300000 },     /* the Indonesian and Philippine islands */
+    { 55, 72, -140, -60, 200000 },    /* Canada's Arctic coast and fjords */
+  };
+  g_autoptr(GRand) rand = g_rand_new_with_seed (5000);
+  guint searched_near = 0;
+
+  for (gsize a = 0; a < G_N_ELEMENTS (areas); a++)
+    for (guint k = 0; k < areas[a].n; k++)
+      {
+        RlBoundaryResult fast, full;
+        double lat, lon;
+
+        if (a == 0)
+          lat = asin (g_rand_double_range (rand, -1, 1)) * 180 / G_PI;
+        else
+          lat = g_rand_double_range (rand, areas[a].lat0, areas[a].lat1);
+        lon = g_rand_double_range (rand, areas[a].lon0, areas[a].lon1);
+        g_assert_true (rl_boundary_lookup (index_, lat, lon, &fast));
+        g_assert_true (rl_boundary_lookup_searching (index_, lat, lon, &full));
+        if (fast.country != full.country || fast.neighbour != full.neighbour || fast.border_m != full.border_m)
+          {
+            char a1[3], a2[3], b1[3], b2[3];
+            g_error ("%.9f %.9f: %s %.17g m (%s) with shortcuts, %s %.17g m (%s) searching", lat, lon,
+                     rl_country_to_string (fast.country, a1), fast.border_m, rl_country_to_string (fast.neighbour, a2),
+                     rl_country_to_string (full.country, b1), full.border_m, rl_country_to_string (full.neighbour, b2));
+          }
+        if (full.border_m < RL_BOUNDARY_EXACT_M)
+          searched_near++;
+      }
+  g_test_message ("%u points within %.0f m of an edge", searched_near, RL_BOUNDARY_EXACT_M);
+  /* The areas must hold many points near edges, or the test proves little. */
+  g_assert_cmpuint (searched_near, >, 20000);
 }
 
 /* ---- corrupt indexes -------------------------------------------------- */
@@ -538,7 +609,7 @@ test_corrupt_leaves (void)
   g_autofree guint8 *buf = g_memdup2 (orig, len);
   RlBidxHeader *h = (RlBidxHeader *) buf;
   g_autoptr(GRand) rand = g_rand_new_with_seed (7);
-  guint refused = 0;
+  guint refused = 0, refused_country = 0;
 
   /* Scribble over the last leaves, where counts run into the end. */
   for (gsize i = len - 4096; i < len; i++)
@@ -556,13 +627,17 @@ test_corrupt_leaves (void)
       {
         RlBoundaryResult r;
         double lat = g_rand_double_range (rand, -90, 90), lon = g_rand_double_range (rand, -180, 180);
+        RlCountry c;
         if (!rl_boundary_lookup (idx, lat, lon, &r))
           refused++;
+        if (!rl_boundary_lookup_country (idx, lat, lon, &c))
+          refused_country++;
       }
     g_unlink (path);
   }
-  g_test_message ("%u of 200000 lookups refused", refused);
+  g_test_message ("%u of 200000 lookups refused, %u country-only lookups", refused, refused_country);
   g_assert_cmpuint (refused, >, 0);
+  g_assert_cmpuint (refused_country, >, 0);
 }
 
 /* The index in memory (what the fuzz target opens) answers as the mapped
@@ -724,6 +799,7 @@ main (int argc, char **argv)
   g_test_add_func ("/boundary/enclave-border", test_enclave_border);
   g_test_add_func ("/boundary/seams-and-poles", test_seams_and_poles);
   g_test_add_func ("/boundary/round-trip", test_round_trip);
+  g_test_add_func ("/boundary/shortcuts", test_shortcuts);
   g_test_add_func ("/boundary/corrupt", test_corrupt);
   g_test_add_func ("/boundary/corrupt-leaves", test_corrupt_leaves);
   g_test_add_func ("/boundary/from-bytes", test_from_bytes);
