@@ -1,8 +1,6 @@
 /* libFuzzer target: regloc.conf. */
-#include <glib.h>
+#include "fuzz-common.h"
 #include "service/config.h"
-
-int LLVMFuzzerTestOneInput (const guint8 *data, gsize size);
 
 int
 LLVMFuzzerTestOneInput (const guint8 *data, gsize size)

@@ -1,23 +1,15 @@
 /* libFuzzer target: NMEA 0183 logs. */
-#include <math.h>
+#include "fuzz-common.h"
 #include "sources/nmea.h"
-
-int LLVMFuzzerTestOneInput (const guint8 *data, gsize size);
 
 int
 LLVMFuzzerTestOneInput (const guint8 *data, gsize size)
 {
   g_autoptr (GArray) fixes = g_array_new (FALSE, FALSE, sizeof (RlGpsFix));
-  /* an exact-size copy so any read past the end is caught */
-  g_autofree char *copy = g_memdup2 (data, size ? size : 1);
   RlGpsParseStats stats;
 
-  rl_nmea_parse (copy, size, fixes, &stats);
-  g_assert (stats.fixes == fixes->len);
-  for (guint i = 0; i < fixes->len; i++)
-    {
-      const RlGpsFix *f = &g_array_index (fixes, RlGpsFix, i);
-      g_assert (fabs (f->lat) <= 90 && fabs (f->lon) <= 180 && f->mode >= 2);
-    }
+  rl_nmea_parse ((const char *) data, size, fixes, &stats);
+  /* without a date, times are times of day: not ordered across midnight */
+  rl_fuzz_check_fixes (fixes, &stats, FALSE);
   return 0;
 }

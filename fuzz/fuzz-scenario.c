@@ -1,38 +1,28 @@
 /* libFuzzer target: scenario files, parsed and run through the policy. */
-#include <glib.h>
+#include "fuzz-common.h"
 #include "service/scenario.h"
-
-int LLVMFuzzerTestOneInput (const guint8 *data, gsize size);
-
-static RlConfig *config;
-static RlRegulatory *regulatory;
-static RlTzMap *tzmap;
 
 int
 LLVMFuzzerTestOneInput (const guint8 *data, gsize size)
 {
+  static RlTzMap *tzmap;
   g_autoptr (GError) error = NULL;
   g_autofree char *text = g_strndup ((const char *) data, size);
   g_autoptr (GArray) expects = g_array_new (FALSE, FALSE, sizeof (RlScenarioExpect));
+  g_autoptr (RlReplay) replay = rl_fuzz_replay_new ();
   gboolean settle;
 
-  if (config == NULL)
-    {
-      config = rl_config_new_default ();
-      regulatory = rl_regulatory_load (NULL, NULL, NULL);
-      tzmap = rl_tzmap_new (NULL, NULL);
-    }
-  RlScenarioContext ctx = { config, tzmap, NULL, NULL };
-  g_autoptr (RlReplay) replay = rl_replay_new (config, regulatory);
+  if (tzmap == NULL)
+    tzmap = rl_tzmap_new (NULL, NULL);
+  RlScenarioContext ctx = { rl_fuzz_config (), tzmap, NULL, NULL };
   if (rl_scenario_parse (text, "fuzz.scn", &ctx, replay, expects, &settle, &error))
     {
       g_autoptr (GString) report = g_string_new (NULL);
-      rl_replay_run (replay, settle);
+      rl_fuzz_replay_run (replay, settle);
       rl_scenario_check (replay, expects, report);
       const RlDecision *d = rl_replay_final (replay);
       /* whatever the input, a decided country has agreement behind it */
       g_assert (d->state != RL_STATE_DECIDED || d->country != RL_COUNTRY_WORLD);
-      g_free (rl_replay_format (replay, "json", NULL));
     }
   else
     g_assert (error != NULL);

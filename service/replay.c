@@ -146,8 +146,11 @@ rl_replay_note (RlReplay *r, const char *fmt, ...)
   va_list ap;
 
   va_start (ap, fmt);
-  g_ptr_array_add (r->notes, g_strdup_vprintf (fmt, ap));
+  g_autofree char *text = g_strdup_vprintf (fmt, ap);
   va_end (ap);
+  /* notes quote the input (a parser's message, a file name): the JSON
+   * report must stay UTF-8 whatever bytes those were */
+  g_ptr_array_add (r->notes, g_utf8_make_valid (text, -1));
 }
 
 void

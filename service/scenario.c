@@ -194,7 +194,14 @@ parse_beacon (const Where *w, char **words, gint64 t, const RlConfig *cfg, RlEvi
   rl_evidence_add_country (ev, c);
   ev->beacon.environment = ' ';
   if ((s = opt (words, "ssid")) != NULL)
-    g_strlcpy (ev->beacon.ssid, s, sizeof ev->beacon.ssid);
+    {
+      /* as the beacon source shows SSIDs heard on the air: printable ASCII,
+       * anything else '?' (reports are UTF-8 and a cut must not split a character) */
+      gsize n;
+      for (n = 0; s[n] != '\0' && n < sizeof ev->beacon.ssid - 1; n++)
+        ev->beacon.ssid[n] = g_ascii_isprint (s[n]) ? s[n] : '?';
+      ev->beacon.ssid[n] = '\0';
+    }
   if ((s = opt (words, "signal")) != NULL)
     {
       double dbm;

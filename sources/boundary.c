@@ -24,6 +24,7 @@ G_STATIC_ASSERT ((int) RL_BOUNDARY_EXACT_M == (int) RL_BIDX_FAR_M);
 
 struct RlBoundaryIndex {
   GMappedFile *file;
+  GBytes *bytes;
   const guint8 *data;
   gsize size;
   const RlBidxHeader *header;
@@ -59,6 +60,7 @@ rl_boundary_index_free (RlBoundaryIndex *index)
   if (index == NULL)
     return;
   g_clear_pointer (&index->file, g_mapped_file_unref);
+  g_clear_pointer (&index->bytes, g_bytes_unref);
   g_free (index->codes);
   g_free (index);
 }
@@ -185,6 +187,21 @@ rl_boundary_index_open (const char *path, GError **error)
     if (stop > start)
       madvise ((void *) start, stop - start, MADV_DONTNEED);
   }
+  return g_steal_pointer (&index);
+}
+
+RlBoundaryIndex *
+rl_boundary_index_new_from_bytes (GBytes *bytes, const char *name, GError **error)
+{
+  g_autoptr(RlBoundaryIndex) index = g_new0 (RlBoundaryIndex, 1);
+
+  g_return_val_if_fail (bytes != NULL && name != NULL, NULL);
+  index->bytes = g_bytes_ref (bytes);
+  index->data = g_bytes_get_data (bytes, &index->size);
+  if (index->data == NULL)
+    index->size = 0;
+  if (!validate (index, name, error))
+    return NULL;
   return g_steal_pointer (&index);
 }
 

@@ -32,6 +32,9 @@ typedef struct {
 /* The index the build made (or the installed one); $REGLOC_BOUNDARY_INDEX wins. */
 const char *rl_boundary_index_default_path (void);
 RlBoundaryIndex *rl_boundary_index_open (const char *path, GError **error);
+/* The same checks over an index in memory (@name for messages); the fuzz
+ * target uses it so a read past the end is caught at the exact byte. */
+RlBoundaryIndex *rl_boundary_index_new_from_bytes (GBytes *bytes, const char *name, GError **error);
 void rl_boundary_index_free (RlBoundaryIndex *index);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (RlBoundaryIndex, rl_boundary_index_free)
 

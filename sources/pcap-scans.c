@@ -11,7 +11,12 @@ static const char *const frame_result_names[RL_FRAME_N_RESULTS] = {
   [RL_FRAME_NOT_BEACON] = "not_beacon",
   [RL_FRAME_BAD_FCS] = "bad_fcs",
   [RL_FRAME_BAD_RADIO_HEADER] = "bad_radio_header",
+  [RL_FRAME_BAD_TIME] = "bad_time",
 };
+
+/* 9999-12-31T23:59:59Z: the last second a scan log's ISO 8601 time can
+ * name; past it, µs since the epoch would overflow soon after. */
+#define RL_PCAP_MAX_SECONDS G_GINT64_CONSTANT (253402300799)
 
 const char *
 rl_frame_result_to_string (RlFrameResult result)
@@ -208,6 +213,10 @@ rl_pcap_read (const char *path, RlPcapFrameFunc on_frame, RlPcapSkipFunc on_skip
     {
       RlHeardFrame f;
       RlFrameResult r = rl_frame_parse (lt, data, hdr->caplen, &f);
+      /* the header's time is whatever the file says */
+      if (r == RL_FRAME_OK && (hdr->ts.tv_sec < 0 || hdr->ts.tv_sec > RL_PCAP_MAX_SECONDS ||
+                               hdr->ts.tv_usec < 0 || hdr->ts.tv_usec >= G_USEC_PER_SEC))
+        r = RL_FRAME_BAD_TIME;
       if (r == RL_FRAME_OK)
         {
           gint64 t = (gint64) hdr->ts.tv_sec * G_USEC_PER_SEC + hdr->ts.tv_usec;

@@ -19,6 +19,7 @@ typedef enum {
   RL_FRAME_NOT_BEACON,         /* "not_beacon": management, but not a beacon or probe response */
   RL_FRAME_BAD_FCS,            /* "bad_fcs": the radio says the checksum failed */
   RL_FRAME_BAD_RADIO_HEADER,   /* "bad_radio_header": radiotap/PPI header makes no sense */
+  RL_FRAME_BAD_TIME,           /* "bad_time": a timestamp before 1970 or after 9999 */
   RL_FRAME_N_RESULTS
 } RlFrameResult;
 

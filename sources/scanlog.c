@@ -109,6 +109,9 @@ rl_scanlog_parse (const char *line, gssize len, RlScanLogEntry *out, GError **er
   if (dt == NULL)
     return fail (error, RL_SCANLOG_ERROR_BAD_TIME, "\"time\" is not ISO 8601");
   out->time = g_date_time_to_unix (dt) * RL_USEC_PER_SEC + g_date_time_get_microsecond (dt);
+  /* no scan predates 1970, and rl_scanlog_format writes 4-digit years only */
+  if (out->time < 0)
+    return fail (error, RL_SCANLOG_ERROR_BAD_TIME, "\"time\" is before 1970");
 
   n = json_object_get_member (o, "bssid");
   if (n == NULL || json_node_get_value_type (n) != G_TYPE_STRING || !rl_bssid_parse (json_node_get_string (n), out->bssid))

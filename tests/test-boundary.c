@@ -640,6 +640,42 @@ test_corrupt_leaves (void)
   g_assert_cmpuint (refused_country, >, 0);
 }
 
+/* The index in memory (what the fuzz target opens) answers as the mapped
+ * file does and refuses what the file would be refused for. */
+static void
+test_from_bytes (void)
+{
+  static const double points[][2] = { { 52.52, 13.405 }, { 47.6969, 8.6903 }, { 0.0, 0.0 }, { 49.0090, 8.2 } };
+  g_autoptr(GBytes) bytes = read_index ();
+  g_autoptr(GError) error = NULL;
+  g_autoptr(RlBoundaryIndex) mem = rl_boundary_index_new_from_bytes (bytes, "memory", &error);
+  gsize len;
+  const guint8 *data = g_bytes_get_data (bytes, &len);
+
+  g_assert_no_error (error);
+  for (guint i = 0; i < G_N_ELEMENTS (points); i++)
+    {
+      RlBoundaryResult a, b;
+      g_assert_true (rl_boundary_lookup (index_, points[i][0], points[i][1], &a));
+      g_assert_true (rl_boundary_lookup (mem, points[i][0], points[i][1], &b));
+      g_assert_cmpuint (a.country, ==, b.country);
+      g_assert_cmpfloat (a.border_m, ==, b.border_m);
+      g_assert_cmpuint (a.neighbour, ==, b.neighbour);
+    }
+  {
+    g_autoptr(GBytes) cut = g_bytes_new_from_bytes (bytes, 0, len - 1);
+    g_autoptr(GError) cut_error = NULL;
+    g_assert_null (rl_boundary_index_new_from_bytes (cut, "memory", &cut_error));
+    g_assert_error (cut_error, RL_BOUNDARY_ERROR, RL_BOUNDARY_ERROR_CORRUPT);
+  }
+  {
+    g_autoptr(GBytes) empty = g_bytes_new (data, 0);
+    g_autoptr(GError) empty_error = NULL;
+    g_assert_null (rl_boundary_index_new_from_bytes (empty, "memory", &empty_error));
+    g_assert_error (empty_error, RL_BOUNDARY_ERROR, RL_BOUNDARY_ERROR_CORRUPT);
+  }
+}
+
 /* ---- regloc lookup - -------------------------------------------------- */
 
 static void
@@ -766,6 +802,7 @@ main (int argc, char **argv)
   g_test_add_func ("/boundary/shortcuts", test_shortcuts);
   g_test_add_func ("/boundary/corrupt", test_corrupt);
   g_test_add_func ("/boundary/corrupt-leaves", test_corrupt_leaves);
+  g_test_add_func ("/boundary/from-bytes", test_from_bytes);
   g_test_add_func ("/boundary/cli-bulk", test_cli_bulk);
   g_test_add_func ("/boundary/cli-single", test_cli_single);
   ret = g_test_run ();

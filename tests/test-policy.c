@@ -267,6 +267,34 @@ test_flood_one_operator (void)
   g_assert_cmpuint (d->state, ==, RL_STATE_DECIDED);
 }
 
+/* Found by fuzz-scenario: an ssid= with bytes that are not UTF-8 went into
+ * the evidence text and the explanation, and the JSON report was no longer
+ * JSON.  SSIDs are shown as the beacon source shows them: printable ASCII,
+ * '?' for anything else, at most 32 bytes. */
+static void
+test_scenario_ssid_bytes (void)
+{
+  static const char text[] =
+    "at 0 beacon 3c:84:6a:01:00:01 DE ssid=Tele\xef\xef\xef\xef-\xff\n"
+    "at 0 beacon 00:1f:3f:02:00:02 DE ssid=Caf\xc3\xa9-0123456789012345678901234567890\n";
+  g_autoptr (RlConfig) config = rl_config_new_default ();
+  RlScenarioContext ctx = { config, tzmap, NULL, NULL };
+  g_autoptr (RlReplay) replay = rl_replay_new (config, regulatory);
+  g_autoptr (GArray) expects = g_array_new (FALSE, FALSE, sizeof (RlScenarioExpect));
+  g_autoptr (GError) error = NULL;
+  gboolean settle;
+
+  rl_replay_set_keep_evidence (replay, TRUE);
+  g_assert_true (rl_scenario_parse (text, "ssid.scn", &ctx, replay, expects, &settle, &error));
+  g_assert_no_error (error);
+  rl_replay_run (replay, settle);
+  g_autofree char *json = rl_replay_format (replay, "json", NULL);
+  g_assert_true (g_utf8_validate (json, -1, NULL));
+  g_assert_nonnull (strstr (json, "'Tele\?\?\?\?-\?'"));
+  /* ('\?' keeps "??-" from being read as a trigraph) 32 bytes: the two bytes of the e-acute are two '?', nothing is split */
+  g_assert_nonnull (strstr (json, "'Caf\?\?-01234567890123456789012345'"));
+}
+
 int
 main (int argc, char **argv)
 {
@@ -290,6 +318,7 @@ main (int argc, char **argv)
   g_test_add_func ("/policy/hold-down-timing", test_hold_down_timing);
   g_test_add_func ("/policy/properties", test_properties);
   g_test_add_func ("/policy/flood-one-operator", test_flood_one_operator);
+  g_test_add_func ("/policy/scenario-ssid-bytes", test_scenario_ssid_bytes);
   int ret = g_test_run ();
   rl_regulatory_free (regulatory);
   rl_tzmap_free (tzmap);

@@ -115,6 +115,20 @@ test_scanlog_roundtrip (void)
   g_assert_cmpstr (e.ssid, ==, "Freifunk");
   g_assert_cmpmem (e.ies, e.ies_len, ies, ies_len);
   rl_scanlog_entry_clear (&e);
+
+  /* the first and the last time a line can carry survive the round trip */
+  static const char *const edges[] = { "1970-01-01T00:00:00Z", "9999-12-31T23:59:59.999999Z" };
+  for (guint i = 0; i < G_N_ELEMENTS (edges); i++)
+    {
+      g_autofree char *in = g_strdup_printf ("{\"time\":\"%s\",\"bssid\":\"00:11:22:33:44:55\",\"ies\":\"\"}", edges[i]);
+      RlScanLogEntry a, b;
+      g_assert_true (rl_scanlog_parse (in, -1, &a, NULL));
+      g_autofree char *out = rl_scanlog_format (a.time, a.ifname, a.bssid, 0, FALSE, 0, "", NULL, 0);
+      g_assert_true (rl_scanlog_parse (out, -1, &b, NULL));
+      g_assert_cmpint (a.time, ==, b.time);
+      rl_scanlog_entry_clear (&a);
+      rl_scanlog_entry_clear (&b);
+    }
 }
 
 static void
@@ -128,6 +142,9 @@ test_scanlog_bad_lines (void)
     { "[1,2]", RL_SCANLOG_ERROR_NOT_JSON },
     { "{\"bssid\":\"00:11:22:33:44:55\",\"ies\":\"\"}", RL_SCANLOG_ERROR_BAD_TIME },
     { "{\"time\":\"yesterday\",\"bssid\":\"00:11:22:33:44:55\",\"ies\":\"\"}", RL_SCANLOG_ERROR_BAD_TIME },
+    /* found by fuzz-scanlog: a year before 1000 did not survive format → parse */
+    { "{\"time\":\"0998-05-18T09:02:35Z\",\"bssid\":\"00:11:22:33:44:55\",\"ies\":\"\"}", RL_SCANLOG_ERROR_BAD_TIME },
+    { "{\"time\":\"1970-01-01T00:00:00+00:01\",\"bssid\":\"00:11:22:33:44:55\",\"ies\":\"\"}", RL_SCANLOG_ERROR_BAD_TIME },
     { "{\"time\":\"2026-01-01T00:00:00Z\",\"bssid\":\"00:11:22:33:44\",\"ies\":\"\"}", RL_SCANLOG_ERROR_BAD_BSSID },
     { "{\"time\":\"2026-01-01T00:00:00Z\",\"bssid\":\"00:11:22:33:44:55\",\"ies\":\"070\"}", RL_SCANLOG_ERROR_BAD_IES },
     { "{\"time\":\"2026-01-01T00:00:00Z\",\"bssid\":\"00:11:22:33:44:55\",\"ies\":\"zz\"}", RL_SCANLOG_ERROR_BAD_IES },
@@ -346,6 +363,80 @@ test_replay_pcapng (void)
   g_unlink (path);
 }
 
+/* Found by fuzz-pcap: a pcapng timestamp of 2^64 - 1 µs overflowed the
+ * conversion to µs since the epoch.  Such a frame is a counted skip; the
+ * frames around it still count. */
+static void
+test_replay_pcapng_bad_time (void)
+{
+  GByteArray *f = g_byte_array_new ();
+  guint8 shb[16] = { 0x4d, 0x3c, 0x2b, 0x1a, 1, 0, 0, 0, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff };
+  guint8 idb[8] = { 105, 0, 0, 0, 0xff, 0xff, 0, 0 };
+  static const guint64 times[] = { T0 + 3 * G_USEC_PER_SEC, G_MAXUINT64, (guint64) 253402300800 * G_USEC_PER_SEC };
+
+  put_block (f, 0x0a0d0d0a, shb, sizeof shb);
+  put_block (f, 1, idb, sizeof idb);
+  for (guint i = 0; i < G_N_ELEMENTS (times); i++)
+    {
+      g_autoptr (GByteArray) fr = frame_for (0x80, ap_bssids[i], 2412, -40, "ap", "CH ");
+      guint32 caplen = fr->len - 16;
+      guint32 hdr[5] = { 0, (guint32) (times[i] >> 32), (guint32) times[i], caplen, caplen };
+      GByteArray *epb = g_byte_array_new ();
+      g_byte_array_append (epb, (const guint8 *) hdr, sizeof hdr);
+      g_byte_array_append (epb, fr->data + 16, caplen);
+      put_block (f, 6, epb->data, epb->len);
+      g_byte_array_unref (epb);
+    }
+  g_autofree char *path = NULL;
+  int fd = g_file_open_tmp ("regloc-scans-XXXXXX.pcapng", &path, NULL);
+  close (fd);
+  g_assert_true (g_file_set_contents (path, (const char *) f->data, f->len, NULL));
+  g_byte_array_unref (f);
+
+  g_autoptr (JsonNode) root = run_replay (path, TRUE, NULL, NULL);
+  g_assert_cmpint (counter (root, "scans.bss_used"), ==, 1);
+  g_assert_cmpint (counter (root, "scans.skipped.bad_time"), ==, 2);
+  g_unlink (path);
+}
+
+/* Found by fuzz-scanlog: json-glib's message about a bad line quotes the
+ * string it choked on with escapes decoded, so the ASCII "\200" became the
+ * byte 0x80, and the replay note carrying it made the JSON report invalid
+ * UTF-8.  The report stays JSON; the byte becomes U+FFFD. */
+static void
+test_replay_note_not_utf8 (void)
+{
+  static const guint8 bssid[6] = { 0x3c, 0x84, 0x6a, 1, 2, 3 };
+  gsize ies_len;
+  g_autofree guint8 *ies = ies_for ("home", "DE ", &ies_len);
+  g_autofree char *good = rl_scanlog_format (T0, "wlan0", bssid, 2412, TRUE, -5000, "home", ies, ies_len);
+  g_autofree char *text = g_strdup_printf ("{\"time\": \"2026-01-01T00:00:00Z\", \"ies\": \"00\\200\": 1}\n%s\n", good);
+  g_autofree char *path = NULL;
+  int fd = g_file_open_tmp ("regloc-scans-XXXXXX.jsonl", &path, NULL);
+  close (fd);
+  g_assert_true (g_file_set_contents (path, text, -1, NULL));
+
+  g_autoptr (RlConfig) config = rl_config_new_default ();
+  g_autoptr (RlRegulatory) reg = rl_regulatory_new_world_only ("not needed here");
+  g_autoptr (RlReplay) replay = rl_replay_new (config, reg);
+  g_assert_true (rl_replay_load_scan_file (replay, path, config, NULL));
+  rl_replay_run (replay, FALSE);
+  g_autofree char *json = rl_replay_format (replay, "json", NULL);
+  /* json_from_string () does not check the encoding; the parser does */
+  g_autoptr (JsonParser) parser = json_parser_new ();
+  g_autoptr (GError) error = NULL;
+  g_assert_true (json_parser_load_from_data (parser, json, -1, &error));
+  g_assert_no_error (error);
+  JsonNode *root = json_parser_get_root (parser);
+  g_assert_cmpint (counter (root, "scans.skipped.bad_json"), ==, 1);
+  g_assert_cmpint (counter (root, "scans.bss_used"), ==, 1);
+  g_autoptr (JsonNode) notes = json_path_query ("$..notes[0]", root, NULL);
+  const char *note = json_array_get_string_element (json_node_get_array (notes), 0);
+  g_assert_true (g_utf8_validate (note, -1, NULL));
+  g_assert_nonnull (strstr (note, "\xef\xbf\xbd"));
+  g_unlink (path);
+}
+
 static void
 test_replay_not_a_scan_file (void)
 {
@@ -383,6 +474,8 @@ main (int argc, char **argv)
   g_test_add_func ("/scans/replay-pcap", test_replay_pcap);
   g_test_add_func ("/scans/frames", test_frames);
   g_test_add_func ("/scans/replay-pcapng", test_replay_pcapng);
+  g_test_add_func ("/scans/replay-pcapng-bad-time", test_replay_pcapng_bad_time);
+  g_test_add_func ("/scans/replay-note-not-utf8", test_replay_note_not_utf8);
   g_test_add_func ("/scans/not-a-scan-file", test_replay_not_a_scan_file);
   return g_test_run ();
 }
