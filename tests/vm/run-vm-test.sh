@@ -36,7 +36,15 @@ regdb=/lib/firmware/regulatory.db
 
 # --- kernel: the version linux-image-amd64 points at, never hard-coded
 mkdir -p "$cache"
-pkg=$(apt-cache depends linux-image-amd64 2>/dev/null | awk '/Depends: linux-image-[0-9]/{print $2; exit}')
+kernel_pkg () { apt-cache depends linux-image-amd64 2>/dev/null | awk '/Depends: linux-image-[0-9]/{print $2; exit}'; }
+pkg=$(kernel_pkg)
+if [ -z "$pkg" ]; then
+  # a machine whose package lists were never fetched (or were cleaned): fetch them once
+  sudo=""; [ "$(id -u)" -ne 0 ] && sudo="sudo -n"
+  echo "apt-cache does not know linux-image-amd64: running apt-get update"
+  $sudo apt-get update -qq >/dev/null 2>&1 || true
+  pkg=$(kernel_pkg)
+fi
 [ -n "$pkg" ] || die "apt-cache does not know linux-image-amd64 (run apt-get update)"
 deb=$(ls "$cache/${pkg}"_*.deb 2>/dev/null | head -n 1 || true)
 if [ -z "$deb" ]; then
