@@ -77,16 +77,28 @@ parse_80211 (const guint8 *f, gsize len, gboolean has_fcs, RlHeardFrame *out)
 static const guint8 radiotap_align[6] = { 8, 1, 1, 2, 1, 1 };
 static const guint8 radiotap_size[6] = { 8, 1, 1, 4, 2, 1 };
 
+/* Radiotap and PPI headers both start with version 0, a pad byte and a
+ * little-endian length that must cover the 8 fixed bytes and fit the frame. */
 static RlFrameResult
-parse_radiotap (const guint8 *d, gsize caplen, RlHeardFrame *out)
+check_radio_header (const guint8 *d, gsize caplen, gsize *hlen)
 {
   if (caplen < 8)
     return RL_FRAME_TRUNCATED;
-  gsize hlen = le16 (d + 2);
-  if (d[0] != 0 || hlen < 8)
+  *hlen = le16 (d + 2);
+  if (d[0] != 0 || *hlen < 8)
     return RL_FRAME_BAD_RADIO_HEADER;
-  if (hlen > caplen)
+  if (*hlen > caplen)
     return RL_FRAME_TRUNCATED;
+  return RL_FRAME_OK;
+}
+
+static RlFrameResult
+parse_radiotap (const guint8 *d, gsize caplen, RlHeardFrame *out)
+{
+  gsize hlen;
+  RlFrameResult r = check_radio_header (d, caplen, &hlen);
+  if (r != RL_FRAME_OK)
+    return r;
   guint32 present = le32 (d + 4);
   gsize pos = 8;
   /* extended presence words follow while bit 31 is set */
@@ -132,13 +144,10 @@ parse_radiotap (const guint8 *d, gsize caplen, RlHeardFrame *out)
 static RlFrameResult
 parse_ppi (const guint8 *d, gsize caplen, RlHeardFrame *out)
 {
-  if (caplen < 8)
-    return RL_FRAME_TRUNCATED;
-  gsize hlen = le16 (d + 2);
-  if (d[0] != 0 || hlen < 8)
-    return RL_FRAME_BAD_RADIO_HEADER;
-  if (hlen > caplen)
-    return RL_FRAME_TRUNCATED;
+  gsize hlen;
+  RlFrameResult r = check_radio_header (d, caplen, &hlen);
+  if (r != RL_FRAME_OK)
+    return r;
   if (le32 (d + 4) != RL_LINKTYPE_IEEE802_11)
     return RL_FRAME_NOT_MANAGEMENT;
   gboolean fcs = FALSE;
