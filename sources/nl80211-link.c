@@ -266,19 +266,19 @@ rl_nl_ctrl_announces_nl80211 (guint8 cmd, const guint8 *attrs, gsize len)
   return n == (int) sizeof NL80211_GENL_NAME && memcmp (name, NL80211_GENL_NAME, sizeof NL80211_GENL_NAME) == 0;
 }
 
+static void
+on_ctrl_event (guint8 cmd, const guint8 *attrs, gsize len, gpointer user_data)
+{
+  RlNlFamilyWatch *watch = user_data;
+
+  if (rl_nl_ctrl_announces_nl80211 (cmd, attrs, len))
+    watch->seen = TRUE;
+}
+
 static int
 on_ctrl_msg (struct nl_msg *msg, void *arg)
 {
-  RlNlFamilyWatch *watch = arg;
-  struct nlmsghdr *nlh = nlmsg_hdr (msg);
-  struct genlmsghdr *gnlh;
-
-  if (!genlmsg_valid_hdr (nlh, 0))
-    return NL_OK;
-  gnlh = nlmsg_data (nlh);
-  if (rl_nl_ctrl_announces_nl80211 (gnlh->cmd, (const guint8 *) genlmsg_attrdata (gnlh, 0),
-                                    (gsize) genlmsg_attrlen (gnlh, 0)))
-    watch->seen = TRUE;
+  forward (msg, on_ctrl_event, arg);
   return NL_OK;
 }
 
