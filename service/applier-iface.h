@@ -13,8 +13,9 @@ G_BEGIN_DECLS
 
 typedef struct {
   /* @alpha2: the kernel's domain ("DE", "00", "98", …; "" unknown);
+   * @reachable: whether the kernel's regulatory interface can be reached at all;
    * @status: one line ("steerable", "phy0 self-managed: ignores user hints", …). */
-  void (*kernel_changed) (const char *alpha2, const char *status, gpointer user_data);
+  void (*kernel_changed) (const char *alpha2, gboolean reachable, const char *status, gpointer user_data);
   gpointer user_data;
 } RlApplierHooks;
 

@@ -20,7 +20,8 @@ on_applier_changed (RlApplier *applier, gpointer user_data)
   const char *status = rl_applier_detail (applier);
   char cc[3];
 
-  glue->hooks.kernel_changed (kernel == RL_COUNTRY_NONE ? "" : rl_country_to_string (kernel, cc), status,
+  glue->hooks.kernel_changed (kernel == RL_COUNTRY_NONE ? "" : rl_country_to_string (kernel, cc),
+                              rl_applier_mode (applier) != RL_APPLIER_UNAVAILABLE, status,
                               glue->hooks.user_data);
 }
 

@@ -59,6 +59,7 @@ struct RlDaemon {
   gpointer applier;
   char *kernel_country;
   char *kernel_status;
+  gboolean kernel_reachable;    /* as the applier last said */
   RlCountry applied;              /* what we last asked the kernel for */
   char *apply_problem;            /* last apply error, logged once */
 
@@ -441,12 +442,14 @@ daemon_feed (RlDaemon *self)
 /* --- kernel -------------------------------------------------------------- */
 
 static void
-on_kernel_changed (const char *alpha2, const char *status, gpointer user_data)
+on_kernel_changed (const char *alpha2, gboolean reachable, const char *status, gpointer user_data)
 {
   RlDaemon *self = user_data;
 
-  if (g_strcmp0 (self->kernel_country, alpha2) == 0 && g_strcmp0 (self->kernel_status, status) == 0)
+  if (g_strcmp0 (self->kernel_country, alpha2) == 0 && g_strcmp0 (self->kernel_status, status) == 0
+      && self->kernel_reachable == reachable)
     return;
+  self->kernel_reachable = reachable;
   g_message ("Kernel regulatory domain: %s (%s)", alpha2 && alpha2[0] ? alpha2 : "unknown", status ? status : "");
   g_free (self->kernel_country);
   self->kernel_country = g_strdup (alpha2 ? alpha2 : "");
@@ -765,8 +768,7 @@ rl_daemon_source_status (RlDaemon *self)
     }
   if (self->applier != NULL || self->options.applier != NULL)
     {
-      gboolean working = self->applier != NULL && !g_str_has_prefix (self->kernel_status, "unavailable");
-      RlSourceStatus st = { "kernel", working, 0, self->kernel_status };
+      RlSourceStatus st = { "kernel", self->applier != NULL && self->kernel_reachable, 0, self->kernel_status };
       g_array_append_val (out, st);
     }
   return out;

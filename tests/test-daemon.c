@@ -137,7 +137,7 @@ static gpointer
 fake_create (const RlApplierHooks *hooks, gboolean apply, GError **error)
 {
   fake->hooks = *hooks;
-  hooks->kernel_changed ("00", "steerable", hooks->user_data);
+  hooks->kernel_changed ("00", TRUE, "steerable", hooks->user_data);
   return fake;
 }
 
@@ -149,7 +149,7 @@ fake_apply (gpointer applier, RlCountry country, GError **error)
 
   g_array_append_val (self->applied, country);
   /* The kernel reports back, as nl80211's regulatory events would. */
-  self->hooks.kernel_changed (rl_country_to_string (country, cc), "steerable", self->hooks.user_data);
+  self->hooks.kernel_changed (rl_country_to_string (country, cc), TRUE, "steerable", self->hooks.user_data);
   return TRUE;
 }
 
@@ -198,6 +198,22 @@ replay_daemon (const char *config_text, gboolean no_apply, const char *state_dir
   return rl_daemon_new (&opts, error);
 }
 
+/* Runs @daemon's replay until it decides DE (20 s at most), the timer
+ * starting @late_us late as on a busy machine. */
+static void
+run_until_de (RlDaemon *daemon, Seen *seen, gulong late_us)
+{
+  guint timeout;
+
+  rl_daemon_set_listener (daemon, on_changed, seen);
+  rl_daemon_start (daemon);
+  if (late_us > 0)
+    g_usleep (late_us);
+  timeout = g_timeout_add_seconds (20, on_timeout, NULL);
+  g_main_loop_run (seen->loop);
+  g_source_remove (timeout);
+}
+
 static void
 test_loop_applies_each_change (void)
 {
@@ -207,16 +223,11 @@ test_loop_applies_each_change (void)
   g_autoptr(GMainLoop) loop = g_main_loop_new (NULL, FALSE);
   FakeApplier applier = { g_array_new (FALSE, FALSE, sizeof (RlCountry)) };
   Seen seen = { 0, 0, 0, loop };
-  guint timeout;
 
   fake = &applier;
   daemon = replay_daemon ("[gps]\nenabled=false\n[beacons]\nenabled=false\n", FALSE, dir, &error);
   g_assert_no_error (error);
-  rl_daemon_set_listener (daemon, on_changed, &seen);
-  rl_daemon_start (daemon);
-  timeout = g_timeout_add_seconds (20, on_timeout, NULL);
-  g_main_loop_run (loop);
-  g_source_remove (timeout);
+  run_until_de (daemon, &seen, 0);
 
   /* Every change of country, and only those, reached the kernel. */
   g_assert_cmpuint (applier.applied->len, ==, 4);
@@ -254,17 +265,11 @@ test_loop_late_timer (void)
   g_autoptr(GMainLoop) loop = g_main_loop_new (NULL, FALSE);
   FakeApplier applier = { g_array_new (FALSE, FALSE, sizeof (RlCountry)) };
   Seen seen = { 0, 0, 0, loop };
-  guint timeout;
 
   fake = &applier;
   daemon = replay_daemon ("[gps]\nenabled=false\n[beacons]\nenabled=false\n", FALSE, dir, &error);
   g_assert_no_error (error);
-  rl_daemon_set_listener (daemon, on_changed, &seen);
-  rl_daemon_start (daemon);
-  g_usleep (G_USEC_PER_SEC);   /* 500 recorded seconds: past the end of the trip */
-  timeout = g_timeout_add_seconds (20, on_timeout, NULL);
-  g_main_loop_run (loop);
-  g_source_remove (timeout);
+  run_until_de (daemon, &seen, G_USEC_PER_SEC);   /* 500 recorded seconds: past the end of the trip */
 
   g_assert_cmpuint (applier.applied->len, ==, 4);
   g_assert_cmpuint (g_array_index (applier.applied, RlCountry, 1), ==, RL_COUNTRY ('F', 'R'));
@@ -282,17 +287,12 @@ test_loop_no_apply (void)
   g_autoptr(GMainLoop) loop = g_main_loop_new (NULL, FALSE);
   FakeApplier applier = { g_array_new (FALSE, FALSE, sizeof (RlCountry)) };
   Seen seen = { 0, 0, 0, loop };
-  guint timeout;
   g_autofree char *explain = NULL;
 
   fake = &applier;
   daemon = replay_daemon ("[gps]\nenabled=false\n", TRUE, dir, &error);
   g_assert_no_error (error);
-  rl_daemon_set_listener (daemon, on_changed, &seen);
-  rl_daemon_start (daemon);
-  timeout = g_timeout_add_seconds (20, on_timeout, NULL);
-  g_main_loop_run (loop);
-  g_source_remove (timeout);
+  run_until_de (daemon, &seen, 0);
   g_assert_cmpuint (applier.applied->len, ==, 0);
   explain = rl_daemon_explain (daemon);
   g_assert_nonnull (strstr (explain, "observe mode"));
