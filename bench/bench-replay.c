@@ -5,8 +5,8 @@
  * Usage: bench-replay [--runs N] [--index FILE] LOG.nmea */
 #include <stdio.h>
 #include <string.h>
-#include "service/replay-gps.h"
-#include "sources/nmea.h"
+#include "replay/replay-gps.h"
+#include "readers/nmea.h"
 
 static double
 seconds_since (gint64 t0)

@@ -8,8 +8,8 @@
  * border distance) on one core, writes its answers next to the points for
  * bench/country-coder-bench.mjs, and reports the index's resident memory
  * after a million random lookups. */
-#include "boundary.h"
-#include "boundary-source.h"
+#include "geo/boundary.h"
+#include "tools/boundary-gen/boundary-source.h"
 
 #include <glib/gstdio.h>
 #include <math.h>

@@ -3,8 +3,8 @@
 #include <stdio.h>
 #include <glib.h>
 
-#include "commands.h"
-#include "service/config.h"
+#include "cli/commands.h"
+#include "core/config.h"
 #include "rl-build-config.h"
 
 int

@@ -1,5 +1,5 @@
-#include "client.h"
-#include "commands.h"
+#include "cli/client.h"
+#include "cli/commands.h"
 
 #include <stdio.h>
 

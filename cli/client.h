@@ -4,7 +4,7 @@
 #pragma once
 
 #include <gio/gio.h>
-#include "rl-dbus-manager.h"
+#include "dbus/rl-dbus-manager.h"
 
 G_BEGIN_DECLS
 

@@ -1,8 +1,8 @@
 /* regloc explain: the daemon's own paragraph on why it decided what it did. */
 #include <stdio.h>
 
-#include "commands.h"
-#include "client.h"
+#include "cli/commands.h"
+#include "cli/client.h"
 
 int
 rl_cmd_explain (int argc, char **argv)

@@ -5,9 +5,9 @@
  *                                    one "CC<TAB>DISTANCE_M" per line out
  *
  * The bulk format is an interface scripts and tests rely on: keep it stable. */
-#include "commands.h"
+#include "cli/commands.h"
 
-#include "boundary.h"
+#include "geo/boundary.h"
 
 #include <errno.h>
 #include <math.h>

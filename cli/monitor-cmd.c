@@ -2,8 +2,8 @@
 #include <stdio.h>
 #include <glib-unix.h>
 
-#include "commands.h"
-#include "client.h"
+#include "cli/commands.h"
+#include "cli/client.h"
 
 static void
 stamp (void)

@@ -3,9 +3,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "commands.h"
-#include "client.h"
-#include "policy/evidence.h"
+#include "cli/commands.h"
+#include "cli/client.h"
+#include "core/evidence.h"
 
 int
 rl_cmd_override (int argc, char **argv)

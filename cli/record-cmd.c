@@ -4,10 +4,10 @@
 #include <stdio.h>
 #include <string.h>
 #include <glib-unix.h>
-#include "commands.h"
-#include "service/config.h"
-#include "sources/beacons.h"
-#include "sources/scanlog.h"
+#include "cli/commands.h"
+#include "core/config.h"
+#include "daemon/sources/beacons.h"
+#include "readers/scanlog.h"
 
 typedef struct {
   GMainLoop *loop;

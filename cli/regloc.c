@@ -5,7 +5,7 @@
 #include <string.h>
 #include <glib.h>
 
-#include "commands.h"
+#include "cli/commands.h"
 #include "rl-build-config.h"
 
 typedef struct {

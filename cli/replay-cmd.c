@@ -6,15 +6,15 @@
 #include <stdarg.h>
 #include <gio/gio.h>
 
-#include "commands.h"
-#include "service/config.h"
-#include "service/regdb.h"
-#include "service/replay.h"
-#include "service/replay-gps.h"
-#include "service/replay-scans.h"
-#include "service/scenario.h"
-#include "sources/tzmap.h"
-#include "sources/boundary.h"
+#include "cli/commands.h"
+#include "core/config.h"
+#include "core/regdb.h"
+#include "replay/replay.h"
+#include "replay/replay-gps.h"
+#include "replay/replay-scans.h"
+#include "replay/scenario.h"
+#include "geo/tzmap.h"
+#include "geo/boundary.h"
 
 typedef struct {
   char *scenario;

@@ -2,8 +2,8 @@
 #include <stdio.h>
 #include <json-glib/json-glib.h>
 
-#include "commands.h"
-#include "client.h"
+#include "cli/commands.h"
+#include "cli/client.h"
 
 static const char *
 nonempty (const char *s, const char *fallback)

@@ -6,9 +6,9 @@
  * the grid, the nodes and the leaves; then it looks up points all over the
  * seed index's area (fuzz/data/boundary-seed.geo.json) and the world. */
 #include <stddef.h>
-#include "fuzz-common.h"
-#include "sources/boundary.h"
-#include "sources/boundary-format.h"
+#include "fuzz/fuzz-common.h"
+#include "geo/boundary.h"
+#include "geo/boundary-format.h"
 
 static void
 lookup (const RlBoundaryIndex *index, double lat, double lon)

@@ -1,5 +1,5 @@
 /* Shared pieces of the libFuzzer targets: see fuzz-common.h. */
-#include "fuzz-common.h"
+#include "fuzz/fuzz-common.h"
 
 #include <errno.h>
 #include <math.h>
@@ -8,7 +8,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 #include <json-glib/json-glib.h>
-#include "service/regdb.h"
+#include "core/regdb.h"
 
 static GLogWriterOutput
 fuzz_log_writer (GLogLevelFlags level, const GLogField *fields, gsize n_fields, gpointer user_data)

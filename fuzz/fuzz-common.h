@@ -4,8 +4,8 @@
 #pragma once
 
 #include <glib.h>
-#include "service/replay.h"
-#include "sources/gps-fix.h"
+#include "replay/replay.h"
+#include "core/gps-fix.h"
 
 int LLVMFuzzerTestOneInput (const guint8 *data, gsize size);
 /* libFuzzer calls it once (fuzz-common.c): warnings about bad input are

@@ -1,6 +1,6 @@
 /* libFuzzer target: regloc.conf. */
-#include "fuzz-common.h"
-#include "service/config.h"
+#include "fuzz/fuzz-common.h"
+#include "core/config.h"
 
 int
 LLVMFuzzerTestOneInput (const guint8 *data, gsize size)

@@ -2,9 +2,9 @@
  * response after its fixed fields, NL80211_BSS_*_IES, a scan log's "ies"),
  * through the Country element parser and the beacon evidence built on it. */
 #include <string.h>
-#include "fuzz-common.h"
-#include "sources/country-ie.h"
-#include "sources/nl80211-scan.h"
+#include "fuzz/fuzz-common.h"
+#include "readers/country-ie.h"
+#include "readers/nl80211-scan.h"
 
 static void
 check_printable (const char *s, gsize max)

@@ -2,9 +2,9 @@
  * link type (plain 802.11, radiotap, PPI); the rest is the frame, in a
  * buffer of exactly its size, so a read past the captured bytes is caught
  * (inside libpcap's buffer, the pcap target could not see it). */
-#include "fuzz-common.h"
-#include "sources/country-ie.h"
-#include "sources/pcap-scans.h"
+#include "fuzz/fuzz-common.h"
+#include "readers/country-ie.h"
+#include "readers/pcap-scans.h"
 
 int
 LLVMFuzzerTestOneInput (const guint8 *data, gsize size)

@@ -1,6 +1,6 @@
 /* libFuzzer target: gpsd JSON lines (gpspipe -w). */
-#include "fuzz-common.h"
-#include "sources/gpsd-json.h"
+#include "fuzz/fuzz-common.h"
+#include "readers/gpsd-json.h"
 
 int
 LLVMFuzzerTestOneInput (const guint8 *data, gsize size)

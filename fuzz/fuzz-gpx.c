@@ -1,6 +1,6 @@
 /* libFuzzer target: GPX documents. */
-#include "fuzz-common.h"
-#include "sources/gpx.h"
+#include "fuzz/fuzz-common.h"
+#include "readers/gpx.h"
 
 int
 LLVMFuzzerTestOneInput (const guint8 *data, gsize size)

@@ -1,7 +1,7 @@
 /* libFuzzer target: the attributes of a regulatory message the applier
  * reads (NL80211_CMD_REG_CHANGE, WIPHY_REG_CHANGE, the GET_REG answer). */
-#include "fuzz-common.h"
-#include "sources/applier.h"
+#include "fuzz/fuzz-common.h"
+#include "daemon/kernel/applier.h"
 
 int
 LLVMFuzzerTestOneInput (const guint8 *data, gsize size)

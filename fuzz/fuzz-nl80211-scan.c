@@ -1,7 +1,7 @@
 /* libFuzzer target: one NL80211_CMD_NEW_SCAN_RESULTS message's attributes
  * (the bytes after the genetlink header), as the beacon source gets them. */
-#include "fuzz-common.h"
-#include "sources/nl80211-scan.h"
+#include "fuzz/fuzz-common.h"
+#include "readers/nl80211-scan.h"
 
 static gboolean
 inside (const guint8 *p, gsize len, const guint8 *data, gsize size)

@@ -1,6 +1,6 @@
 /* libFuzzer target: NMEA 0183 logs. */
-#include "fuzz-common.h"
-#include "sources/nmea.h"
+#include "fuzz/fuzz-common.h"
+#include "readers/nmea.h"
 
 int
 LLVMFuzzerTestOneInput (const guint8 *data, gsize size)

@@ -1,8 +1,8 @@
 /* libFuzzer target: packet captures (pcap, pcapng) through the loader
  * `regloc replay --scans` uses: libpcap reads the file, regloc parses the
  * radiotap / PPI / 802.11 headers and the Country elements. */
-#include "fuzz-common.h"
-#include "service/replay-scans.h"
+#include "fuzz/fuzz-common.h"
+#include "replay/replay-scans.h"
 
 int
 LLVMFuzzerTestOneInput (const guint8 *data, gsize size)

@@ -1,6 +1,6 @@
 /* libFuzzer target: regulatory.db images. */
-#include "fuzz-common.h"
-#include "service/regdb.h"
+#include "fuzz/fuzz-common.h"
+#include "core/regdb.h"
 
 int
 LLVMFuzzerTestOneInput (const guint8 *data, gsize size)

@@ -3,9 +3,9 @@
  * line that parses must also survive the trip `regloc record` makes:
  * formatted again and parsed back, it says the same. */
 #include <string.h>
-#include "fuzz-common.h"
-#include "service/replay-scans.h"
-#include "sources/scanlog.h"
+#include "fuzz/fuzz-common.h"
+#include "replay/replay-scans.h"
+#include "readers/scanlog.h"
 
 static void
 check_round_trip (const char *line, gsize len)

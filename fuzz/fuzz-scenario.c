@@ -1,6 +1,6 @@
 /* libFuzzer target: scenario files, parsed and run through the policy. */
-#include "fuzz-common.h"
-#include "service/scenario.h"
+#include "fuzz/fuzz-common.h"
+#include "replay/scenario.h"
 
 int
 LLVMFuzzerTestOneInput (const guint8 *data, gsize size)

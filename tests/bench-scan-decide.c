@@ -9,9 +9,9 @@
 #include <netlink/msg.h>
 #include <netlink/attr.h>
 #include <linux/nl80211.h>
-#include "policy/evidence-set.h"
-#include "policy/policy.h"
-#include "sources/nl80211-scan.h"
+#include "core/evidence-set.h"
+#include "core/policy.h"
+#include "readers/nl80211-scan.h"
 
 static double
 cpu_ms (void)

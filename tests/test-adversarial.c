@@ -11,12 +11,12 @@
 #include <string.h>
 #include <glib.h>
 
-#include "policy/policy.h"
-#include "policy/evidence-set.h"
-#include "service/config.h"
-#include "service/regdb.h"
-#include "service/replay.h"
-#include "sources/bss-table.h"
+#include "core/policy.h"
+#include "core/evidence-set.h"
+#include "core/config.h"
+#include "core/regdb.h"
+#include "replay/replay.h"
+#include "daemon/sources/bss-table.h"
 
 #define SEC RL_USEC_PER_SEC
 #define T0 (G_GINT64_CONSTANT (1767225600) * SEC)
@@ -64,7 +64,7 @@ radio_init (Radio *r)
 
   memset (r, 0, sizeof *r);
   r->config = rl_config_new_default ();
-  /* as the daemon sizes it (service/daemon.c) */
+  /* as the daemon sizes it (daemon/daemon.c) */
   r->set = rl_evidence_set_new (MAX (r->config->beacons_max_bss, 16));
   r->table = rl_bss_table_new (&r->source, r->config->policy.max_age_s[RL_SOURCE_BEACON],
                                r->config->beacons_max_bss);

@@ -1,10 +1,10 @@
 /* Boundary lookup: labelled points (enclaves, coasts, antimeridian, poles),
  * a round trip of the index against the source polygons, corrupt indexes
  * and the bulk interface of `regloc lookup -`. */
-#include "boundary.h"
-#include "boundary-private.h"
-#include "boundary-format.h"
-#include "boundary-source.h"
+#include "geo/boundary.h"
+#include "geo/boundary-private.h"
+#include "geo/boundary-format.h"
+#include "tools/boundary-gen/boundary-source.h"
 
 #include <gio/gio.h>
 #include <glib/gstdio.h>

@@ -1,7 +1,7 @@
 /* The beacon source's per-BSSID table: new observations vs. repeated dump
  * entries, withdrawal when an AP stops naming a country, ageing, the cap. */
 #include <string.h>
-#include "sources/bss-table.h"
+#include "daemon/sources/bss-table.h"
 
 #define SEC RL_USEC_PER_SEC
 #define T0 (G_GINT64_CONSTANT (1767225600) * SEC)

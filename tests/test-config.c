@@ -3,7 +3,7 @@
 #include <string.h>
 #include <glib.h>
 
-#include "service/config.h"
+#include "core/config.h"
 #include "rl-build-config.h"
 
 static void

@@ -1,7 +1,7 @@
 /* The Country element parser on captured element bytes (DESIGN §12). */
 #include <string.h>
-#include "sources/country-ie.h"
-#include "sources/nl80211-scan.h"
+#include "readers/country-ie.h"
+#include "readers/nl80211-scan.h"
 
 /* A home router in Germany: SSID, rates, DS, then 'DE ' with 2.4 GHz
  * channels 1-13 at 20 dBm and the three 5 GHz subbands, padded to even. */

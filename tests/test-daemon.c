@@ -5,10 +5,10 @@
 #include <glib.h>
 #include <glib/gstdio.h>
 
-#include "service/state.h"
-#include "service/daemon.h"
-#include "service/auth.h"
-#include "sources/timezone.h"
+#include "daemon/state.h"
+#include "daemon/daemon.h"
+#include "daemon/auth.h"
+#include "daemon/sources/timezone.h"
 #include "rl-build-config.h"
 
 /* Temporary directories go away after each test, whatever they hold. */

@@ -1,7 +1,7 @@
 /* GPS fix → evidence: error radius, the border rule, sea, expiry, words. */
 #include <math.h>
-#include "sources/gps-evidence.h"
-#include "gps-test-util.h"
+#include "geo/gps-evidence.h"
+#include "tests/gps-test-util.h"
 
 /* A fake map: west of 7.80°E is FR, east is DE, the Rhine border at 7.80°E;
  * south of 40°N is open sea (with FR waters 1 km further south). */

@@ -9,8 +9,8 @@
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <time.h>
-#include "sources/gps-source.h"
-#include "gps-test-util.h"
+#include "daemon/sources/gps-source.h"
+#include "tests/gps-test-util.h"
 
 typedef struct {
   guint puts;

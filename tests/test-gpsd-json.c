@@ -1,7 +1,7 @@
 /* gpsd JSON reader: a log captured with gpspipe -w from gpsd 3.22, and damaged lines. */
 #include <math.h>
-#include "sources/gpsd-json.h"
-#include "gps-test-util.h"
+#include "readers/gpsd-json.h"
+#include "tests/gps-test-util.h"
 
 static GArray *
 parse (const char *data, gsize len, RlGpsParseStats *stats)

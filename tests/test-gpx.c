@@ -1,7 +1,7 @@
 /* GPX reader: real GPX 1.0 and 1.1 files and broken documents. */
 #include <math.h>
-#include "sources/gpx.h"
-#include "gps-test-util.h"
+#include "readers/gpx.h"
+#include "tests/gps-test-util.h"
 
 static GArray *
 parse_ok (const char *data, gsize len, RlGpsParseStats *stats)

@@ -5,10 +5,10 @@
 #include <netlink/attr.h>
 #include <linux/nl80211.h>
 #include <linux/genetlink.h>
-#include "sources/nl80211-scan.h"
-#include "sources/applier.h"
-#include "sources/beacons.h"
-#include "sources/nl80211-link.h"
+#include "readers/nl80211-scan.h"
+#include "daemon/kernel/applier.h"
+#include "daemon/sources/beacons.h"
+#include "daemon/kernel/nl80211-link.h"
 
 static const guint8 de_ies[] = {
   0x00, 0x07, 'h', 'o', 'm', 'e', '-', 'D', 'E',

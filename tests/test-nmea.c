@@ -1,7 +1,7 @@
 /* NMEA 0183 reader: real receiver logs and captured/damaged sentences. */
 #include <math.h>
-#include "sources/nmea.h"
-#include "gps-test-util.h"
+#include "readers/nmea.h"
+#include "tests/gps-test-util.h"
 
 typedef struct {
   GArray *fixes;

@@ -4,12 +4,12 @@
 #include <string.h>
 #include <glib.h>
 
-#include "policy/policy.h"
-#include "service/config.h"
-#include "service/regdb.h"
-#include "service/replay.h"
-#include "service/scenario.h"
-#include "sources/tzmap.h"
+#include "core/policy.h"
+#include "core/config.h"
+#include "core/regdb.h"
+#include "replay/replay.h"
+#include "replay/scenario.h"
+#include "geo/tzmap.h"
 #include "rl-build-config.h"
 
 typedef struct {

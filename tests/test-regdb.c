@@ -4,7 +4,7 @@
 #include <glib.h>
 #include <glib/gstdio.h>
 
-#include "service/regdb.h"
+#include "core/regdb.h"
 #include "rl-build-config.h"
 
 /* A minimal valid image: header, countries, one collection with one rule. */

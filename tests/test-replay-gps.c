@@ -2,8 +2,8 @@
  * errors, and every real receiver log without a crash. */
 #include <math.h>
 #include "rl-build-config.h"
-#include "service/replay-gps.h"
-#include "gps-test-util.h"
+#include "replay/replay-gps.h"
+#include "tests/gps-test-util.h"
 
 static RlRegulatory *regulatory;
 

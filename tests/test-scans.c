@@ -5,10 +5,10 @@
 #include <glib/gstdio.h>
 #include <json-glib/json-glib.h>
 #include <pcap/pcap.h>
-#include "service/replay-scans.h"
-#include "sources/pcap-scans.h"
-#include "sources/scanlog.h"
-#include "sources/nl80211-scan.h"
+#include "replay/replay-scans.h"
+#include "readers/pcap-scans.h"
+#include "readers/scanlog.h"
+#include "readers/nl80211-scan.h"
 
 #define T0 (G_GINT64_CONSTANT (1767225600) * G_USEC_PER_SEC)   /* 2026-01-01T00:00:00Z */
 

@@ -5,7 +5,7 @@
 #include <glib.h>
 #include <glib/gstdio.h>
 
-#include "sources/tzmap.h"
+#include "geo/tzmap.h"
 
 static char *
 lookup (const RlTzMap *map, const char *zone, char **canonical)

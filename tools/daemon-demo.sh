@@ -25,7 +25,7 @@ export DBUS_SESSION_BUS_ADDRESS
 export REGLOC_BUS=session STATE_DIRECTORY="$tmp/state"
 
 echo "== reglocd --session-bus --replay sample-trip --replay-speed $speed (a private bus; log in $tmp/reglocd.log)"
-"$build/service/bin/reglocd" --session-bus --no-apply --config data/regloc.conf \
+"$build/daemon/reglocd" --session-bus --no-apply --config data/regloc.conf \
   --replay sample-trip --replay-speed "$speed" >"$tmp/reglocd.log" 2>&1 &
 daemon=$!
 i=0

@@ -5,9 +5,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <glib-unix.h>
-#include "sources/applier.h"
-#include "sources/beacons.h"
-#include "sources/nl80211-link.h"
+#include "daemon/kernel/applier.h"
+#include "daemon/sources/beacons.h"
+#include "daemon/kernel/nl80211-link.h"
 #include <netlink/attr.h>
 #include <linux/nl80211.h>
 

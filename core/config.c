@@ -1,0 +1,267 @@
+/* regloc.conf: one table describes every key; loading walks the file and
+ * the table, so an unknown key or a bad value is always caught and named. */
+#include "core/config.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+G_DEFINE_QUARK (rl-config-error-quark, rl_config_error)
+
+typedef enum { T_BOOL, T_UINT, T_DOUBLE, T_STRING, T_COUNTRY } KeyType;
+
+typedef struct {
+  RlConfigKeyInfo info;
+  KeyType type;
+  gsize offset;
+  double min, max;   /* numbers: inclusive range */
+} KeyDef;
+
+#define OFF(field) offsetof (RlConfig, field)
+#define POL(field) (offsetof (RlConfig, policy) + offsetof (RlPolicyParams, field))
+#define AGE(kind) (offsetof (RlConfig, policy) + offsetof (RlPolicyParams, max_age_s) + (kind) * sizeof (guint))
+
+static const KeyDef keys[] = {
+  { { "general", "apply", "bool", "true", "Set the kernel's regulatory domain (false: decide and publish only)" }, T_BOOL, OFF (apply), 0, 0 },
+  { { "general", "regulatory_db", "string", "/lib/firmware/regulatory.db", "The kernel's regulatory database: the countries that can be applied" }, T_STRING, OFF (regulatory_db), 0, 0 },
+  { { "general", "boundary_index", "string", "", "Country boundary index (empty: the one installed with regloc)" }, T_STRING, OFF (boundary_index), 0, 0 },
+  { { "general", "territories", "string", "", "Territory table: ISO codes without rules of their own (empty: the installed one)" }, T_STRING, OFF (territories), 0, 0 },
+  { { "general", "zoneinfo_dir", "string", "/usr/share/zoneinfo", "Where tzdata's zone.tab, zone1970.tab and tzdata.zi are" }, T_STRING, OFF (zoneinfo_dir), 0, 0 },
+
+  { { "policy", "min_witnesses", "uint", "2", "Independent witnesses needed to leave 00" }, T_UINT, POL (min_witnesses), 1, 10 },
+  { { "policy", "confidence_threshold", "double", "0.8", "Combined confidence needed to leave 00 (0..1)" }, T_DOUBLE, POL (confidence_threshold), 0, 1 },
+  { { "policy", "hold_down", "uint", "30", "Seconds agreement must hold before leaving 00 (0 disables)" }, T_UINT, POL (hold_down_s), 0, 86400 },
+  { { "policy", "gps_weight", "double", "0.8", "Confidence one good GPS fix adds (0..1)" }, T_DOUBLE, POL (gps_weight), 0, 1 },
+  { { "policy", "gps_max_error", "double", "250", "Metres: a fix with a larger error radius is no witness" }, T_DOUBLE, POL (gps_max_error_m), 1, 100000 },
+  { { "policy", "beacon_weight", "double", "0.7", "Confidence each beacon witness adds (0..1)" }, T_DOUBLE, POL (beacon_weight), 0, 1 },
+  { { "policy", "beacon_min_aps", "uint", "2", "Distinct access points for one beacon witness" }, T_UINT, POL (beacon_min_aps), 1, 1000 },
+  { { "policy", "beacon_min_fraction", "double", "0.666", "Share of the beacon votes a country needs for one witness: 2/3 (0.5..1)" }, T_DOUBLE, POL (beacon_min_fraction), 0, 1 },
+  { { "policy", "beacon_strong_aps", "uint", "4", "Distinct access points for two beacon witnesses (with no dissent)" }, T_UINT, POL (beacon_strong_aps), 1, 1000 },
+  { { "policy", "beacon_strong_operators", "uint", "3", "Distinct operators (OUIs) for two beacon witnesses" }, T_UINT, POL (beacon_strong_operators), 1, 1000 },
+  { { "policy", "beacon_max_aps_per_operator", "uint", "2", "Votes one operator can give one country (0: no cap)" }, T_UINT, POL (beacon_max_aps_per_operator), 0, 1000 },
+  { { "policy", "timezone_weight", "double", "0.4", "Confidence the timezone adds; it can confirm, never decide (0..1)" }, T_DOUBLE, POL (timezone_weight), 0, 1 },
+  { { "policy", "max_age_gps", "uint", "600", "Seconds a GPS fix counts (0: forever)" }, T_UINT, AGE (RL_SOURCE_GPS), 0, 31536000 },
+  { { "policy", "max_age_beacons", "uint", "900", "Seconds an access point counts after it was last seen (0: forever)" }, T_UINT, AGE (RL_SOURCE_BEACON), 0, 31536000 },
+  { { "policy", "max_age_timezone", "uint", "0", "Seconds the timezone counts after it was read (0: forever)" }, T_UINT, AGE (RL_SOURCE_TIMEZONE), 0, 31536000 },
+  { { "policy", "max_age_override", "uint", "0", "Seconds an override lasts (0: until cleared)" }, T_UINT, AGE (RL_SOURCE_OVERRIDE), 0, 31536000 },
+
+  { { "gps", "enabled", "bool", "true", "Use gpsd fixes" }, T_BOOL, OFF (gps_enabled), 0, 0 },
+  { { "gps", "host", "string", "localhost", "gpsd host" }, T_STRING, OFF (gps_host), 0, 0 },
+  { { "gps", "port", "uint", "2947", "gpsd port" }, T_UINT, OFF (gps_port), 1, 65535 },
+  { { "gps", "uere", "double", "5", "Metres per unit of HDOP when gpsd reports no error estimate" }, T_DOUBLE, OFF (gps_uere_m), 0.1, 1000 },
+  { { "gps", "border_margin", "double", "100", "Metres added to the error radius before a nearby border's country is named too" }, T_DOUBLE, OFF (gps_border_margin_m), 0, 100000 },
+
+  { { "beacons", "enabled", "bool", "true", "Use the Country IEs of access points in nl80211 scan results" }, T_BOOL, OFF (beacons_enabled), 0, 0 },
+  { { "beacons", "scan_interval", "uint", "0", "Seconds between passive scans regloc requests itself (0: never; NetworkManager scans)" }, T_UINT, OFF (beacons_scan_interval_s), 0, 86400 },
+  { { "beacons", "max_bss", "uint", "512", "Most access points remembered at once (when full, the oldest of the largest OUI group is dropped)" }, T_UINT, OFF (beacons_max_bss), 8, 100000 },
+
+  { { "timezone", "enabled", "bool", "true", "Use the configured timezone as weak evidence" }, T_BOOL, OFF (timezone_enabled), 0, 0 },
+  { { "timezone", "localtime", "string", "/etc/localtime", "The localtime link or file to read and watch" }, T_STRING, OFF (localtime_path), 0, 0 },
+
+  { { "override", "country", "country", "", "Force this country (two letters, or 00 for world); empty: no override" }, T_COUNTRY, OFF (override_country), 0, 0 },
+};
+
+const RlConfigKeyInfo *
+rl_config_schema (gsize *n_keys)
+{
+  static RlConfigKeyInfo infos[G_N_ELEMENTS (keys)];
+
+  for (gsize i = 0; i < G_N_ELEMENTS (keys); i++)
+    infos[i] = keys[i].info;
+  *n_keys = G_N_ELEMENTS (keys);
+  return infos;
+}
+
+static gboolean
+set_value (RlConfig *config, const KeyDef *k, const char *value, const char *file, GError **error)
+{
+  guint8 *base = (guint8 *) config;
+  g_autofree char *v = g_strstrip (g_strdup (value));
+  char *end = NULL;
+
+  switch (k->type)
+    {
+    case T_BOOL:
+      if (g_strcmp0 (v, "true") == 0 || g_strcmp0 (v, "false") == 0)
+        {
+          *(gboolean *) (base + k->offset) = v[0] == 't';
+          return TRUE;
+        }
+      break;
+    case T_UINT:
+      {
+        errno = 0;
+        guint64 n = g_ascii_strtoull (v, &end, 10);
+        if (v[0] != '\0' && v[0] != '-' && v[0] != '+' && *end == '\0' && errno == 0 && n >= k->min && n <= k->max)
+          {
+            *(guint *) (base + k->offset) = (guint) n;
+            return TRUE;
+          }
+        g_set_error (error, RL_CONFIG_ERROR, RL_CONFIG_ERROR_BAD_VALUE,
+                     "%s: [%s] %s=%s: expected a whole number from %.0f to %.0f",
+                     file, k->info.group, k->info.key, v, k->min, k->max);
+        return FALSE;
+      }
+    case T_DOUBLE:
+      {
+        errno = 0;
+        double d = g_ascii_strtod (v, &end);
+        if (v[0] != '\0' && *end == '\0' && errno == 0 && isfinite (d) && d >= k->min && d <= k->max)
+          {
+            *(double *) (base + k->offset) = d;
+            return TRUE;
+          }
+        g_set_error (error, RL_CONFIG_ERROR, RL_CONFIG_ERROR_BAD_VALUE,
+                     "%s: [%s] %s=%s: expected a number from %g to %g",
+                     file, k->info.group, k->info.key, v, k->min, k->max);
+        return FALSE;
+      }
+    case T_STRING:
+      {
+        char **slot = (char **) (base + k->offset);
+        g_free (*slot);
+        *slot = v[0] ? g_strdup (v) : NULL;
+        return TRUE;
+      }
+    case T_COUNTRY:
+      {
+        RlCountry c = RL_COUNTRY_NONE;
+        if (v[0] == '\0' || rl_country_parse (v, &c))
+          {
+            *(RlCountry *) (base + k->offset) = c;
+            return TRUE;
+          }
+        g_set_error (error, RL_CONFIG_ERROR, RL_CONFIG_ERROR_BAD_VALUE,
+                     "%s: [%s] %s=%s: expected two letters (ISO 3166-1 alpha-2), 00 or nothing",
+                     file, k->info.group, k->info.key, v);
+        return FALSE;
+      }
+    }
+  g_set_error (error, RL_CONFIG_ERROR, RL_CONFIG_ERROR_BAD_VALUE,
+               "%s: [%s] %s=%s: expected true or false", file, k->info.group, k->info.key, v);
+  return FALSE;
+}
+
+RlConfig *
+rl_config_new_default (void)
+{
+  g_autoptr (RlConfig) config = g_new0 (RlConfig, 1);
+
+  for (gsize i = 0; i < G_N_ELEMENTS (keys); i++)
+    if (!set_value (config, &keys[i], keys[i].info.default_value, "(defaults)", NULL))
+      g_assert_not_reached ();
+  return g_steal_pointer (&config);
+}
+
+static const KeyDef *
+find_key (const char *group, const char *key)
+{
+  for (gsize i = 0; i < G_N_ELEMENTS (keys); i++)
+    if (strcmp (keys[i].info.group, group) == 0 && strcmp (keys[i].info.key, key) == 0)
+      return &keys[i];
+  return NULL;
+}
+
+static gboolean
+check_policy (const RlConfig *c, const char *file, GError **error)
+{
+  const RlPolicyParams *p = &c->policy;
+
+  if (p->beacon_strong_aps < p->beacon_min_aps)
+    {
+      g_set_error (error, RL_CONFIG_ERROR, RL_CONFIG_ERROR_BAD_VALUE,
+                   "%s: [policy] beacon_strong_aps=%u: expected at least beacon_min_aps (%u)",
+                   file, p->beacon_strong_aps, p->beacon_min_aps);
+      return FALSE;
+    }
+  if (p->beacon_min_fraction <= 0.5)
+    {
+      /* below a majority two countries could each have a beacon witness */
+      g_set_error (error, RL_CONFIG_ERROR, RL_CONFIG_ERROR_BAD_VALUE,
+                   "%s: [policy] beacon_min_fraction=%g: expected more than 0.5 (a majority)", file, p->beacon_min_fraction);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+RlConfig *
+rl_config_load_data (const char *data, gsize len, const char *name, GError **error)
+{
+  g_autoptr (GKeyFile) kf = g_key_file_new ();
+  g_autoptr (RlConfig) config = rl_config_new_default ();
+  g_autoptr (GError) local = NULL;
+  g_auto (GStrv) groups = NULL;
+
+  if (!g_key_file_load_from_data (kf, data, len, G_KEY_FILE_NONE, &local))
+    {
+      g_set_error (error, RL_CONFIG_ERROR, RL_CONFIG_ERROR_PARSE, "%s: %s", name, local->message);
+      return NULL;
+    }
+  groups = g_key_file_get_groups (kf, NULL);
+  for (guint g = 0; groups[g] != NULL; g++)
+    {
+      g_auto (GStrv) names = g_key_file_get_keys (kf, groups[g], NULL, NULL);
+      gboolean known_group = FALSE;
+
+      for (gsize i = 0; i < G_N_ELEMENTS (keys); i++)
+        known_group |= strcmp (keys[i].info.group, groups[g]) == 0;
+      if (!known_group)
+        {
+          g_set_error (error, RL_CONFIG_ERROR, RL_CONFIG_ERROR_UNKNOWN_KEY,
+                       "%s: unknown group [%s]: expected general, policy, gps, beacons, timezone or override",
+                       name, groups[g]);
+          return NULL;
+        }
+      for (guint k = 0; names != NULL && names[k] != NULL; k++)
+        {
+          const KeyDef *def = find_key (groups[g], names[k]);
+          g_autofree char *value = NULL;
+
+          if (def == NULL)
+            {
+              g_set_error (error, RL_CONFIG_ERROR, RL_CONFIG_ERROR_UNKNOWN_KEY,
+                           "%s: [%s] %s: unknown key (see regloc.conf(5) or `regloc check-config --list`)",
+                           name, groups[g], names[k]);
+              return NULL;
+            }
+          value = g_key_file_get_value (kf, groups[g], names[k], NULL);
+          if (!set_value (config, def, value ? value : "", name, error))
+            return NULL;
+        }
+    }
+  if (!check_policy (config, name, error))
+    return NULL;
+  config->path = g_strdup (name);
+  return g_steal_pointer (&config);
+}
+
+RlConfig *
+rl_config_load (const char *path, GError **error)
+{
+  g_autofree char *data = NULL;
+  gsize len = 0;
+  g_autoptr (GError) local = NULL;
+
+  if (path == NULL)
+    return rl_config_new_default ();
+  if (!g_file_get_contents (path, &data, &len, &local))
+    {
+      g_set_error (error, RL_CONFIG_ERROR, RL_CONFIG_ERROR_PARSE, "%s", local->message);
+      return NULL;
+    }
+  return rl_config_load_data (data, len, path, error);
+}
+
+void
+rl_config_free (RlConfig *config)
+{
+  if (config == NULL)
+    return;
+  for (gsize i = 0; i < G_N_ELEMENTS (keys); i++)
+    if (keys[i].type == T_STRING)
+      g_free (*(char **) ((guint8 *) config + keys[i].offset));
+  g_free (config->path);
+  g_free (config);
+}

@@ -1,0 +1,75 @@
+/* regloc.conf: a GKeyFile loaded once into an immutable snapshot.
+ *
+ * Every key is described in one table in config.c (group, key, type, default,
+ * range, one line of help); the shipped data/regloc.conf writes each of them
+ * out with its default and tests/test-config.c checks the two agree.
+ * Unknown groups or keys and bad values are errors that name the file, the
+ * group, the key and the expected form. */
+#pragma once
+
+#include <glib.h>
+#include "core/policy.h"
+
+G_BEGIN_DECLS
+
+#define RL_CONFIG_ERROR (rl_config_error_quark ())
+GQuark rl_config_error_quark (void);
+
+typedef enum {
+  RL_CONFIG_ERROR_PARSE,
+  RL_CONFIG_ERROR_UNKNOWN_KEY,
+  RL_CONFIG_ERROR_BAD_VALUE,
+} RlConfigError;
+
+typedef struct {
+  /* [general] */
+  gboolean apply;                 /* set the kernel's domain */
+  char *regulatory_db;            /* /lib/firmware/regulatory.db */
+  char *boundary_index;           /* NULL: the built-in default */
+  char *territories;              /* NULL: the built-in data/territories.tsv */
+  char *zoneinfo_dir;             /* /usr/share/zoneinfo */
+
+  /* [policy] */
+  RlPolicyParams policy;
+
+  /* [gps] */
+  gboolean gps_enabled;
+  char *gps_host;                 /* localhost */
+  guint gps_port;                 /* 2947 */
+  double gps_uere_m;              /* 5: error radius = HDOP × UERE when gpsd gives no eph */
+  double gps_border_margin_m;     /* 100: name both countries within error + margin */
+
+  /* [beacons] */
+  gboolean beacons_enabled;
+  guint beacons_scan_interval_s;  /* 0: never trigger scans ourselves */
+  guint beacons_max_bss;          /* 512: cap of the per-BSS table */
+
+  /* [timezone] */
+  gboolean timezone_enabled;
+  char *localtime_path;           /* /etc/localtime */
+
+  /* [override] */
+  RlCountry override_country;     /* RL_COUNTRY_NONE when unset */
+
+  char *path;                     /* where it was loaded from, or NULL for defaults */
+} RlConfig;
+
+RlConfig *rl_config_new_default (void);
+/* Loads @path over the defaults; NULL path = defaults only. */
+RlConfig *rl_config_load (const char *path, GError **error);
+RlConfig *rl_config_load_data (const char *data, gsize len, const char *name, GError **error);
+void rl_config_free (RlConfig *config);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (RlConfig, rl_config_free)
+
+/* The schema, for tests and `regloc check-config --list`. */
+typedef struct {
+  const char *group;
+  const char *key;
+  const char *type;          /* "bool", "uint", "double", "string", "country" */
+  const char *default_value;
+  const char *help;
+} RlConfigKeyInfo;
+
+const RlConfigKeyInfo *rl_config_schema (gsize *n_keys);
+
+G_END_DECLS

@@ -1,0 +1,32 @@
+/* The current evidence: items keyed by RlEvidence.key, newest wins.
+ * Pure data structure (no clock, no I/O); the daemon and replay own one. */
+#pragma once
+
+#include <glib.h>
+#include "core/evidence.h"
+
+G_BEGIN_DECLS
+
+typedef struct RlEvidenceSet RlEvidenceSet;
+
+/* @max_per_kind caps the items of one source kind (0 = no cap); when full
+ * the oldest item of that kind is evicted — for beacons the oldest of the
+ * largest BSSID group (rl_bssid_eviction_group) — so memory stays bounded
+ * under a flood of beacons and the flood displaces only itself. */
+RlEvidenceSet *rl_evidence_set_new (guint max_per_kind);
+void rl_evidence_set_free (RlEvidenceSet *set);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (RlEvidenceSet, rl_evidence_set_free)
+
+void rl_evidence_set_put (RlEvidenceSet *set, const RlEvidence *ev);
+gboolean rl_evidence_set_remove (RlEvidenceSet *set, const char *key);
+guint rl_evidence_set_remove_kind (RlEvidenceSet *set, RlSourceKind kind);
+/* Drops items that have expired at @now; returns how many. */
+guint rl_evidence_set_expire (RlEvidenceSet *set, gint64 now);
+/* After resume: drops GPS and beacon observations made before @time. */
+guint rl_evidence_set_drop_observed_before (RlEvidenceSet *set, gint64 time);
+const RlEvidence *rl_evidence_set_items (const RlEvidenceSet *set, gsize *n_items);
+guint rl_evidence_set_count_kind (const RlEvidenceSet *set, RlSourceKind kind);
+/* Earliest expires_at of any item, or RL_NEVER. */
+gint64 rl_evidence_set_next_expiry (const RlEvidenceSet *set);
+
+G_END_DECLS

@@ -1,0 +1,136 @@
+#include "core/evidence.h"
+
+#include <string.h>
+
+gboolean
+rl_country_parse (const char *text, RlCountry *out)
+{
+  if (text == NULL || text[0] == '\0' || text[1] == '\0' || text[2] != '\0')
+    return FALSE;
+  if (text[0] == '0' && text[1] == '0')
+    {
+      *out = RL_COUNTRY_WORLD;
+      return TRUE;
+    }
+  if (!g_ascii_isalpha (text[0]) || !g_ascii_isalpha (text[1]))
+    return FALSE;
+  *out = RL_COUNTRY (g_ascii_toupper (text[0]), g_ascii_toupper (text[1]));
+  return TRUE;
+}
+
+const char *
+rl_country_to_string (RlCountry country, char out[3])
+{
+  if (country == RL_COUNTRY_NONE)
+    {
+      out[0] = out[1] = '-';
+    }
+  else
+    {
+      out[0] = (char) (country >> 8);
+      out[1] = (char) (country & 0xff);
+    }
+  out[2] = '\0';
+  return out;
+}
+
+static const char *const source_kind_names[RL_N_SOURCE_KINDS] = {
+  [RL_SOURCE_BEACON] = "beacons",
+  [RL_SOURCE_GPS] = "gps",
+  [RL_SOURCE_TIMEZONE] = "timezone",
+  [RL_SOURCE_OVERRIDE] = "override",
+};
+
+const char *
+rl_source_kind_to_string (RlSourceKind kind)
+{
+  g_return_val_if_fail (kind < RL_N_SOURCE_KINDS, "?");
+  return source_kind_names[kind];
+}
+
+gboolean
+rl_source_kind_from_string (const char *text, RlSourceKind *out)
+{
+  for (guint i = 0; i < RL_N_SOURCE_KINDS; i++)
+    if (g_strcmp0 (text, source_kind_names[i]) == 0)
+      {
+        *out = (RlSourceKind) i;
+        return TRUE;
+      }
+  /* "beacon" reads naturally in scenario files too */
+  if (g_strcmp0 (text, "beacon") == 0)
+    {
+      *out = RL_SOURCE_BEACON;
+      return TRUE;
+    }
+  return FALSE;
+}
+
+void
+rl_evidence_init (RlEvidence *ev, RlSourceKind kind, const char *key, gint64 observed_at, gint64 expires_at)
+{
+  memset (ev, 0, sizeof *ev);
+  ev->kind = kind;
+  g_strlcpy (ev->key, key, sizeof ev->key);
+  ev->strength = 1.0;
+  ev->observed_at = observed_at;
+  ev->expires_at = expires_at;
+  ev->gps.border_m = -1;
+}
+
+gboolean
+rl_evidence_has_country (const RlEvidence *ev, RlCountry country)
+{
+  for (guint i = 0; i < ev->n_countries; i++)
+    if (ev->countries[i] == country)
+      return TRUE;
+  return FALSE;
+}
+
+void
+rl_evidence_add_country (RlEvidence *ev, RlCountry country)
+{
+  if (country == RL_COUNTRY_NONE || ev->n_countries >= RL_MAX_CANDIDATES ||
+      rl_evidence_has_country (ev, country))
+    return;
+  ev->countries[ev->n_countries++] = country;
+}
+
+const char *
+rl_evidence_countries_to_string (const RlEvidence *ev, char *buf, gsize len)
+{
+  gsize used = 0;
+
+  if (len == 0)
+    return buf;
+  buf[0] = '\0';
+  if (ev->n_countries == 0)
+    {
+      g_strlcpy (buf, "sea", len);
+      return buf;
+    }
+  for (guint i = 0; i < ev->n_countries && used + 4 <= len; i++)
+    {
+      char cc[3];
+      used += (gsize) g_snprintf (buf + used, len - used, "%s%s", i ? "," : "",
+                                  rl_country_to_string (ev->countries[i], cc));
+    }
+  return buf;
+}
+
+gint64
+rl_expiry_after (gint64 observed_at, guint max_age_s)
+{
+  if (max_age_s == 0)
+    return RL_NEVER;
+  return observed_at + (gint64) max_age_s * RL_USEC_PER_SEC;
+}
+
+guint32
+rl_bssid_eviction_group (const guint8 bssid[6])
+{
+  /* bit 1 of the first octet: locally administered (IEEE 802 U/L bit) */
+  if (bssid[0] & 0x02)
+    return RL_BSSID_GROUP_LOCAL;
+  return ((guint32) bssid[0] << 16) | ((guint32) bssid[1] << 8) | bssid[2];
+}

@@ -1,0 +1,75 @@
+#include "core/gps-fix.h"
+
+#include <math.h>
+
+void
+rl_gps_fix_init (RlGpsFix *fix)
+{
+  fix->time = 0;
+  fix->day = 0;
+  fix->flags = 0;
+  fix->lat = fix->lon = NAN;
+  fix->mode = 0;
+  fix->eph = fix->epx = fix->epy = fix->hdop = NAN;
+}
+
+static const char *const reject_names[RL_GPS_N_REJECTS] = {
+  [RL_GPS_REJECT_BAD_CHECKSUM] = "bad_checksum",
+  [RL_GPS_REJECT_TRUNCATED] = "truncated",
+  [RL_GPS_REJECT_MALFORMED] = "malformed",
+  [RL_GPS_REJECT_NO_FIX] = "no_fix",
+  [RL_GPS_REJECT_NO_TIME] = "no_time",
+  [RL_GPS_REJECT_BAD_VALUE] = "bad_value",
+  [RL_GPS_REJECT_TIME_BACKWARDS] = "time_backwards",
+};
+
+const char *
+rl_gps_reject_to_string (RlGpsReject reason)
+{
+  g_return_val_if_fail (reason < RL_GPS_N_REJECTS, "?");
+  return reject_names[reason];
+}
+
+guint64
+rl_gps_parse_stats_rejected_total (const RlGpsParseStats *stats)
+{
+  guint64 n = 0;
+
+  for (guint i = 0; i < RL_GPS_N_REJECTS; i++)
+    n += stats->rejected[i];
+  return n;
+}
+
+gint64
+rl_gps_fix_absolute_time (const RlGpsFix *fix, gint64 base_day_us)
+{
+  if (fix->flags & RL_GPS_FIX_HAS_DATE)
+    return fix->time;
+  return base_day_us + (gint64) fix->day * 86400 * G_USEC_PER_SEC + fix->time;
+}
+
+gboolean
+rl_gps_civil_to_us (int year, int month, int day, gint64 *out)
+{
+  static const int mdays[12] = { 31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31 };
+  gboolean leap;
+  gint64 days;
+  int y;
+
+  if (year < 1970 || year > 9999 || month < 1 || month > 12 || day < 1)
+    return FALSE;
+  leap = (year % 4 == 0 && year % 100 != 0) || year % 400 == 0;
+  if (day > mdays[month - 1] + (month == 2 && leap ? 1 : 0))
+    return FALSE;
+
+  /* Whole years, then whole months of this year: a loop is plenty fast for
+   * one RMC per second of log and cannot be got wrong. */
+  days = 0;
+  for (y = 1970; y < year; y++)
+    days += ((y % 4 == 0 && y % 100 != 0) || y % 400 == 0) ? 366 : 365;
+  for (int m = 1; m < month; m++)
+    days += mdays[m - 1] + (m == 2 && leap ? 1 : 0);
+  days += day - 1;
+  *out = days * 86400 * G_USEC_PER_SEC;
+  return TRUE;
+}

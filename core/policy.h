@@ -1,0 +1,101 @@
+/* The voting engine (DESIGN §4): evidence in, decision out.
+ *
+ * rl_policy_decide() is a pure function.  It reads no clock, does no I/O and
+ * logs nothing: time comes in as @now, reasons go out in the decision for the
+ * caller to log.  The same input always gives the same decision, whatever
+ * the order of the evidence. */
+#pragma once
+
+#include <glib.h>
+#include "core/evidence.h"
+
+G_BEGIN_DECLS
+
+typedef enum {
+  RL_STATE_WORLD,      /* "00": no candidate has agreement */
+  RL_STATE_TENTATIVE,  /* "00" while agreement waits out the hold-down */
+  RL_STATE_DECIDED,
+  RL_STATE_OVERRIDE,
+  RL_STATE_CONFLICT,   /* strong witnesses disagree: "00" */
+} RlState;
+
+const char *rl_state_to_string (RlState state);
+
+/* The one key reason for a decision; tests assert on it, people read the text. */
+typedef enum {
+  RL_REASON_NO_EVIDENCE,
+  RL_REASON_SINGLE_WITNESS,     /* only one witness (timezone alone, one AP, …) */
+  RL_REASON_TIMEZONE_ONLY,      /* the timezone supports it, nothing else does */
+  RL_REASON_BELOW_THRESHOLD,    /* two witnesses but combined confidence too low */
+  RL_REASON_HOLD_DOWN,          /* agreement reached, waiting for hold_down */
+  RL_REASON_AGREEMENT,          /* decided: witnesses agree */
+  RL_REASON_CONFLICT,           /* strong witnesses name different countries */
+  RL_REASON_AT_SEA,             /* a good GPS fix outside every country's waters */
+  RL_REASON_NOT_IN_REGDB,       /* the winner is unknown to the regulatory database */
+  RL_REASON_OVERRIDE,
+  RL_REASON_SUPPORT_LOST,       /* the decided country lost its support: back to 00 */
+} RlReason;
+
+const char *rl_reason_to_string (RlReason reason);
+
+/* Every threshold of the [policy] group.  Defaults: rl_policy_params_init(). */
+typedef struct {
+  guint min_witnesses;              /* 2 */
+  double confidence_threshold;      /* 0.8 */
+  guint hold_down_s;                /* 30; 0 disables */
+  double gps_weight;                /* 0.8: one good fix */
+  double gps_max_error_m;           /* 250: a fix with a larger error radius is no witness */
+  double beacon_weight;             /* 0.7 per beacon witness */
+  guint beacon_min_aps;             /* 2: distinct APs for one witness */
+  double beacon_min_fraction;       /* 2/3 of the beacon votes */
+  guint beacon_strong_aps;          /* 4 distinct APs … */
+  guint beacon_strong_operators;    /* … from 3 operators, no dissent: two witnesses */
+  guint beacon_max_aps_per_operator;/* 2: one operator cannot outvote the rest */
+  double timezone_weight;           /* 0.4: confirms, never decides */
+  guint max_age_s[RL_N_SOURCE_KINDS]; /* gps 600, beacons 900, timezone 0 = never, override 0 */
+} RlPolicyParams;
+
+void rl_policy_params_init (RlPolicyParams *params);
+
+/* Which regulatory code a location country uses (AX → FI); RL_COUNTRY_NONE
+ * when the regulatory database has no rules for it (the decision stays 00).
+ * NULL means every country maps to itself. */
+typedef RlCountry (*RlRegulatoryMap) (RlCountry location, gpointer user_data);
+
+typedef struct {
+  RlCountry country;
+  guint witnesses;
+  double confidence;
+  guint beacon_aps;        /* distinct APs (after grouping) naming it */
+  guint beacon_operators;
+  gboolean gps, timezone;  /* supported by the GPS fix / the timezone */
+} RlCandidate;
+
+typedef struct {
+  RlCountry country;       /* RL_COUNTRY_WORLD unless decided or overridden */
+  RlState state;
+  RlReason reason;
+  double confidence;       /* support of the reported country or leading candidate */
+  RlCountry candidate;     /* leading candidate with agreement, or NONE */
+  gint64 candidate_since;  /* evidence time agreement on @candidate began */
+  gint64 changed_at;       /* evidence time @country/@state last changed */
+  gint64 next_check;       /* earliest instant this may change with no new evidence; RL_NEVER */
+  GArray *candidates;      /* RlCandidate, best first */
+  char *explanation;       /* one paragraph for people */
+  char *summary;           /* one line: the key reason in words */
+} RlDecision;
+
+RlDecision *rl_decision_new_initial (void);
+void rl_decision_free (RlDecision *decision);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (RlDecision, rl_decision_free)
+
+/* @previous may be NULL (first decision).  @evidence is not modified. */
+RlDecision *rl_policy_decide (const RlPolicyParams *params,
+                              RlRegulatoryMap regmap,
+                              gpointer regmap_data,
+                              const RlDecision *previous,
+                              const RlEvidence *evidence,
+                              gsize n_evidence,
+                              gint64 now);
+
+G_END_DECLS

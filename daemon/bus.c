@@ -1,0 +1,307 @@
+#define G_LOG_DOMAIN "regloc-bus"
+
+#include "daemon/bus.h"
+#include "daemon/auth.h"
+#include "daemon/bus-error.h"
+#include "dbus/rl-dbus-manager.h"
+
+#include <math.h>
+#include <string.h>
+
+static const GDBusErrorEntry bus_error_entries[] = {
+  { RL_BUS_ERROR_INVALID_COUNTRY, "net.regloc.RegLoc1.Error.InvalidCountry" },
+  { RL_BUS_ERROR_UNKNOWN_COUNTRY, "net.regloc.RegLoc1.Error.UnknownCountry" },
+  { RL_BUS_ERROR_NOT_AUTHORIZED, "net.regloc.RegLoc1.Error.NotAuthorized" },
+  { RL_BUS_ERROR_FAILED, "net.regloc.RegLoc1.Error.Failed" },
+  { RL_BUS_ERROR_INTERACTIVE_AUTHORIZATION_REQUIRED, "org.freedesktop.DBus.Error.InteractiveAuthorizationRequired" },
+};
+
+GQuark
+rl_bus_error_quark (void)
+{
+  static gsize quark = 0;
+
+  g_dbus_error_register_error_domain ("rl-bus-error-quark", &quark, bus_error_entries,
+                                      G_N_ELEMENTS (bus_error_entries));
+  return (GQuark) quark;
+}
+
+struct RlBus {
+  RlDaemon *daemon;
+  RlDBusManager *skeleton;
+};
+
+/* Daemon errors → named D-Bus errors, the message kept. */
+static void
+return_daemon_error (GDBusMethodInvocation *invocation, const GError *error)
+{
+  RlBusError code = RL_BUS_ERROR_FAILED;
+
+  if (error->domain == RL_DAEMON_ERROR)
+    switch ((RlDaemonError) error->code)
+      {
+      case RL_DAEMON_ERROR_INVALID_COUNTRY: code = RL_BUS_ERROR_INVALID_COUNTRY; break;
+      case RL_DAEMON_ERROR_UNKNOWN_COUNTRY: code = RL_BUS_ERROR_UNKNOWN_COUNTRY; break;
+      case RL_DAEMON_ERROR_FAILED: code = RL_BUS_ERROR_FAILED; break;
+      }
+  g_dbus_method_invocation_return_error_literal (invocation, RL_BUS_ERROR, code, error->message);
+}
+
+/* Texts written for people name GPS positions ("48.56600N 7.81920E",
+ * "48.56600,7.81920"); callers without net.regloc.read-location get them
+ * with the position cut out. */
+static char *
+redact_positions (const char *text)
+{
+  static GRegex *re = NULL;
+
+  if (g_once_init_enter (&re))
+    g_once_init_leave (&re, g_regex_new ("-?[0-9]{1,3}\\.[0-9]+ ?[NS]?[ ,] ?-?[0-9]{1,3}\\.[0-9]+ ?[EW]?",
+                                         0, 0, NULL));
+  return g_regex_replace_literal (re, text, -1, 0, "(position hidden)", 0, NULL);
+}
+
+static GVariant *
+sources_variant (RlBus *self)
+{
+  g_autoptr(GArray) status = rl_daemon_source_status (self->daemon);
+  GVariantBuilder b;
+
+  g_variant_builder_init (&b, G_VARIANT_TYPE ("a(sbts)"));
+  for (guint i = 0; i < status->len; i++)
+    {
+      RlSourceStatus *st = &g_array_index (status, RlSourceStatus, i);
+      g_autofree char *detail = redact_positions (st->detail ? st->detail : "");
+      g_variant_builder_add (&b, "(sbts)", st->name, st->available,
+                             (guint64) MAX (st->last_evidence, 0), detail);
+    }
+  return g_variant_builder_end (&b);
+}
+
+void
+rl_bus_update (RlBus *self, RlDaemonChanges changes, RlCountry old_country)
+{
+  RlDBusManager *m = self->skeleton;
+  const RlDecision *dec = rl_daemon_decision (self->daemon);
+  char cc[3];
+
+  /* The skeleton batches every property set in this turn into one
+   * PropertiesChanged and skips values that did not change. */
+  if ((changes & RL_DAEMON_CHANGED_DECISION) && dec != NULL)
+    {
+      g_autofree char *old_value = g_strdup (rl_dbus_manager_get_country (m));
+      gboolean country_changed = g_strcmp0 (old_value, rl_country_to_string (dec->country, cc)) != 0;
+      g_autofree char *reason = redact_positions (dec->summary ? dec->summary : rl_reason_to_string (dec->reason));
+
+      rl_dbus_manager_set_country (m, cc);
+      rl_dbus_manager_set_state (m, rl_state_to_string (dec->state));
+      rl_dbus_manager_set_reason (m, reason);
+      /* Rounded so a tiny wobble of a sum does not wake every client. */
+      rl_dbus_manager_set_confidence (m, round (dec->confidence * 1000.0) / 1000.0);
+      rl_dbus_manager_set_last_change (m, (guint64) MAX (rl_daemon_last_change (self->daemon), 0));
+      if (country_changed)
+        {
+          /* Properties first: a client that reacts to the signal by
+           * reading the properties sees the new values announced. */
+          g_dbus_interface_skeleton_flush (G_DBUS_INTERFACE_SKELETON (m));
+          rl_dbus_manager_emit_country_changed (m, old_value ? old_value : "00", cc, reason);
+        }
+    }
+  if (changes & RL_DAEMON_CHANGED_KERNEL)
+    rl_dbus_manager_set_kernel_country (m, rl_daemon_kernel_country (self->daemon));
+  if (changes & (RL_DAEMON_CHANGED_OVERRIDE | RL_DAEMON_CHANGED_DECISION))
+    {
+      RlCountry ov = rl_daemon_override (self->daemon, NULL);
+      rl_dbus_manager_set_override (m, ov == RL_COUNTRY_NONE ? "" : rl_country_to_string (ov, cc));
+    }
+  if (changes & (RL_DAEMON_CHANGED_SOURCES | RL_DAEMON_CHANGED_KERNEL | RL_DAEMON_CHANGED_OVERRIDE))
+    {
+      g_autoptr(GVariant) sources = g_variant_ref_sink (sources_variant (self));
+      GVariant *current = rl_dbus_manager_get_sources (m);
+
+      if (current == NULL || !g_variant_equal (current, sources))
+        rl_dbus_manager_set_sources (m, sources);
+    }
+}
+
+/* --- methods ---------------------------------------------------------------- */
+
+static void
+on_explain_authorized (GDBusMethodInvocation *invocation, gboolean allowed, const GError *error, gpointer user_data)
+{
+  RlBus *self = user_data;
+  g_autofree char *text = rl_daemon_explain (self->daemon);
+  g_autofree char *redacted = allowed ? NULL : redact_positions (text);
+
+  rl_dbus_manager_complete_explain (self->skeleton, invocation, allowed ? text : redacted);
+}
+
+static gboolean
+handle_explain (RlDBusManager *m, GDBusMethodInvocation *invocation, gpointer user_data)
+{
+  rl_auth_check (invocation, on_explain_authorized, user_data);
+  return G_DBUS_METHOD_INVOCATION_HANDLED;
+}
+
+static GVariant *
+evidence_variant (RlDaemon *daemon, const RlEvidence *ev, gboolean show_location)
+{
+  gint64 observed = rl_daemon_evidence_wall_time (daemon, ev->observed_at);
+  gint64 expires = ev->expires_at == RL_NEVER ? 0 : rl_daemon_evidence_wall_time (daemon, ev->expires_at);
+  GVariantBuilder d, countries;
+  char cc[3];
+
+  g_variant_builder_init (&d, G_VARIANT_TYPE ("a{sv}"));
+  g_variant_builder_init (&countries, G_VARIANT_TYPE ("as"));
+  for (guint i = 0; i < ev->n_countries; i++)
+    g_variant_builder_add (&countries, "s", rl_country_to_string (ev->countries[i], cc));
+  g_variant_builder_add (&d, "{sv}", "source", g_variant_new_string (rl_source_kind_to_string (ev->kind)));
+  g_variant_builder_add (&d, "{sv}", "key", g_variant_new_string (ev->key));
+  g_variant_builder_add (&d, "{sv}", "countries", g_variant_builder_end (&countries));
+  g_variant_builder_add (&d, "{sv}", "strength", g_variant_new_double (ev->strength));
+  g_variant_builder_add (&d, "{sv}", "observed-at", g_variant_new_uint64 ((guint64) MAX (observed, 0)));
+  g_variant_builder_add (&d, "{sv}", "expires-at",
+                         g_variant_new_uint64 ((guint64) MAX (expires, 0)));
+  if (ev->kind == RL_SOURCE_GPS)
+    {
+      char list[128];
+      g_variant_builder_add (&d, "{sv}", "error-m", g_variant_new_double (ev->gps.error_m));
+      g_variant_builder_add (&d, "{sv}", "border-m", g_variant_new_double (ev->gps.border_m));
+      if (show_location)
+        {
+          g_variant_builder_add (&d, "{sv}", "latitude", g_variant_new_double (ev->gps.lat));
+          g_variant_builder_add (&d, "{sv}", "longitude", g_variant_new_double (ev->gps.lon));
+          g_variant_builder_add (&d, "{sv}", "detail", g_variant_new_string (ev->detail));
+        }
+      else
+        {
+          /* The source's own detail names the position: rebuild it without. */
+          g_autofree char *detail =
+            g_strdup_printf ("GPS fix in %s ±%.0f m (position hidden: needs net.regloc.read-location)",
+                             rl_evidence_countries_to_string (ev, list, sizeof list), ev->gps.error_m);
+          g_variant_builder_add (&d, "{sv}", "detail", g_variant_new_string (detail));
+        }
+    }
+  else
+    g_variant_builder_add (&d, "{sv}", "detail", g_variant_new_string (ev->detail));
+  if (ev->kind == RL_SOURCE_BEACON && ev->beacon.signal_mbm != 0)
+    g_variant_builder_add (&d, "{sv}", "signal-dbm", g_variant_new_double (ev->beacon.signal_mbm / 100.0));
+  return g_variant_builder_end (&d);
+}
+
+static void
+on_get_evidence_authorized (GDBusMethodInvocation *invocation, gboolean allowed, const GError *error, gpointer user_data)
+{
+  RlBus *self = user_data;
+  const RlEvidence *items;
+  gsize n = 0;
+  GVariantBuilder b;
+
+  /* A refusal only hides the coordinates: the rest is public. */
+  items = rl_daemon_evidence (self->daemon, &n);
+  g_variant_builder_init (&b, G_VARIANT_TYPE ("aa{sv}"));
+  for (gsize i = 0; i < n; i++)
+    g_variant_builder_add_value (&b, evidence_variant (self->daemon, &items[i], allowed));
+  rl_dbus_manager_complete_get_evidence (self->skeleton, invocation, g_variant_builder_end (&b));
+}
+
+static gboolean
+handle_get_evidence (RlDBusManager *m, GDBusMethodInvocation *invocation, gpointer user_data)
+{
+  rl_auth_check (invocation, on_get_evidence_authorized, user_data);
+  return G_DBUS_METHOD_INVOCATION_HANDLED;
+}
+
+static void
+on_override_authorized (GDBusMethodInvocation *invocation, gboolean allowed, const GError *error, gpointer user_data)
+{
+  RlBus *self = user_data;
+  g_autoptr(GError) local = NULL;
+  const char *method = g_dbus_method_invocation_get_method_name (invocation);
+
+  if (!allowed)
+    {
+      g_message ("Refused %s from %s: %s", method, g_dbus_method_invocation_get_sender (invocation), error->message);
+      g_dbus_method_invocation_return_gerror (invocation, error);
+      return;
+    }
+  if (g_str_equal (method, "SetOverride"))
+    {
+      const char *country = NULL;
+      g_variant_get (g_dbus_method_invocation_get_parameters (invocation), "(&s)", &country);
+      if (!rl_daemon_set_override (self->daemon, country, &local))
+        return_daemon_error (invocation, local);
+      else
+        rl_dbus_manager_complete_set_override (self->skeleton, invocation);
+    }
+  else
+    {
+      if (!rl_daemon_clear_override (self->daemon, &local))
+        return_daemon_error (invocation, local);
+      else
+        rl_dbus_manager_complete_clear_override (self->skeleton, invocation);
+    }
+}
+
+static gboolean
+handle_set_override (RlDBusManager *m, GDBusMethodInvocation *invocation, const char *country, gpointer user_data)
+{
+  RlBus *self = user_data;
+  g_autoptr(GError) error = NULL;
+  RlCountry parsed;
+
+  /* Bad arguments are answered before polkit is bothered. */
+  if (!rl_daemon_validate_override (self->daemon, country, &parsed, &error))
+    {
+      return_daemon_error (invocation, error);
+      return G_DBUS_METHOD_INVOCATION_HANDLED;
+    }
+  rl_auth_check (invocation, on_override_authorized, user_data);
+  return G_DBUS_METHOD_INVOCATION_HANDLED;
+}
+
+static gboolean
+handle_clear_override (RlDBusManager *m, GDBusMethodInvocation *invocation, gpointer user_data)
+{
+  rl_auth_check (invocation, on_override_authorized, user_data);
+  return G_DBUS_METHOD_INVOCATION_HANDLED;
+}
+
+RlBus *
+rl_bus_new (RlDaemon *daemon, GDBusConnection *connection, GError **error)
+{
+  g_autoptr(RlBus) self = g_new0 (RlBus, 1);
+
+  (void) RL_BUS_ERROR;   /* register the names before the first call */
+  self->daemon = daemon;
+  self->skeleton = rl_dbus_manager_skeleton_new ();
+  rl_dbus_manager_set_country (self->skeleton, "00");
+  rl_dbus_manager_set_state (self->skeleton, "world");
+  rl_dbus_manager_set_kernel_country (self->skeleton, "");
+  rl_dbus_manager_set_override (self->skeleton, "");
+  g_signal_connect (self->skeleton, "handle-explain", G_CALLBACK (handle_explain), self);
+  g_signal_connect (self->skeleton, "handle-get-evidence", G_CALLBACK (handle_get_evidence), self);
+  g_signal_connect (self->skeleton, "handle-set-override", G_CALLBACK (handle_set_override), self);
+  g_signal_connect (self->skeleton, "handle-clear-override", G_CALLBACK (handle_clear_override), self);
+  rl_bus_update (self, RL_DAEMON_CHANGED_DECISION | RL_DAEMON_CHANGED_KERNEL |
+                 RL_DAEMON_CHANGED_OVERRIDE | RL_DAEMON_CHANGED_SOURCES, RL_COUNTRY_WORLD);
+  if (!g_dbus_interface_skeleton_export (G_DBUS_INTERFACE_SKELETON (self->skeleton), connection,
+                                         RL_BUS_PATH, error))
+    return NULL;
+  return g_steal_pointer (&self);
+}
+
+void
+rl_bus_free (RlBus *self)
+{
+  if (self == NULL)
+    return;
+  if (self->skeleton != NULL)
+    {
+      g_signal_handlers_disconnect_by_data (self->skeleton, self);
+      if (g_dbus_interface_skeleton_get_connection (G_DBUS_INTERFACE_SKELETON (self->skeleton)) != NULL)
+        g_dbus_interface_skeleton_unexport (G_DBUS_INTERFACE_SKELETON (self->skeleton));
+      g_clear_object (&self->skeleton);
+    }
+  g_free (self);
+}

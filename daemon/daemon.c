@@ -1,0 +1,832 @@
+#define G_LOG_DOMAIN "reglocd"
+
+#include "daemon/daemon.h"
+#include "replay/replay-feed.h"
+#include "daemon/sources/source.h"
+#include "daemon/sources/override.h"
+#include "daemon/state.h"
+#include "rl-build-config.h"
+
+#include <math.h>
+#include <string.h>
+#include <time.h>
+
+/* journald MESSAGE_ID of "regulatory country changed" records. */
+#define RL_MESSAGE_ID_COUNTRY_CHANGED "6b3d1f0c9a2e4e57b8d94c1a7f02e5d3"
+/* ... and of "same country, new state" records (world → tentative, …),
+ * logged at info level: evidence that flaps must not flood the journal. */
+#define RL_MESSAGE_ID_STATE_CHANGED "0d6c2b8e5f9a4c1d93e7a2b4c6d8e0f1"
+/* A difference between the wall clock and the boot clock that moves by
+ * more than this was someone setting the clock, not NTP slewing it. */
+#define RL_CLOCK_JUMP_US (2 * RL_USEC_PER_SEC)
+/* Memory stays bounded under a beacon flood ([beacons] max_bss). */
+#define RL_MIN_ITEMS_PER_KIND 16
+
+G_DEFINE_QUARK (rl-daemon-error-quark, rl_daemon_error)
+
+typedef struct {
+  const RlSourceOps *ops;
+  RlSource *source;               /* NULL: disabled in the config, or replay mode */
+} RlSourceSlot;
+
+struct RlDaemon {
+  RlDaemonOptions options;
+  char *config_path;
+  RlConfig *config;
+  RlRegulatory *regulatory;
+  RlEvidenceSet *evidence;
+  RlDecision *decision;
+  gint64 last_change_wall;
+
+  GArray *slots;                  /* RlSourceSlot, registry order */
+  RlReplayFeed *feed;             /* --replay */
+
+  /* Evidence time: the wall clock as it read at the start, advanced by
+   * the boot clock, which nobody sets (so evidence ages correctly when the
+   * wall clock is set back or forward) and which counts a suspend (so
+   * evidence ages across one).  In replay mode, the recorded time running
+   * @speed times faster from the moment the feed started. */
+  gint64 origin_wall, origin_boot, origin_evidence;
+  double speed;
+  gint64 clock_shift;             /* evidence time - wall clock, last seen */
+
+  guint idle_id;                  /* pending re-decision */
+  RlDaemonChanges pending;        /* to announce with it */
+  guint timer_id;                 /* the one timer: next_check of the decision */
+  gint64 timer_at;
+  gint64 sleep_started;           /* evidence time of PrepareForSleep(true), 0 awake */
+
+  gpointer applier;
+  char *kernel_country;
+  char *kernel_status;
+  gboolean kernel_reachable;    /* as the applier last said */
+  RlCountry applied;              /* what we last asked the kernel for */
+  char *apply_problem;            /* last apply error, logged once */
+
+  RlDaemonListener listener;
+  gpointer listener_data;
+};
+
+static void daemon_redecide (RlDaemon *self);
+
+static gboolean
+daemon_may_apply (RlDaemon *self)
+{
+  return !self->options.no_apply && self->config->apply;
+}
+
+static gint64
+boot_clock (void)
+{
+  struct timespec ts;
+
+  if (clock_gettime (CLOCK_BOOTTIME, &ts) != 0)
+    return g_get_monotonic_time ();
+  return (gint64) ts.tv_sec * RL_USEC_PER_SEC + ts.tv_nsec / 1000;
+}
+
+static void
+daemon_set_origin (RlDaemon *self)
+{
+  self->origin_wall = g_get_real_time ();
+  self->origin_boot = boot_clock ();
+  self->clock_shift = 0;
+}
+
+static gint64
+daemon_now (RlDaemon *self)
+{
+  gint64 wall = self->origin_wall + (boot_clock () - self->origin_boot);
+
+  if (self->feed == NULL)
+    return wall;
+  return self->origin_evidence + (gint64) ((double) (wall - self->origin_wall) * self->speed);
+}
+
+static gint64
+evidence_to_wall (RlDaemon *self, gint64 t)
+{
+  if (t == 0 || t == RL_NEVER)
+    return t;
+  if (self->feed == NULL)
+    return t - (daemon_now (self) - g_get_real_time ());
+  return self->origin_wall + (gint64) ((double) (t - self->origin_evidence) / self->speed);
+}
+
+static void
+daemon_notify (RlDaemon *self, RlDaemonChanges changes, RlCountry old_country)
+{
+  if (changes != 0 && self->listener != NULL)
+    self->listener (self, changes, old_country, self->listener_data);
+}
+
+static gboolean
+on_idle_redecide (gpointer user_data)
+{
+  RlDaemon *self = user_data;
+
+  self->idle_id = 0;
+  daemon_redecide (self);
+  return G_SOURCE_REMOVE;
+}
+
+/* Many items can arrive in one turn (a scan dump): decide once after them. */
+static void
+daemon_queue_redecide (RlDaemon *self)
+{
+  if (self->idle_id == 0)
+    self->idle_id = g_idle_add (on_idle_redecide, self);
+}
+
+static void daemon_feed (RlDaemon *self);
+
+static gboolean
+on_timer (gpointer user_data)
+{
+  RlDaemon *self = user_data;
+
+  self->timer_id = 0;
+  if (self->feed != NULL)
+    daemon_feed (self);
+  daemon_redecide (self);
+  return G_SOURCE_REMOVE;
+}
+
+static void
+daemon_schedule (RlDaemon *self, gint64 at)
+{
+  gint64 now = daemon_now (self);
+  gint64 delay_us;
+  guint delay_ms;
+
+  if (self->timer_id != 0 && self->timer_at == at)
+    return;
+  g_clear_handle_id (&self->timer_id, g_source_remove);
+  self->timer_at = at;
+  if (at == RL_NEVER)
+    return;
+  /* The policy promises next_check > now; if it ever does not, wait a
+   * second rather than spin. */
+  delay_us = at > now ? (gint64) ceil ((double) (at - now) / self->speed) : RL_USEC_PER_SEC;
+  delay_ms = (guint) MIN ((delay_us + 999) / 1000, (gint64) G_MAXUINT32 / 2);
+  self->timer_id = g_timeout_add (delay_ms, on_timer, self);
+}
+
+static void
+daemon_log_change (RlDaemon *self, const RlDecision *old, const RlDecision *dec)
+{
+  char cc[3], old_cc[3];
+
+  rl_country_to_string (dec->country, cc);
+  rl_country_to_string (old ? old->country : RL_COUNTRY_WORLD, old_cc);
+  gboolean country_changed = old == NULL || old->country != dec->country;
+  g_log_structured (G_LOG_DOMAIN, country_changed ? G_LOG_LEVEL_MESSAGE : G_LOG_LEVEL_INFO,
+                    "MESSAGE_ID", country_changed ? RL_MESSAGE_ID_COUNTRY_CHANGED : RL_MESSAGE_ID_STATE_CHANGED,
+                    "RL_COUNTRY", cc,
+                    "RL_PREVIOUS_COUNTRY", old_cc,
+                    "RL_STATE", rl_state_to_string (dec->state),
+                    "RL_REASON", rl_reason_to_string (dec->reason),
+                    "RL_CONFIDENCE", "%.2f", dec->confidence,
+                    "MESSAGE", "Decision: country=%s state=%s reason=%s confidence=%.2f (%s)",
+                    cc, rl_state_to_string (dec->state), rl_reason_to_string (dec->reason),
+                    dec->confidence, dec->summary ? dec->summary : "");
+}
+
+static void
+daemon_apply (RlDaemon *self, RlCountry country)
+{
+  g_autoptr(GError) error = NULL;
+  char cc[3];
+
+  if (!daemon_may_apply (self) || self->applier == NULL || country == self->applied)
+    return;
+  if (!self->options.applier->apply (self->applier, country, &error))
+    {
+      /* Said once until it works again (no CAP_NET_ADMIN stays so). */
+      rl_country_to_string (country, cc);
+      if (self->apply_problem == NULL)
+        g_warning ("Cannot set the kernel's country to %s: %s; deciding and publishing only",
+                   cc, error->message);
+      else
+        g_debug ("Cannot set the kernel's country to %s: %s", cc, error->message);
+      g_free (self->apply_problem);
+      self->apply_problem = g_strdup (error->message);
+      return;
+    }
+  g_clear_pointer (&self->apply_problem, g_free);
+  self->applied = country;
+}
+
+/* The next instant the decision may change with no new evidence. */
+static gint64
+daemon_next_instant (RlDaemon *self)
+{
+  gint64 next = rl_evidence_set_next_expiry (self->evidence);
+
+  return self->decision ? MIN (self->decision->next_check, next) : next;
+}
+
+static void
+daemon_decide_at (RlDaemon *self, gint64 now)
+{
+  g_autoptr(RlDecision) old = NULL;
+  RlDecision *dec;
+  RlDaemonChanges changes = self->pending;
+  const RlEvidence *items;
+  gsize n_items = 0;
+  gint64 next;
+
+  g_clear_handle_id (&self->idle_id, g_source_remove);
+  self->pending = 0;
+  if (rl_evidence_set_expire (self->evidence, now) > 0)
+    changes |= RL_DAEMON_CHANGED_SOURCES;
+  items = rl_evidence_set_items (self->evidence, &n_items);
+  dec = rl_policy_decide (&self->config->policy, rl_regulatory_map, self->regulatory,
+                          self->decision, items, n_items, now);
+  old = self->decision;
+  self->decision = dec;
+
+  if (old == NULL || old->country != dec->country || old->state != dec->state)
+    {
+      self->last_change_wall = g_get_real_time ();
+      daemon_log_change (self, old, dec);
+      daemon_apply (self, dec->country);
+      changes |= RL_DAEMON_CHANGED_DECISION;
+    }
+  else if (old->reason != dec->reason || fabs (old->confidence - dec->confidence) > 1e-9 ||
+           g_strcmp0 (old->summary, dec->summary) != 0)
+    {
+      g_debug ("Decision unchanged (%s), reason now %s", rl_state_to_string (dec->state),
+               dec->summary ? dec->summary : rl_reason_to_string (dec->reason));
+      changes |= RL_DAEMON_CHANGED_DECISION;
+    }
+
+  next = daemon_next_instant (self);
+  if (self->feed != NULL)
+    next = MIN (next, rl_replay_feed_next_time (self->feed));
+  daemon_schedule (self, next);
+  daemon_notify (self, changes, old ? old->country : RL_COUNTRY_WORLD);
+}
+
+static void
+daemon_redecide (RlDaemon *self)
+{
+  daemon_decide_at (self, daemon_now (self));
+}
+
+/* --- the sources' sink -------------------------------------------------- */
+
+/* Sources stamp evidence with the wall clock; the evidence set runs on
+ * evidence time (see origin_boot), or in replay mode on the replay clock. */
+static void
+restamp (RlDaemon *self, RlEvidence *ev)
+{
+  gint64 shift;
+
+  if (self->feed == NULL)
+    {
+      shift = daemon_now (self) - g_get_real_time ();
+      if (ABS (shift - self->clock_shift) > RL_CLOCK_JUMP_US)
+        g_message ("The system clock was set %s by %.0f s; evidence keeps ageing by the time since boot",
+                   shift > self->clock_shift ? "back" : "forward",
+                   fabs ((double) (shift - self->clock_shift)) / RL_USEC_PER_SEC);
+      self->clock_shift = shift;
+    }
+  else
+    shift = daemon_now (self) - ev->observed_at;
+  ev->observed_at += shift;
+  if (ev->expires_at != RL_NEVER)
+    ev->expires_at += shift;
+}
+
+static void
+on_source_put (RlSource *source, const RlEvidence *evidence, gpointer user_data)
+{
+  RlDaemon *self = user_data;
+  RlEvidence ev = *evidence;
+
+  restamp (self, &ev);
+  rl_evidence_set_put (self->evidence, &ev);
+  /* The source's last-evidence time moved: published with the decision. */
+  self->pending |= RL_DAEMON_CHANGED_SOURCES;
+  daemon_queue_redecide (self);
+}
+
+static void
+on_source_withdraw (RlSource *source, const char *key, gpointer user_data)
+{
+  RlDaemon *self = user_data;
+
+  if (rl_evidence_set_remove (self->evidence, key))
+    daemon_queue_redecide (self);
+}
+
+static void
+on_source_status (RlSource *source, gpointer user_data)
+{
+  RlDaemon *self = user_data;
+
+  self->pending |= RL_DAEMON_CHANGED_SOURCES;
+  daemon_queue_redecide (self);
+}
+
+static RlSource *
+daemon_find_source (RlDaemon *self, const RlSourceOps *ops)
+{
+  for (guint i = 0; i < self->slots->len; i++)
+    {
+      RlSourceSlot *slot = &g_array_index (self->slots, RlSourceSlot, i);
+      if (slot->ops == ops)
+        return slot->source;
+    }
+  return NULL;
+}
+
+static void
+daemon_stop_sources (RlDaemon *self)
+{
+  for (guint i = 0; i < self->slots->len; i++)
+    {
+      RlSourceSlot *slot = &g_array_index (self->slots, RlSourceSlot, i);
+      if (slot->source == NULL)
+        continue;
+      slot->ops->stop (slot->source);
+      slot->ops->free (slot->source);
+      slot->source = NULL;
+      /* A stopped source's evidence no longer stands. */
+      if (self->feed == NULL || slot->ops->kind == RL_SOURCE_OVERRIDE)
+        rl_evidence_set_remove_kind (self->evidence, slot->ops->kind);
+    }
+  g_array_set_size (self->slots, 0);
+}
+
+static void
+daemon_start_sources (RlDaemon *self)
+{
+  RlSourceSink sink = { on_source_put, on_source_withdraw, on_source_status, self };
+
+  for (guint i = 0; rl_source_registry[i] != NULL; i++)
+    {
+      const RlSourceOps *ops = rl_source_registry[i];
+      RlSourceSlot slot = { ops, NULL };
+
+      /* Replay feeds stand in for every live source but the override,
+       * which stays so a recorded trip can be overridden like a live one. */
+      if (self->feed == NULL || ops->kind == RL_SOURCE_OVERRIDE)
+        slot.source = ops->create (self->config, &sink);
+      g_array_append_val (self->slots, slot);
+      if (slot.source != NULL)
+        {
+          g_debug ("Starting source %s", ops->name);
+          ops->start (slot.source);
+        }
+    }
+}
+
+/* --- replay -------------------------------------------------------------- */
+
+static void
+on_feed_evidence (const RlEvidence *ev, gpointer user_data)
+{
+  RlDaemon *self = user_data;
+
+  rl_evidence_set_put (self->evidence, ev);
+}
+
+static void
+on_feed_withdraw (const char *key, gboolean whole_kind, RlSourceKind kind, gpointer user_data)
+{
+  RlDaemon *self = user_data;
+
+  if (whole_kind)
+    rl_evidence_set_remove_kind (self->evidence, kind);
+  else
+    rl_evidence_set_remove (self->evidence, key);
+}
+
+static void
+on_feed_resume (gint64 time, gpointer user_data)
+{
+  RlDaemon *self = user_data;
+
+  rl_evidence_set_drop_observed_before (self->evidence, time);
+}
+
+/* Hands over every recorded event that is due on the replay clock, instant
+ * by instant, deciding at each one and at every instant in between where
+ * the decision may change by itself: a timer that fires late (a loaded
+ * machine) gives the very timeline `regloc replay` prints, only later. */
+static void
+daemon_feed (RlDaemon *self)
+{
+  RlReplayFeedHooks hooks = { on_feed_evidence, on_feed_withdraw, on_feed_resume, self };
+  gint64 now = daemon_now (self);
+  gint64 t;
+
+  while ((t = rl_replay_feed_next_time (self->feed)) <= now)
+    {
+      gint64 due;
+
+      while (self->decision != NULL && (due = daemon_next_instant (self)) < t)
+        {
+          daemon_decide_at (self, due);
+          if (daemon_next_instant (self) <= due)
+            break;   /* no progress: let the event instant decide */
+        }
+      rl_replay_feed_deliver (self->feed, t, &hooks);
+      self->pending |= RL_DAEMON_CHANGED_SOURCES;
+      daemon_decide_at (self, t);
+    }
+}
+
+/* --- kernel -------------------------------------------------------------- */
+
+static void
+on_kernel_changed (const char *alpha2, gboolean reachable, const char *status, gpointer user_data)
+{
+  RlDaemon *self = user_data;
+
+  if (g_strcmp0 (self->kernel_country, alpha2) == 0 && g_strcmp0 (self->kernel_status, status) == 0
+      && self->kernel_reachable == reachable)
+    return;
+  self->kernel_reachable = reachable;
+  g_message ("Kernel regulatory domain: %s (%s)", alpha2 && alpha2[0] ? alpha2 : "unknown", status ? status : "");
+  g_free (self->kernel_country);
+  self->kernel_country = g_strdup (alpha2 ? alpha2 : "");
+  g_free (self->kernel_status);
+  self->kernel_status = g_strdup (status ? status : "");
+  daemon_notify (self, RL_DAEMON_CHANGED_KERNEL, RL_COUNTRY_NONE);
+}
+
+/* --- life cycle ---------------------------------------------------------- */
+
+static void
+daemon_start_applier (RlDaemon *self)
+{
+  g_free (self->kernel_status);
+  self->kernel_status = g_strdup (daemon_may_apply (self) ? "no applier in this build" : "not applying (observe mode)");
+  if (self->options.applier != NULL)
+    {
+      g_autoptr(GError) error = NULL;
+      RlApplierHooks hooks = { on_kernel_changed, self };
+
+      /* Created in observe mode too: the kernel's country is worth showing. */
+      self->applier = self->options.applier->create (&hooks, daemon_may_apply (self), &error);
+      if (self->applier == NULL)
+        {
+          g_warning ("Not applying decisions to the kernel: %s", error->message);
+          g_free (self->kernel_status);
+          self->kernel_status = g_strdup (error->message);
+        }
+    }
+}
+
+static void
+daemon_stop_applier (RlDaemon *self)
+{
+  if (self->applier != NULL)
+    self->options.applier->free (self->applier);
+  self->applier = NULL;
+  self->applied = RL_COUNTRY_NONE;
+}
+
+
+static RlConfig *
+daemon_load_config (const char *path, GError **error)
+{
+  return rl_config_load (path, error);
+}
+
+static RlRegulatory *
+daemon_load_regulatory (const RlConfig *config)
+{
+  g_autoptr(GError) error = NULL;
+  RlRegulatory *reg = rl_regulatory_load (config->regulatory_db, config->territories, &error);
+
+  if (error != NULL)
+    g_warning ("Regulatory database: %s; only the world domain 00 can be decided", error->message);
+  return reg;
+}
+
+RlDaemon *
+rl_daemon_new (const RlDaemonOptions *options, GError **error)
+{
+  g_autoptr(RlDaemon) self = g_new0 (RlDaemon, 1);
+
+  self->options = *options;
+  self->config_path = g_strdup (options->config_path);
+  self->options.config_path = self->config_path;
+  self->speed = options->replay_speed >= 1.0 ? options->replay_speed : 1.0;
+  self->slots = g_array_new (FALSE, TRUE, sizeof (RlSourceSlot));
+  self->kernel_country = g_strdup ("");
+  daemon_set_origin (self);
+
+  self->config = daemon_load_config (self->config_path, error);
+  if (self->config == NULL)
+    return NULL;
+  self->regulatory = daemon_load_regulatory (self->config);
+  /* One cap for every kind, sized for the beacons, the only kind with many keys. */
+  self->evidence = rl_evidence_set_new (MAX (self->config->beacons_max_bss, RL_MIN_ITEMS_PER_KIND));
+  if (options->replay != NULL && options->replay[0] != NULL)
+    {
+      self->feed = rl_replay_feed_load (options->replay, self->config, self->regulatory, error);
+      if (self->feed == NULL)
+        return NULL;
+    }
+  return g_steal_pointer (&self);
+}
+
+void
+rl_daemon_set_listener (RlDaemon *self, RlDaemonListener listener, gpointer user_data)
+{
+  self->listener = listener;
+  self->listener_data = user_data;
+}
+
+void
+rl_daemon_start (RlDaemon *self)
+{
+  g_return_if_fail (self != NULL);
+
+  daemon_set_origin (self);
+  self->origin_evidence = self->feed ? rl_replay_feed_start_time (self->feed) : self->origin_wall;
+
+  daemon_start_applier (self);
+  daemon_start_sources (self);
+  if (self->feed != NULL)
+    {
+      g_message ("Replaying %s at %g× from %s", rl_replay_feed_describe (self->feed), self->speed,
+                 rl_replay_feed_start_text (self->feed));
+      daemon_feed (self);
+    }
+  daemon_redecide (self);
+}
+
+void
+rl_daemon_free (RlDaemon *self)
+{
+  if (self == NULL)
+    return;
+  g_clear_handle_id (&self->idle_id, g_source_remove);
+  g_clear_handle_id (&self->timer_id, g_source_remove);
+  if (self->slots != NULL)
+    daemon_stop_sources (self);
+  g_clear_pointer (&self->slots, g_array_unref);
+  daemon_stop_applier (self);
+  g_clear_pointer (&self->feed, rl_replay_feed_free);
+  g_clear_pointer (&self->decision, rl_decision_free);
+  g_clear_pointer (&self->evidence, rl_evidence_set_free);
+  g_clear_pointer (&self->regulatory, rl_regulatory_free);
+  g_clear_pointer (&self->config, rl_config_free);
+  g_free (self->config_path);
+  g_free (self->kernel_country);
+  g_free (self->kernel_status);
+  g_free (self->apply_problem);
+  g_free (self);
+}
+
+gboolean
+rl_daemon_reload (RlDaemon *self, GError **error)
+{
+  g_autoptr(GError) local = NULL;
+  RlConfig *config = daemon_load_config (self->config_path, &local);
+
+  if (config == NULL)
+    {
+      g_warning ("Keeping the old configuration: %s", local->message);
+      g_propagate_error (error, g_steal_pointer (&local));
+      return FALSE;
+    }
+  g_message ("Reloaded the configuration from %s", self->config_path ? self->config_path : "built-in defaults");
+  daemon_stop_sources (self);
+  daemon_stop_applier (self);
+  rl_config_free (self->config);
+  self->config = config;
+  rl_regulatory_free (self->regulatory);
+  self->regulatory = daemon_load_regulatory (self->config);
+  daemon_start_applier (self);   /* apply= may have changed; the decision is re-sent */
+  daemon_start_sources (self);
+  daemon_redecide (self);
+  daemon_notify (self, RL_DAEMON_CHANGED_SOURCES | RL_DAEMON_CHANGED_OVERRIDE, RL_COUNTRY_NONE);
+  return TRUE;
+}
+
+void
+rl_daemon_prepare_for_sleep (RlDaemon *self, gboolean sleeping)
+{
+  gint64 now = daemon_now (self);
+  guint dropped;
+
+  if (sleeping)
+    {
+      self->sleep_started = now;
+      return;
+    }
+  /* The machine may have moved while it slept: what was seen before the
+   * resume no longer says where it is. */
+  dropped = rl_evidence_set_drop_observed_before (self->evidence, now);
+  g_message ("Resumed from sleep: dropped %u observations from before it", dropped);
+  self->sleep_started = 0;
+  daemon_redecide (self);
+  daemon_notify (self, RL_DAEMON_CHANGED_SOURCES, RL_COUNTRY_NONE);
+}
+
+static gboolean
+daemon_change_override (RlDaemon *self, RlCountry country, GError **error)
+{
+  RlSource *source = daemon_find_source (self, &rl_override_source_ops);
+  g_autofree char *dir = rl_state_dir ();
+  g_autoptr(GError) local = NULL;
+  char cc[3];
+
+  if (source == NULL)
+    {
+      g_set_error_literal (error, RL_DAEMON_ERROR, RL_DAEMON_ERROR_FAILED,
+                           "The override source is not running");
+      return FALSE;
+    }
+  /* Persist first: an override that would vanish on restart is not what
+   * the administrator asked for. */
+  if (!rl_state_save_override (dir, country, &local))
+    {
+      g_set_error (error, RL_DAEMON_ERROR, RL_DAEMON_ERROR_FAILED,
+                   "Cannot persist the override: %s", local->message);
+      return FALSE;
+    }
+  g_message ("Override %s", country == RL_COUNTRY_NONE ? "cleared" : rl_country_to_string (country, cc));
+  rl_override_source_set_dbus (source, country);
+  daemon_redecide (self);
+  daemon_notify (self, RL_DAEMON_CHANGED_OVERRIDE | RL_DAEMON_CHANGED_SOURCES, RL_COUNTRY_NONE);
+  return TRUE;
+}
+
+gboolean
+rl_daemon_validate_override (RlDaemon *self, const char *text, RlCountry *out, GError **error)
+{
+  RlCountry country;
+
+  if (text == NULL || strlen (text) != 2 || !rl_country_parse (text, &country))
+    {
+      gsize len = text ? strlen (text) : 0;
+      /* Quote at most 16 bytes, still valid UTF-8, so the error stays one short line. */
+      g_autofree char *quoted = g_utf8_make_valid (text ? text : "", (gssize) MIN (len, 16));
+      g_set_error (error, RL_DAEMON_ERROR, RL_DAEMON_ERROR_INVALID_COUNTRY,
+                   "'%s%s' is not a country code: give two letters (ISO 3166-1 alpha-2) or 00%s",
+                   quoted, len > 16 ? "…" : "", len > 2 ? " (too long)" : "");
+      return FALSE;
+    }
+  if (country != RL_COUNTRY_WORLD && !rl_regulatory_has (self->regulatory, country))
+    {
+      char cc[3];
+      const char *problem = rl_regulatory_problem (self->regulatory);
+      g_set_error (error, RL_DAEMON_ERROR, RL_DAEMON_ERROR_UNKNOWN_COUNTRY,
+                   "%s is not in the regulatory database%s%s", rl_country_to_string (country, cc),
+                   problem ? ": " : " (see 'regloc explain' for the countries it knows)",
+                   problem ? problem : "");
+      return FALSE;
+    }
+  *out = country;
+  return TRUE;
+}
+
+gboolean
+rl_daemon_set_override (RlDaemon *self, const char *text, GError **error)
+{
+  RlCountry country;
+
+  if (!rl_daemon_validate_override (self, text, &country, error))
+    return FALSE;
+  return daemon_change_override (self, country, error);
+}
+
+gboolean
+rl_daemon_clear_override (RlDaemon *self, GError **error)
+{
+  return daemon_change_override (self, RL_COUNTRY_NONE, error);
+}
+
+/* --- facts ----------------------------------------------------------------- */
+
+const RlDecision *
+rl_daemon_decision (RlDaemon *self)
+{
+  return self->decision;
+}
+
+gint64
+rl_daemon_last_change (RlDaemon *self)
+{
+  return self->last_change_wall;
+}
+
+const char *
+rl_daemon_kernel_country (RlDaemon *self)
+{
+  return self->kernel_country;
+}
+
+RlCountry
+rl_daemon_override (RlDaemon *self, gboolean *from_config)
+{
+  RlSource *source = daemon_find_source (self, &rl_override_source_ops);
+
+  if (from_config != NULL)
+    *from_config = FALSE;
+  return source ? rl_override_source_current (source, from_config) : RL_COUNTRY_NONE;
+}
+
+GArray *
+rl_daemon_source_status (RlDaemon *self)
+{
+  GArray *out = g_array_new (FALSE, TRUE, sizeof (RlSourceStatus));
+
+  for (guint i = 0; i < self->slots->len; i++)
+    {
+      RlSourceSlot *slot = &g_array_index (self->slots, RlSourceSlot, i);
+      RlSourceStatus st = { slot->ops->name, FALSE, 0, NULL };
+
+      if (slot->source != NULL)
+        {
+          st.available = slot->source->available;
+          /* Live sources stamp it with the wall clock already. */
+          st.last_evidence = self->feed ? evidence_to_wall (self, slot->source->last_evidence)
+                                        : slot->source->last_evidence;
+          st.detail = slot->source->detail;
+        }
+      else if (self->feed != NULL)
+        st.detail = "replaced by the replay feed";
+      else
+        st.detail = "disabled in regloc.conf";
+      g_array_append_val (out, st);
+    }
+  if (self->feed != NULL)
+    {
+      RlSourceStatus st = { "replay", TRUE,
+                            evidence_to_wall (self, rl_replay_feed_last_time (self->feed)),
+                            rl_replay_feed_status (self->feed) };
+      g_array_append_val (out, st);
+    }
+  if (self->applier != NULL || self->options.applier != NULL)
+    {
+      RlSourceStatus st = { "kernel", self->applier != NULL && self->kernel_reachable, 0, self->kernel_status };
+      g_array_append_val (out, st);
+    }
+  return out;
+}
+
+const RlEvidence *
+rl_daemon_evidence (RlDaemon *self, gsize *n_items)
+{
+  return rl_evidence_set_items (self->evidence, n_items);
+}
+
+gint64
+rl_daemon_evidence_wall_time (RlDaemon *self, gint64 t)
+{
+  return self->feed == NULL ? evidence_to_wall (self, t) : t;
+}
+
+char *
+rl_daemon_explain (RlDaemon *self)
+{
+  GString *s = g_string_new (NULL);
+  gboolean from_config = FALSE;
+  RlCountry ov = rl_daemon_override (self, &from_config);
+  char cc[3];
+
+  g_string_append (s, self->decision && self->decision->explanation ? self->decision->explanation
+                                                                    : "No decision yet.");
+  if (ov != RL_COUNTRY_NONE)
+    g_string_append_printf (s, "\nOverride %s is set (%s).", rl_country_to_string (ov, cc),
+                            from_config ? "in regloc.conf" : "with SetOverride; persisted");
+  if (self->options.no_apply || !self->config->apply)
+    g_string_append (s, "\nThe kernel is not touched (observe mode).");
+  else if (self->applier == NULL)
+    g_string_append_printf (s, "\nThe kernel is not set: %s.", self->kernel_status);
+  if (rl_regulatory_problem (self->regulatory) != NULL)
+    g_string_append_printf (s, "\nRegulatory database: %s.", rl_regulatory_problem (self->regulatory));
+  if (self->feed != NULL)
+    g_string_append_printf (s, "\nEvidence comes from a replay: %s.", rl_replay_feed_status (self->feed));
+  return g_string_free (s, FALSE);
+}
+
+char *
+rl_daemon_find_config (void)
+{
+  /* systemd's ConfigurationDirectory=regloc, else the build's sysconfdir. */
+  const char *dir = g_getenv ("CONFIGURATION_DIRECTORY");
+  g_autofree char *path = g_build_filename (dir && dir[0] ? dir : RL_SYSCONFDIR, "regloc.conf", NULL);
+
+  return g_file_test (path, G_FILE_TEST_EXISTS) ? g_steal_pointer (&path) : NULL;
+}
+
+void
+rl_daemon_use_user_state_dir (void)
+{
+  /* A user's demo daemon keeps its override in the user's state directory. */
+  if (g_getenv ("STATE_DIRECTORY") == NULL)
+    {
+      g_autofree char *dir = g_build_filename (g_get_user_state_dir (), "regloc", NULL);
+      g_setenv ("STATE_DIRECTORY", dir, TRUE);
+    }
+}

@@ -1,0 +1,61 @@
+/* Applies the decided country to the kernel (DESIGN §5) and follows the
+ * kernel's own regulatory state.
+ *
+ * A change of decision becomes one NL80211_CMD_REQ_SET_REG user hint (what
+ * `iw reg set` sends).  The kernel acknowledges at once and announces the
+ * new domain later on the "regulatory" multicast group; the applier keeps
+ * that as the kernel's country, so status never claims what did not happen. */
+#pragma once
+
+#include <glib.h>
+#include "core/evidence.h"
+
+G_BEGIN_DECLS
+
+typedef enum {
+  RL_APPLIER_ACTIVE,        /* sends user hints */
+  RL_APPLIER_DISABLED,      /* apply=false / --no-apply: decides only */
+  RL_APPLIER_OBSERVE_ONLY,  /* no CAP_NET_ADMIN: watches the kernel only */
+  RL_APPLIER_UNAVAILABLE,   /* no nl80211 in this kernel */
+} RlApplierMode;
+
+const char *rl_applier_mode_to_string (RlApplierMode mode);
+
+typedef struct RlApplier RlApplier;
+typedef void (*RlApplierChangedFunc) (RlApplier *applier, gpointer user_data);
+
+RlApplier *rl_applier_new (gboolean apply);
+void rl_applier_free (RlApplier *applier);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (RlApplier, rl_applier_free)
+
+/* Called whenever the kernel's country, the mode or the self-managed set changes. */
+void rl_applier_set_changed_func (RlApplier *applier, RlApplierChangedFunc func, gpointer user_data);
+/* Connects to nl80211 and reads the kernel's current domain (GET_REG). */
+void rl_applier_start (RlApplier *applier);
+/* Asks the kernel for @country (a user hint) unless the mode forbids it.
+ * Returns TRUE when a hint was sent and acknowledged. */
+gboolean rl_applier_apply (RlApplier *applier, RlCountry country);
+
+RlApplierMode rl_applier_mode (const RlApplier *applier);
+/* The global domain the kernel announced last: "00", "DE", "98" (intersection),
+ * "99" (driver-built); RL_COUNTRY_NONE before the first answer. */
+RlCountry rl_applier_kernel_country (const RlApplier *applier);
+RlCountry rl_applier_requested (const RlApplier *applier);
+/* Wiphys with their own regulatory domain that ignore user hints. */
+guint rl_applier_n_self_managed (const RlApplier *applier);
+/* One line for `regloc status`. */
+const char *rl_applier_detail (const RlApplier *applier);
+
+/* Pure: one REG_CHANGE / WIPHY_REG_CHANGE / GET_REG message's attributes. */
+typedef struct {
+  RlCountry country;        /* RL_COUNTRY_NONE when the message names none */
+  gboolean has_wiphy;
+  guint32 wiphy;
+  gboolean self_managed;
+  gboolean has_initiator;
+  guint8 initiator;         /* enum nl80211_reg_initiator */
+} RlRegMessage;
+
+gboolean rl_applier_parse_reg_message (const guint8 *attrs, gsize len, RlRegMessage *out);
+
+G_END_DECLS

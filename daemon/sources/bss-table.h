@@ -1,0 +1,27 @@
+/* What the beacon source remembers per BSSID: when it was last heard and
+ * whether it gave evidence.  Turns scan results into put/withdraw calls on
+ * the source, ages entries out and keeps the table under its cap.
+ * No I/O: the time comes in as @now, so tests drive it. */
+#pragma once
+
+#include "daemon/sources/source.h"
+#include "readers/nl80211-scan.h"
+
+G_BEGIN_DECLS
+
+typedef struct RlBssTable RlBssTable;
+
+RlBssTable *rl_bss_table_new (RlSource *owner, guint max_age_s, guint max_bss);
+void rl_bss_table_free (RlBssTable *table);
+
+/* One BSS of a scan dump, heard @bss->seen_ms_ago before @now (µs, wall
+ * time).  Returns TRUE when it is a new observation (not the cached entry
+ * of an earlier dump) and then sets @observed_at. */
+gboolean rl_bss_table_observe (RlBssTable *table, const RlScanBss *bss, gint64 now, gint64 *observed_at);
+/* Drops (and withdraws) entries not heard for max_age. */
+void rl_bss_table_prune (RlBssTable *table, gint64 now);
+
+guint rl_bss_table_size (const RlBssTable *table);
+guint rl_bss_table_n_with_country (const RlBssTable *table);
+
+G_END_DECLS

@@ -1,0 +1,28 @@
+/* The live GPS source: gpsd through libgps, in the GLib main loop. */
+#pragma once
+
+#include <glib.h>
+#include "daemon/sources/source.h"
+#include "geo/gps-evidence.h"
+
+G_BEGIN_DECLS
+
+extern const RlSourceOps rl_gps_source_ops;
+
+/* What the ops' create() does with an explicit lookup (tests place points
+ * without a boundary index).  Returns NULL when [gps] enabled=false. */
+RlSource *rl_gps_source_new (const RlConfig *config, const RlSourceSink *sink,
+                             RlGpsLookupFunc lookup, const RlBoundaryIndex *index);
+
+/* Counters for status output and tests. */
+typedef struct {
+  guint64 connects;        /* successful connections to gpsd */
+  guint64 disconnects;     /* connections lost */
+  guint64 fixes_used;
+  guint64 rejected[RL_GPS_N_REJECTS];
+  guint retry_in_s;        /* next reconnect attempt, 0 while connected */
+} RlGpsSourceStats;
+
+void rl_gps_source_get_stats (RlSource *source, RlGpsSourceStats *out);
+
+G_END_DECLS

@@ -1,0 +1,119 @@
+/* On-disk layout of the boundary index, shared by the generator
+ * (tools/boundary-gen/boundary-gen.c) and the reader (geo/boundary.c).
+ *
+ * The world box [-180,180] x [-90,90] is a quadtree.  Its first
+ * RL_BIDX_GRID_DEPTH levels are flattened into a dense grid so a lookup
+ * starts with one array access; below that, nodes hold four entries.
+ * An entry is one 32-bit word:
+ *   type 0 (uniform): the whole cell has one label (low 16 bits); bit 16
+ *                     set when no edge at all lies within RL_BIDX_FAR_M of
+ *                     the cell, so the lookup can skip the distance search;
+ *                     bits 17-28: the same for each of 4 x 3 parts of the
+ *                     cell (bit 17 + 4 * row + column, row 0 at the south)
+ *   type 1 (node):    index of a node (four entries, child = (y_hi << 1) | x_hi)
+ *   type 2 (leaf):    offset in 32-bit words into the leaf section
+ * A label is a feature index (features are sorted by area, smallest first,
+ * so where features overlap the smallest index wins) or RL_BIDX_LABEL_NONE.
+ *
+ * A leaf is a sequence of guint16:
+ *   ref_x, ref_y, base_label, n_groups, far_parts, own_parts,
+ *   n_groups x { feature | ref_inside << 15, n_chains,
+ *                n_chains x { n_points, n_points x { x, y } } }
+ * padded to a whole 32-bit word.  Coordinates are quantised over the leaf
+ * box grown by RL_BIDX_QPAD units on each side; edges are clipped to that
+ * grown box.  ref is a point chosen away from every edge;
+ * ref_inside says whether it lies inside the feature.  base_label is the
+ * smallest feature that covers the whole leaf.  The leaf is cut into
+ * 4 x 4 parts (bit 4 * row + column, row 0 at the south):
+ *   far_parts: the part is farther than RL_BIDX_FAR_M from every edge;
+ *   own_parts: every edge within RL_BIDX_FAR_M of the part is one of this
+ *              leaf's own (no other leaf holds an edge that near), so the
+ *              distance search need not look at any other leaf.
+ * The far flags (of uniform cells and leaves) and own_parts are computed
+ * against the exact source edges, measured as the reader measures them,
+ * with a margin for the quantisation: they never change an answer, they
+ * only spare the search.
+ *
+ * All integers are little-endian; the reader refuses other hosts. */
+#pragma once
+
+#include <zlib.h>
+
+#include <stdint.h>
+#include <stddef.h>
+
+#define RL_BIDX_MAGIC "RLBNDIDX"
+#define RL_BIDX_VERSION 3u
+#define RL_BIDX_GRID_DEPTH 8u
+#define RL_BIDX_MAX_DEPTH 24u
+/* Leaf coordinates: the leaf box spans RL_BIDX_QSPAN units starting at
+ * RL_BIDX_QPAD, so the box's own sides (the antimeridian, the poles, grid
+ * lines that the data's edges follow) are exact integers; the pad on each
+ * side holds edges clipped just outside the box. */
+#define RL_BIDX_QPAD 64.0
+#define RL_BIDX_QSPAN 65407.0
+#define RL_BIDX_QMAX 65535.0
+#define RL_BIDX_LABEL_NONE 0xffffu
+#define RL_BIDX_MAX_FEATURES 0x7fffu   /* a group's feature word keeps bit 15 */
+
+/* Distances are searched up to this far (metres); see RL_BOUNDARY_EXACT_M. */
+#define RL_BIDX_FAR_M 5000.0
+#define RL_BIDX_UNIFORM_FAR 0x10000u
+#define RL_BIDX_PART_COLS 4u        /* parts of a uniform cell */
+#define RL_BIDX_PART_ROWS 3u
+#define RL_BIDX_PART_SHIFT 17u
+#define RL_BIDX_LEAF_PART_COLS 4u   /* parts of a leaf */
+#define RL_BIDX_LEAF_PART_ROWS 4u
+#define RL_BIDX_LEAF_HEADER 6   /* guint16 words before the groups */
+#define RL_BIDX_LEAF_FAR 4      /* header word of far_parts */
+#define RL_BIDX_LEAF_OWN 5      /* header word of own_parts */
+#define RL_BIDX_GROUP_INSIDE 0x8000u   /* ref_inside, in a group's feature word */
+#define RL_BIDX_UNIFORM_MASK 0x1fffffffu   /* label, far flag and part flags */
+
+#define RL_BIDX_TYPE_UNIFORM 0u
+#define RL_BIDX_TYPE_NODE 1u
+#define RL_BIDX_TYPE_LEAF 2u
+#define RL_BIDX_ENTRY_TYPE(e) ((e) >> 30)
+#define RL_BIDX_ENTRY_VALUE(e) ((e) & 0x3fffffffu)
+#define RL_BIDX_ENTRY(type, value) (((uint32_t) (type) << 30) | ((uint32_t) (value) & 0x3fffffffu))
+
+typedef struct {
+  char magic[8];
+  uint32_t version;
+  uint32_t header_size;      /* sizeof (RlBidxHeader) */
+  uint64_t file_size;
+  uint32_t grid_depth;
+  uint32_t max_depth;
+  uint32_t n_features;
+  uint32_t features_offset;  /* n_features x RlBidxFeature */
+  uint32_t grid_offset;      /* 4^grid_depth entries, row-major from (-90,-180) */
+  uint32_t n_nodes;
+  uint32_t nodes_offset;     /* n_nodes x 4 entries */
+  uint32_t leaves_words;
+  uint32_t leaves_offset;    /* leaves_words x guint32 */
+  char source[64];           /* NUL-terminated name of the source data */
+  uint32_t checksum;         /* CRC-32 of the header up to here and of every byte after the header */
+} RlBidxHeader;
+
+typedef struct {
+  char alpha2[2];
+  uint16_t reserved;
+} RlBidxFeature;
+
+/* CRC-32 (IEEE 802.3, reflected, as zlib), bitwise table built on first use. */
+static inline uint32_t
+rl_bidx_crc32 (uint32_t crc, const void *data, size_t len)
+{
+  /* zlib's CRC-32 (the IEEE polynomial), an order of magnitude faster than
+   * a byte table: the check runs over the whole index at every open */
+  const uint8_t *p = data;
+
+  while (len > 0)
+    {
+      uInt chunk = len > (1u << 30) ? (1u << 30) : (uInt) len;
+      crc = (uint32_t) crc32 ((uLong) crc, p, chunk);
+      p += chunk;
+      len -= chunk;
+    }
+  return crc;
+}

@@ -1,0 +1,767 @@
+/* Point → country lookup over the mmapped boundary index (DESIGN §8).
+ * File layout and the meaning of every field: boundary-format.h. */
+#define G_LOG_DOMAIN "regloc-boundary"
+
+#include "geo/boundary.h"
+#include "geo/boundary-format.h"
+#include "geo/boundary-private.h"
+#include "rl-build-config.h"
+
+#include <math.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#define EARTH_M_PER_DEG (6371008.8 * G_PI / 180.0)
+/* How far past the nearest edge we look to name the country across it. */
+#define BEYOND_M 3.0
+/* Edges of a sovereign's feature that lie inside one of its territories are
+ * not borders; skip at most this many of them before giving up. */
+#define MAX_SKIPPED_EDGES 8
+#define ANTIMERIDIAN_NUDGE 1e-9
+
+G_STATIC_ASSERT ((int) RL_BOUNDARY_EXACT_M == (int) RL_BIDX_FAR_M);
+
+struct RlBoundaryIndex {
+  GMappedFile *file;
+  GBytes *bytes;
+  const guint8 *data;
+  gsize size;
+  const RlBidxHeader *header;
+  const guint32 *grid;
+  const guint32 *nodes;
+  const guint32 *leaves;
+  guint32 n_nodes;
+  guint32 leaves_words;
+  guint32 n_features;
+  guint32 max_depth;
+  RlCountry *codes;
+};
+
+typedef struct { double x0, y0, x1, y1; } Box;
+
+G_DEFINE_QUARK (rl-boundary-error-quark, rl_boundary_error)
+
+const char *
+rl_boundary_index_default_path (void)
+{
+  const char *env = g_getenv ("REGLOC_BOUNDARY_INDEX");
+
+  if (env != NULL && env[0] != '\0')
+    return env;
+  if (g_file_test (RL_DATADIR "/boundaries.idx", G_FILE_TEST_IS_REGULAR))
+    return RL_DATADIR "/boundaries.idx";
+  return RL_BUILD_DATADIR "/boundaries.idx";
+}
+
+void
+rl_boundary_index_free (RlBoundaryIndex *index)
+{
+  if (index == NULL)
+    return;
+  g_clear_pointer (&index->file, g_mapped_file_unref);
+  g_clear_pointer (&index->bytes, g_bytes_unref);
+  g_free (index->codes);
+  g_free (index);
+}
+
+static gboolean
+corrupt (GError **error, const char *path, const char *what)
+{
+  g_set_error (error, RL_BOUNDARY_ERROR, RL_BOUNDARY_ERROR_CORRUPT,
+               "Boundary index %s is corrupt: %s", path, what);
+  return FALSE;
+}
+
+static gboolean
+section_ok (const RlBoundaryIndex *index, guint64 offset, guint64 count, guint64 item_size)
+{
+  return offset % 4 == 0 && offset >= sizeof (RlBidxHeader) && offset <= index->size &&
+         count <= (index->size - offset) / item_size;
+}
+
+static gboolean
+entry_ok (const RlBoundaryIndex *index, guint32 entry)
+{
+  guint32 v = RL_BIDX_ENTRY_VALUE (entry);
+
+  switch (RL_BIDX_ENTRY_TYPE (entry))
+    {
+    case RL_BIDX_TYPE_UNIFORM:
+      if (v & ~RL_BIDX_UNIFORM_MASK)
+        return FALSE;
+      v &= 0xffffu;
+      return v == RL_BIDX_LABEL_NONE || v < index->n_features;
+    case RL_BIDX_TYPE_NODE:
+      return v < index->n_nodes;
+    case RL_BIDX_TYPE_LEAF:
+      return v < index->leaves_words;
+    default:
+      return FALSE;
+    }
+}
+
+static gboolean
+validate (RlBoundaryIndex *index, const char *path, GError **error)
+{
+  const RlBidxHeader *h = (const RlBidxHeader *) index->data;
+  const RlBidxFeature *features;
+  guint64 grid_n = (guint64) 1 << (2 * RL_BIDX_GRID_DEPTH);
+  guint32 crc;
+
+  if (G_BYTE_ORDER != G_LITTLE_ENDIAN)
+    return corrupt (error, path, "only little-endian hosts can read it");
+  if (index->size < sizeof (RlBidxHeader) || memcmp (h->magic, RL_BIDX_MAGIC, 8) != 0)
+    return corrupt (error, path, "not a boundary index (bad magic)");
+  if (h->version != RL_BIDX_VERSION)
+    return corrupt (error, path, "unsupported version (rebuild the index)");
+  if (h->header_size != sizeof (RlBidxHeader) || h->file_size != index->size)
+    return corrupt (error, path, "truncated or wrong size");
+  crc = rl_bidx_crc32 (0, h, offsetof (RlBidxHeader, checksum));
+  crc = rl_bidx_crc32 (crc, index->data + sizeof *h, index->size - sizeof *h);
+  if (crc != h->checksum)
+    return corrupt (error, path, "checksum mismatch");
+  /* Even with a good checksum, nothing below is trusted without a bound. */
+  if (h->grid_depth != RL_BIDX_GRID_DEPTH || h->max_depth < h->grid_depth || h->max_depth > 28 ||
+      h->n_features == 0 || h->n_features > RL_BIDX_MAX_FEATURES)
+    return corrupt (error, path, "bad parameters");
+  if (!section_ok (index, h->features_offset, h->n_features, sizeof (RlBidxFeature)) ||
+      !section_ok (index, h->grid_offset, grid_n, 4) ||
+      !section_ok (index, h->nodes_offset, (guint64) h->n_nodes * 4, 4) ||
+      !section_ok (index, h->leaves_offset, h->leaves_words, 4))
+    return corrupt (error, path, "section out of bounds");
+
+  index->header = h;
+  index->n_features = h->n_features;
+  index->n_nodes = h->n_nodes;
+  index->leaves_words = h->leaves_words;
+  index->max_depth = h->max_depth;
+  index->grid = (const guint32 *) (index->data + h->grid_offset);
+  index->nodes = (const guint32 *) (index->data + h->nodes_offset);
+  index->leaves = (const guint32 *) (index->data + h->leaves_offset);
+
+  features = (const RlBidxFeature *) (index->data + h->features_offset);
+  index->codes = g_new0 (RlCountry, h->n_features);
+  for (guint32 i = 0; i < h->n_features; i++)
+    {
+      char code[3] = { features[i].alpha2[0], features[i].alpha2[1], '\0' };
+      if (!g_ascii_isupper (code[0]) || !g_ascii_isupper (code[1]))
+        return corrupt (error, path, "bad country code");
+      index->codes[i] = RL_COUNTRY (code[0], code[1]);
+    }
+  for (guint64 i = 0; i < grid_n; i++)
+    if (!entry_ok (index, index->grid[i]))
+      return corrupt (error, path, "grid entry out of bounds");
+  for (guint64 i = 0; i < (guint64) h->n_nodes * 4; i++)
+    if (!entry_ok (index, index->nodes[i]))
+      return corrupt (error, path, "node entry out of bounds");
+  return TRUE;
+}
+
+RlBoundaryIndex *
+rl_boundary_index_open (const char *path, GError **error)
+{
+  g_autoptr(RlBoundaryIndex) index = g_new0 (RlBoundaryIndex, 1);
+  g_autoptr(GError) local = NULL;
+
+  g_return_val_if_fail (path != NULL, NULL);
+  index->file = g_mapped_file_new (path, FALSE, &local);
+  if (index->file == NULL)
+    {
+      g_set_error (error, RL_BOUNDARY_ERROR, RL_BOUNDARY_ERROR_MISSING,
+                   "Cannot open boundary index: %s", local->message);
+      return NULL;
+    }
+  index->data = (const guint8 *) g_mapped_file_get_contents (index->file);
+  index->size = g_mapped_file_get_length (index->file);
+  if (index->data == NULL)
+    index->size = 0;
+  if (!validate (index, path, error))
+    return NULL;
+  /* Checking the checksum touched every page; let them go so the process
+   * only keeps resident what lookups use (they stay in the page cache). */
+  {
+    gsize page = (gsize) sysconf (_SC_PAGESIZE);
+    gsize start = ((gsize) index->data + page - 1) & ~(page - 1);
+    gsize stop = ((gsize) index->data + index->size) & ~(page - 1);
+    if (stop > start)
+      madvise ((void *) start, stop - start, MADV_DONTNEED);
+  }
+  return g_steal_pointer (&index);
+}
+
+RlBoundaryIndex *
+rl_boundary_index_new_from_bytes (GBytes *bytes, const char *name, GError **error)
+{
+  g_autoptr(RlBoundaryIndex) index = g_new0 (RlBoundaryIndex, 1);
+
+  g_return_val_if_fail (bytes != NULL && name != NULL, NULL);
+  index->bytes = g_bytes_ref (bytes);
+  index->data = g_bytes_get_data (bytes, &index->size);
+  if (index->data == NULL)
+    index->size = 0;
+  if (!validate (index, name, error))
+    return NULL;
+  return g_steal_pointer (&index);
+}
+
+/* ---- point in polygon ------------------------------------------------- */
+
+static inline gboolean
+cross_h (double ax, double ay, double bx, double by, double sy, double xa, double xb)
+{
+  double x;
+  if ((ay > sy) == (by > sy))
+    return FALSE;
+  x = ax + (sy - ay) * (bx - ax) / (by - ay);
+  return x >= xa && x < xb;
+}
+
+static inline gboolean
+cross_v (double ax, double ay, double bx, double by, double sx, double ya, double yb)
+{
+  double y;
+  if ((ax > sx) == (bx > sx))
+    return FALSE;
+  y = ay + (sx - ax) * (by - ay) / (bx - ax);
+  return y >= ya && y < yb;
+}
+
+/* Grown leaf box, as the generator quantised it. */
+static inline void
+leaf_frame (const Box *box, double *gx0, double *gy0, double *sx, double *sy)
+{
+  *sx = (box->x1 - box->x0) / RL_BIDX_QSPAN;
+  *sy = (box->y1 - box->y0) / RL_BIDX_QSPAN;
+  *gx0 = box->x0 - *sx * RL_BIDX_QPAD;
+  *gy0 = box->y0 - *sy * RL_BIDX_QPAD;
+}
+
+/* Label of (x, y) inside a border leaf: the smallest feature whose parity
+ * at the point is odd.  Parity = the reference point's, flipped by every
+ * edge on the path point → (ref_x, y) → ref.  FALSE if the leaf overruns. */
+static gboolean
+leaf_label (const RlBoundaryIndex *index, guint32 offset, const Box *box, double x, double y, guint16 *label)
+{
+  const guint16 *p = (const guint16 *) (index->leaves + offset);
+  const guint16 *end = (const guint16 *) (index->leaves + index->leaves_words);
+  double gx0, gy0, sx, sy, qx, qy, rx, ry, hx0, hx1, vy0, vy1;
+  guint16 best, n_groups;
+
+  if (end - p < RL_BIDX_LEAF_HEADER)
+    return FALSE;
+  leaf_frame (box, &gx0, &gy0, &sx, &sy);
+  qx = (x - gx0) / sx;
+  qy = (y - gy0) / sy;
+  rx = p[0];
+  ry = p[1];
+  best = p[2];
+  n_groups = p[3];
+  p += RL_BIDX_LEAF_HEADER;
+  hx0 = MIN (qx, rx);
+  hx1 = MAX (qx, rx);
+  vy0 = MIN (qy, ry);
+  vy1 = MAX (qy, ry);
+  for (guint g = 0; g < n_groups; g++)
+    {
+      guint16 feature, inside, n_chains;
+      guint parity = 0;
+
+      if (end - p < 2)
+        return FALSE;
+      feature = p[0] & RL_BIDX_MAX_FEATURES;
+      inside = p[0] & RL_BIDX_GROUP_INSIDE;
+      n_chains = p[1];
+      p += 2;
+      for (guint c = 0; c < n_chains; c++)
+        {
+          guint n;
+          if (end - p < 1)
+            return FALSE;
+          n = p[0];
+          p++;
+          if (n == 0 || (gsize) (end - p) < 2 * (gsize) n)
+            return FALSE;
+          for (guint i = 1; i < n; i++)
+            {
+              double ax = p[2 * i - 2], ay = p[2 * i - 1], bx = p[2 * i], by = p[2 * i + 1];
+              parity ^= cross_h (ax, ay, bx, by, qy, hx0, hx1);
+              parity ^= cross_v (ax, ay, bx, by, rx, vy0, vy1);
+            }
+          p += 2 * n;
+        }
+      /* Groups come smallest feature first: the first one that holds the
+       * point is the answer unless the base label is smaller still. */
+      if ((parity ^ (inside != 0)) && feature < best)
+        best = feature;
+    }
+  if (best != RL_BIDX_LABEL_NONE && best >= index->n_features)
+    return FALSE;
+  *label = best;
+  return TRUE;
+}
+
+static inline guint32
+grid_cell (double v, double lo, double span, guint32 n)
+{
+  double f = floor ((v - lo) / span * n);
+  if (f < 0)
+    return 0;
+  if (f >= n)
+    return n - 1;
+  return (guint32) f;
+}
+
+static inline Box
+grid_box (guint32 ix, guint32 iy)
+{
+  double w = 360.0 / (1u << RL_BIDX_GRID_DEPTH), h = 180.0 / (1u << RL_BIDX_GRID_DEPTH);
+  return (Box) { -180.0 + ix * w, -90.0 + iy * h, -180.0 + (ix + 1) * w, -90.0 + (iy + 1) * h };
+}
+
+/* Walks down to the uniform entry or leaf holding (x, y). */
+static gboolean
+find_entry (const RlBoundaryIndex *index, double x, double y, guint32 *entry_out, Box *box_out)
+{
+  guint32 n = 1u << RL_BIDX_GRID_DEPTH;
+  guint32 ix = grid_cell (x, -180.0, 360.0, n), iy = grid_cell (y, -90.0, 180.0, n);
+  guint32 entry = index->grid[(gsize) iy * n + ix];
+  Box box = grid_box (ix, iy);
+
+  for (guint depth = RL_BIDX_GRID_DEPTH; RL_BIDX_ENTRY_TYPE (entry) == RL_BIDX_TYPE_NODE; depth++)
+    {
+      guint32 node = RL_BIDX_ENTRY_VALUE (entry);
+      double cx = (box.x0 + box.x1) / 2, cy = (box.y0 + box.y1) / 2;
+      guint c = (x >= cx ? 1 : 0) | (y >= cy ? 2 : 0);
+
+      if (depth >= index->max_depth || node >= index->n_nodes)
+        return FALSE;
+      entry = index->nodes[(gsize) node * 4 + c];
+      if (c & 1)
+        box.x0 = cx;
+      else
+        box.x1 = cx;
+      if (c & 2)
+        box.y0 = cy;
+      else
+        box.y1 = cy;
+    }
+  *entry_out = entry;
+  *box_out = box;
+  return TRUE;
+}
+
+static gboolean
+label_at_full (const RlBoundaryIndex *index, double x, double y, guint16 *label, guint32 *entry_out, Box *box_out)
+{
+  guint32 entry;
+  Box box;
+
+  if (!find_entry (index, x, y, &entry, &box))
+    return FALSE;
+  *entry_out = entry;
+  *box_out = box;
+  switch (RL_BIDX_ENTRY_TYPE (entry))
+    {
+    case RL_BIDX_TYPE_UNIFORM:
+      *label = (guint16) (RL_BIDX_ENTRY_VALUE (entry) & 0xffffu);
+      return *label == RL_BIDX_LABEL_NONE || *label < index->n_features;
+    case RL_BIDX_TYPE_LEAF:
+      if (RL_BIDX_ENTRY_VALUE (entry) >= index->leaves_words)
+        return FALSE;
+      return leaf_label (index, RL_BIDX_ENTRY_VALUE (entry), &box, x, y, label);
+    default:
+      return FALSE;
+    }
+}
+
+static gboolean
+label_at (const RlBoundaryIndex *index, double x, double y, guint16 *label)
+{
+  guint32 entry;
+  Box box;
+  return label_at_full (index, x, y, label, &entry, &box);
+}
+
+static inline RlCountry
+label_country (const RlBoundaryIndex *index, guint16 label)
+{
+  return label == RL_BIDX_LABEL_NONE ? RL_COUNTRY_NONE : index->codes[label];
+}
+
+/* ---- distance to the nearest edge ------------------------------------- */
+
+typedef struct {
+  const RlBoundaryIndex *index;
+  double qx, qy;        /* query, degrees */
+  double kx, ky;        /* metres per degree of longitude / latitude at the query */
+  double kmin;          /* metres per degree of longitude, smallest within reach */
+  double floor_m;       /* only edges farther than this (skipped ones are nearer) */
+  double best_m;
+  double ax, ay, bx, by; /* nearest edge, local metres around the query */
+  gboolean found;
+  gboolean bad;
+  guint32 own_leaf;     /* searched first; G_MAXUINT32: none */
+} Near;
+
+static inline double
+wrap_lon (double d)
+{
+  if (d > 180.0)
+    d -= 360.0;
+  else if (d < -180.0)
+    d += 360.0;
+  return d;
+}
+
+static void
+near_leaf (Near *nr, guint32 offset, const Box *box)
+{
+  const RlBoundaryIndex *index = nr->index;
+  const guint16 *p = (const guint16 *) (index->leaves + offset);
+  const guint16 *end = (const guint16 *) (index->leaves + index->leaves_words);
+  double gx0, gy0, sx, sy, ox, oy;
+  const guint16 seam_w = (guint16) RL_BIDX_QPAD, seam_e = (guint16) (RL_BIDX_QPAD + RL_BIDX_QSPAN);
+  gboolean west, east;
+  guint n_groups;
+
+  if (end - p < RL_BIDX_LEAF_HEADER)
+    {
+      nr->bad = TRUE;
+      return;
+    }
+  leaf_frame (box, &gx0, &gy0, &sx, &sy);
+  west = box->x0 <= -180.0;
+  east = box->x1 >= 180.0;
+  /* Local metres: X = (lon - qx) * kx, Y = (lat - qy) * ky. */
+  ox = wrap_lon (gx0 - nr->qx) * nr->kx;
+  oy = (gy0 - nr->qy) * nr->ky;
+  sx *= nr->kx;
+  sy *= nr->ky;
+  n_groups = p[3];
+  p += RL_BIDX_LEAF_HEADER;
+  for (guint g = 0; g < n_groups; g++)
+    {
+      guint n_chains;
+      if (end - p < 2)
+        {
+          nr->bad = TRUE;
+          return;
+        }
+      n_chains = p[1];
+      p += 2;
+      for (guint c = 0; c < n_chains; c++)
+        {
+          guint n;
+          if (end - p < 1 || p[0] == 0 || (gsize) (end - p - 1) < 2 * (gsize) p[0])
+            {
+              nr->bad = TRUE;
+              return;
+            }
+          n = p[0];
+          p++;
+          for (guint i = 1; i < n; i++)
+            {
+              /* GeoJSON cuts features at ±180°; the cut is not a border (the
+               * same feature goes on across it), so it is not a candidate. */
+              if (p[2 * i - 2] == p[2 * i] && ((west && p[2 * i] == seam_w) || (east && p[2 * i] == seam_e)))
+                continue;
+              double ax = ox + p[2 * i - 2] * sx, ay = oy + p[2 * i - 1] * sy;
+              double bx = ox + p[2 * i] * sx, by = oy + p[2 * i + 1] * sy;
+              double dx = bx - ax, dy = by - ay, l2, t = 0, px, py, d;
+
+              l2 = dx * dx + dy * dy;
+              if (l2 > 0)
+                t = CLAMP (-(ax * dx + ay * dy) / l2, 0.0, 1.0);
+              px = ax + t * dx;
+              py = ay + t * dy;
+              d = px * px + py * py;
+              if (d < nr->best_m * nr->best_m && (nr->floor_m < 0 || d > nr->floor_m * nr->floor_m))
+                {
+                  nr->best_m = sqrt (d);
+                  nr->ax = ax;
+                  nr->ay = ay;
+                  nr->bx = bx;
+                  nr->by = by;
+                  nr->found = TRUE;
+                }
+            }
+          p += 2 * n;
+        }
+    }
+}
+
+/* Lower bound of the squared distance in metres² from the query to a box
+ * (longitudes wrap). */
+static inline double
+box_dist2 (const Near *nr, const Box *box)
+{
+  double dy = 0, dx;
+
+  if (nr->qy < box->y0)
+    dy = box->y0 - nr->qy;
+  else if (nr->qy > box->y1)
+    dy = nr->qy - box->y1;
+  if (nr->qx >= box->x0 && nr->qx <= box->x1)
+    dx = 0;
+  else
+    dx = MIN (fabs (wrap_lon (box->x0 - nr->qx)), fabs (wrap_lon (nr->qx - box->x1)));
+  /* kmin: metres per degree of longitude at the latitude nearest a pole
+   * that is still within reach, so the bound stays a bound. */
+  dy *= EARTH_M_PER_DEG;
+  dx *= nr->kmin;
+  return dy * dy + dx * dx;
+}
+
+static void
+near_entry (Near *nr, guint32 entry, Box box, guint depth)
+{
+  const RlBoundaryIndex *index = nr->index;
+
+  if (nr->bad || box_dist2 (nr, &box) >= nr->best_m * nr->best_m)
+    return;
+  switch (RL_BIDX_ENTRY_TYPE (entry))
+    {
+    case RL_BIDX_TYPE_UNIFORM:
+      return;
+    case RL_BIDX_TYPE_LEAF:
+      if (RL_BIDX_ENTRY_VALUE (entry) >= index->leaves_words)
+        nr->bad = TRUE;
+      else if (RL_BIDX_ENTRY_VALUE (entry) != nr->own_leaf)   /* already searched */
+        near_leaf (nr, RL_BIDX_ENTRY_VALUE (entry), &box);
+      return;
+    case RL_BIDX_TYPE_NODE:
+      {
+        guint32 node = RL_BIDX_ENTRY_VALUE (entry);
+        double cx = (box.x0 + box.x1) / 2, cy = (box.y0 + box.y1) / 2;
+        if (depth >= index->max_depth || node >= index->n_nodes)
+          {
+            nr->bad = TRUE;
+            return;
+          }
+        /* Nearest child first: its edges shrink best_m and prune the rest. */
+        guint first = (nr->qx >= cx ? 1 : 0) | (nr->qy >= cy ? 2 : 0);
+        for (guint k = 0; k < 4; k++)
+          {
+            guint c = first ^ k;
+            Box cb = { (c & 1) ? cx : box.x0, (c & 2) ? cy : box.y0,
+                       (c & 1) ? box.x1 : cx, (c & 2) ? box.y1 : cy };
+            near_entry (nr, index->nodes[(gsize) node * 4 + c], cb, depth + 1);
+          }
+        return;
+      }
+    default:
+      nr->bad = TRUE;
+    }
+}
+
+/* Every grid cell within best_m of the query, across the antimeridian and
+ * over the poles. */
+static void
+near_search (Near *nr)
+{
+  guint32 n = 1u << RL_BIDX_GRID_DEPTH;
+  double cell_w = 360.0 / n, cell_h = 180.0 / n;
+  double dlat = nr->best_m / EARTH_M_PER_DEG;
+  double lat_far = MIN (90.0, fabs (nr->qy) + dlat);
+  double coslat = cos (lat_far * G_PI / 180.0);
+  double dlon = coslat > 1e-9 ? nr->best_m / (EARTH_M_PER_DEG * coslat) : 360.0;
+  gint64 iy0 = (gint64) floor ((nr->qy - dlat + 90.0) / cell_h);
+  gint64 iy1 = (gint64) floor ((nr->qy + dlat + 90.0) / cell_h);
+  gint64 ix0, ix1;
+
+  if (dlon >= 180.0)
+    {
+      ix0 = 0;
+      ix1 = n - 1;
+    }
+  else
+    {
+      ix0 = (gint64) floor ((nr->qx - dlon + 180.0) / cell_w);
+      ix1 = (gint64) floor ((nr->qx + dlon + 180.0) / cell_w);
+    }
+  iy0 = CLAMP (iy0, 0, (gint64) n - 1);
+  iy1 = CLAMP (iy1, 0, (gint64) n - 1);
+  for (gint64 iy = iy0; iy <= iy1; iy++)
+    for (gint64 i = ix0; i <= ix1 && i < ix0 + n; i++)
+      {
+        guint32 ix = (guint32) (((i % n) + n) % n);
+        near_entry (nr, nr->index->grid[(gsize) iy * n + ix], grid_box (ix, (guint32) iy), RL_BIDX_GRID_DEPTH);
+      }
+}
+
+/* A point just past the nearest edge: way 0 continues the line from the
+ * query through the nearest point, ways 1 and 2 step off the edge along its
+ * normal (needed where the nearest point is a vertex of a sharp corner). */
+static void
+beyond_point (const Near *nr, int way, double *x, double *y)
+{
+  double dx = nr->bx - nr->ax, dy = nr->by - nr->ay, l2 = dx * dx + dy * dy, t = 0, px, py, len, l, ux, uy;
+
+  if (l2 > 0)
+    t = CLAMP (-(nr->ax * dx + nr->ay * dy) / l2, 0.0, 1.0);
+  px = nr->ax + t * dx;
+  py = nr->ay + t * dy;
+  len = sqrt (px * px + py * py);
+  l = sqrt (l2);
+  if (way == 0 && len > 1e-3)
+    {
+      ux = px / len;
+      uy = py / len;
+    }
+  else
+    {
+      double side = way == 2 ? -1 : 1;
+      ux = l > 0 ? -dy / l * side : side;
+      uy = l > 0 ? dx / l * side : 0;
+    }
+  px += ux * BEYOND_M;
+  py += uy * BEYOND_M;
+  *x = wrap_lon (nr->qx + px / MAX (nr->kx, 1e-6));
+  *y = CLAMP (nr->qy + py / nr->ky, -90.0, 90.0);
+}
+
+gboolean
+rl_boundary_lookup_country (const RlBoundaryIndex *index, double lat, double lon, RlCountry *country)
+{
+  guint16 label;
+
+  g_return_val_if_fail (index != NULL, FALSE);
+  g_return_val_if_fail (country != NULL, FALSE);
+  *country = RL_COUNTRY_NONE;
+  if (!(lat >= -90.0 && lat <= 90.0 && lon >= -180.0 && lon <= 180.0))
+    return FALSE;
+  /* As in rl_boundary_lookup (): a point on the antimeridian belongs to the
+   * feature beside it. */
+  lon = CLAMP (lon, -180.0 + ANTIMERIDIAN_NUDGE, 180.0 - ANTIMERIDIAN_NUDGE);
+  if (!label_at (index, lon, lat, &label))
+    return FALSE;
+  *country = label_country (index, label);
+  return TRUE;
+}
+
+/* shortcuts: use the generator's flags and the own-leaf bound to skip
+ * searches; without them every lookup searches (tests compare the two). */
+static gboolean
+lookup (const RlBoundaryIndex *index, double lat, double lon, RlBoundaryResult *out, gboolean shortcuts)
+{
+  guint16 label;
+  guint32 entry;
+  Box box;
+  RlCountry country;
+  Near nr;
+  gboolean own_only = FALSE;
+  double own_reach_m = -1;
+
+  g_return_val_if_fail (index != NULL, FALSE);
+  g_return_val_if_fail (out != NULL, FALSE);
+  out->country = RL_COUNTRY_NONE;
+  out->neighbour = RL_COUNTRY_NONE;
+  out->border_m = 0;
+  if (!(lat >= -90.0 && lat <= 90.0 && lon >= -180.0 && lon <= 180.0))
+    return FALSE;
+  /* The data splits features at the antimeridian: a point exactly on it
+   * belongs to the feature beside it, not to the seam between two halves. */
+  lon = CLAMP (lon, -180.0 + ANTIMERIDIAN_NUDGE, 180.0 - ANTIMERIDIAN_NUDGE);
+  if (!label_at_full (index, lon, lat, &label, &entry, &box))
+    return FALSE;
+  country = label_country (index, label);
+  out->country = country;
+  out->border_m = RL_BOUNDARY_EXACT_M;
+  /* Most of the world is far from any edge: the generator marked it. */
+  if (!shortcuts)
+    ;
+  else if (RL_BIDX_ENTRY_TYPE (entry) == RL_BIDX_TYPE_UNIFORM)
+    {
+      guint col = MIN ((guint) ((lon - box.x0) / (box.x1 - box.x0) * RL_BIDX_PART_COLS), RL_BIDX_PART_COLS - 1);
+      guint row = MIN ((guint) ((lat - box.y0) / (box.y1 - box.y0) * RL_BIDX_PART_ROWS), RL_BIDX_PART_ROWS - 1);
+      guint32 v = RL_BIDX_ENTRY_VALUE (entry);
+
+      if ((v & RL_BIDX_UNIFORM_FAR) || (v & (1u << (RL_BIDX_PART_SHIFT + row * RL_BIDX_PART_COLS + col))))
+        return TRUE;
+    }
+  else
+    {
+      guint col = MIN ((guint) ((lon - box.x0) / (box.x1 - box.x0) * RL_BIDX_LEAF_PART_COLS), RL_BIDX_LEAF_PART_COLS - 1);
+      guint row = MIN ((guint) ((lat - box.y0) / (box.y1 - box.y0) * RL_BIDX_LEAF_PART_ROWS), RL_BIDX_LEAF_PART_ROWS - 1);
+      guint bit = 1u << (row * RL_BIDX_LEAF_PART_COLS + col);
+      /* label_at_full () checked the leaf's header is in bounds. */
+      const guint16 *head = (const guint16 *) (index->leaves + RL_BIDX_ENTRY_VALUE (entry));
+
+      if (head[RL_BIDX_LEAF_FAR] & bit)
+        return TRUE;
+      /* Every edge within reach is in this leaf, which is in the cache
+       * now: the search need not walk the tree. */
+      own_only = (head[RL_BIDX_LEAF_OWN] & bit) != 0;
+    }
+
+  memset (&nr, 0, sizeof nr);
+  nr.index = index;
+  nr.qx = lon;
+  nr.qy = lat;
+  nr.ky = EARTH_M_PER_DEG;
+  nr.kx = EARTH_M_PER_DEG * cos (lat * G_PI / 180.0);
+  nr.kmin = EARTH_M_PER_DEG * cos (MIN (90.0, fabs (lat) + RL_BOUNDARY_EXACT_M / EARTH_M_PER_DEG) * G_PI / 180.0);
+  nr.kmin = MAX (nr.kmin, 0.0);
+  nr.floor_m = -1;
+  nr.own_leaf = RL_BIDX_ENTRY_TYPE (entry) == RL_BIDX_TYPE_LEAF ? RL_BIDX_ENTRY_VALUE (entry) : G_MAXUINT32;
+  if (shortcuts && RL_BIDX_ENTRY_TYPE (entry) == RL_BIDX_TYPE_LEAF)
+    {
+      /* Every other leaf's edges lie in its grown box, which reaches into
+       * this leaf's box by its pad at most (leaves are no bigger than a
+       * grid cell): so they lie outside inner, and at least own_reach_m
+       * from the query as near_leaf () measures. */
+      double px = 2 * RL_BIDX_QPAD / RL_BIDX_QSPAN * 360.0 / (1u << RL_BIDX_GRID_DEPTH);
+      double py = 2 * RL_BIDX_QPAD / RL_BIDX_QSPAN * 180.0 / (1u << RL_BIDX_GRID_DEPTH);
+      double sx = MIN (lon - (box.x0 + px), (box.x1 - px) - lon) * nr.kx;
+      double sy = MIN (lat - (box.y0 + py), (box.y1 - py) - lat) * nr.ky;
+      own_reach_m = MIN (sx, sy);
+    }
+  for (guint attempt = 0; attempt <= MAX_SKIPPED_EDGES; attempt++)
+    {
+      guint16 other = label;
+      double bx, by;
+
+      nr.best_m = RL_BOUNDARY_EXACT_M;
+      nr.found = FALSE;
+      /* The query's own leaf first: near a border it holds the answer and
+       * the wider search is pruned to almost nothing. */
+      if (RL_BIDX_ENTRY_TYPE (entry) == RL_BIDX_TYPE_LEAF)
+        near_leaf (&nr, RL_BIDX_ENTRY_VALUE (entry), &box);
+      /* Other leaves' edges lie outside inner: if this leaf has an edge
+       * nearer than inner's sides, the tree walk cannot beat it. */
+      if (!own_only && !(nr.found && nr.best_m < own_reach_m))
+        near_search (&nr);
+      if (nr.bad)
+        return FALSE;
+      if (!nr.found)
+        return TRUE;
+      for (int way = 0; way < 3 && label_country (index, other) == country; way++)
+        {
+          beyond_point (&nr, way, &bx, &by);
+          if (!label_at (index, bx, by, &other))
+            return FALSE;
+        }
+      out->border_m = nr.best_m;
+      if (label_country (index, other) != country)
+        {
+          out->neighbour = label_country (index, other);
+          return TRUE;
+        }
+      /* Not a border (an edge inside the same country): look past it. */
+      nr.floor_m = nr.best_m;
+    }
+  return TRUE;
+}
+
+gboolean
+rl_boundary_lookup (const RlBoundaryIndex *index, double lat, double lon, RlBoundaryResult *out)
+{
+  return lookup (index, lat, lon, out, TRUE);
+}
+
+gboolean
+rl_boundary_lookup_searching (const RlBoundaryIndex *index, double lat, double lon, RlBoundaryResult *out)
+{
+  return lookup (index, lat, lon, out, FALSE);
+}

@@ -1,0 +1,48 @@
+/* Offline point → country lookup over the mmapped boundary index (DESIGN §8).
+ * The index is built from data/boundaries/ by the build; see
+ * data/boundaries/SOURCE.md and geo/boundary-format.h. */
+#pragma once
+
+#include <glib.h>
+#include "core/evidence.h"
+
+G_BEGIN_DECLS
+
+#define RL_BOUNDARY_ERROR (rl_boundary_error_quark ())
+GQuark rl_boundary_error_quark (void);
+
+typedef enum {
+  RL_BOUNDARY_ERROR_MISSING,   /* cannot open / mmap */
+  RL_BOUNDARY_ERROR_CORRUPT,   /* bad magic, version, checksum or offsets */
+} RlBoundaryError;
+
+typedef struct RlBoundaryIndex RlBoundaryIndex;
+
+/* border_m is exact (to the index's resolution) below this distance; a
+ * point with no border nearer than this reports exactly this value, which
+ * then means "at least this far" (and neighbour is RL_COUNTRY_NONE). */
+#define RL_BOUNDARY_EXACT_M 5000.0
+
+typedef struct {
+  RlCountry country;       /* ISO 3166-1 alpha-2, or RL_COUNTRY_NONE (international waters) */
+  double border_m;         /* distance to the nearest border with another country or the edge of the waters */
+  RlCountry neighbour;     /* the country across that border; RL_COUNTRY_NONE = open sea */
+} RlBoundaryResult;
+
+/* The index the build made (or the installed one); $REGLOC_BOUNDARY_INDEX wins. */
+const char *rl_boundary_index_default_path (void);
+RlBoundaryIndex *rl_boundary_index_open (const char *path, GError **error);
+/* The same checks over an index in memory (@name for messages); the fuzz
+ * target uses it so a read past the end is caught at the exact byte. */
+RlBoundaryIndex *rl_boundary_index_new_from_bytes (GBytes *bytes, const char *name, GError **error);
+void rl_boundary_index_free (RlBoundaryIndex *index);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (RlBoundaryIndex, rl_boundary_index_free)
+
+/* FALSE for coordinates out of range (|lat| > 90, |lon| > 180, NaN). */
+gboolean rl_boundary_lookup (const RlBoundaryIndex *index, double lat, double lon, RlBoundaryResult *out);
+/* The country alone (the same answer as rl_boundary_lookup's), without the
+ * search for the nearest border: for callers that have no use for the
+ * distance.  FALSE as for rl_boundary_lookup. */
+gboolean rl_boundary_lookup_country (const RlBoundaryIndex *index, double lat, double lon, RlCountry *country);
+
+G_END_DECLS

@@ -1,0 +1,23 @@
+/* gpsd JSON reader: the lines `gpspipe -w` writes (TPV, SKY, and the
+ * VERSION/DEVICES/WATCH chatter).  Each TPV is judged by the same function
+ * as a report from the live gpsd socket. */
+#pragma once
+
+#include <glib.h>
+#include <gps.h>
+#include "core/gps-fix.h"
+
+G_BEGIN_DECLS
+
+/* Pure: memory in, fixes out (appended to @fixes; @stats zeroed first). */
+void rl_gpsd_json_parse (const char *data, gsize len, GArray *fixes, RlGpsParseStats *stats);
+
+/* TRUE when the first non-blank line is a gpsd JSON object ("class":…). */
+gboolean rl_gpsd_json_sniff (const char *data, gsize len);
+
+/* The one place a libgps report becomes a fix (live source and replay).
+ * Call after a TPV (MODE_SET in @data->set).  FALSE with @why when the
+ * report is no usable fix. */
+gboolean rl_gps_fix_from_gps_data (const struct gps_data_t *data, RlGpsFix *fix, RlGpsReject *why);
+
+G_END_DECLS

@@ -1,0 +1,808 @@
+#include "readers/nmea.h"
+
+#include <math.h>
+#include <string.h>
+
+/* NMEA 0183 caps a sentence at 82 characters; real receivers (u-blox PUBX,
+ * Quectel GSV with signal IDs) go past it, so allow some room. */
+#define MAX_SENTENCE 200
+#define MAX_FIELDS 32
+#define DAY_US (G_GINT64_CONSTANT (86400) * G_USEC_PER_SEC)
+/* A time of day more than this far below the previous one is the next day. */
+#define ROLLOVER_US (G_GINT64_CONSTANT (12) * 3600 * G_USEC_PER_SEC)
+
+typedef struct {
+  const char *p;
+  gsize n;
+} Field;
+
+/* Everything the sentences of one epoch (one time of day) said. */
+typedef struct {
+  gboolean open;
+  gint64 tod;
+  gboolean has_pos;
+  double lat, lon;
+  gboolean said_no_fix;
+  int gsa_mode;            /* 0 unknown */
+  double hdop, epx, epy;
+  gboolean has_date;
+  gint64 date_us;
+} Epoch;
+
+typedef struct {
+  GArray *fixes;
+  RlGpsParseStats *stats;
+  guint first;             /* fixes->len when we started */
+  Epoch ep;
+  gboolean have_last;
+  gint64 last_tod;
+  gint32 day;              /* days since the first fix, by rollovers and dates */
+  gboolean have_anchor;
+  gint64 anchor;           /* midnight UTC of day 0 */
+  char date_cache[6];      /* the last RMC date field and its value */
+  gint64 date_cache_us;
+} Parser;
+
+typedef enum {
+  VAL_OK,
+  VAL_EMPTY,
+  VAL_MALFORMED,
+  VAL_RANGE,
+} ValResult;
+
+static RlGpsReject
+val_reject (ValResult r)
+{
+  return r == VAL_RANGE ? RL_GPS_REJECT_BAD_VALUE : RL_GPS_REJECT_MALFORMED;
+}
+
+static void
+reject (Parser *ps, RlGpsReject why)
+{
+  ps->stats->rejected[why]++;
+}
+
+/* Plain decimal "123.456": no sign, exponent, inf or nan (strtod takes all
+ * of those, and the field is not NUL-terminated anyway). */
+static ValResult
+parse_decimal (Field f, double *out)
+{
+  static const double pow10[] = { 1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12 };
+  guint64 mantissa = 0;
+  int frac_digits = -1, digits = 0;
+
+  if (f.n == 0)
+    return VAL_EMPTY;
+  /* Whole digits into an integer, one division at the end: exact for the
+   * ≤ 12 significant digits receivers write, and fast. */
+  for (gsize i = 0; i < f.n; i++)
+    {
+      char c = f.p[i];
+      if (c >= '0' && c <= '9')
+        {
+          if (digits < 18)
+            {
+              mantissa = mantissa * 10 + (guint64) (c - '0');
+              digits++;
+              if (frac_digits >= 0)
+                frac_digits++;
+            }
+          else if (frac_digits < 0)
+            return VAL_RANGE;   /* 19+ integer digits: no real value */
+        }
+      else if (c == '.' && frac_digits < 0)
+        frac_digits = 0;
+      else
+        return VAL_MALFORMED;
+    }
+  if (digits == 0)
+    return VAL_MALFORMED;
+  if (frac_digits > 12)
+    {
+      /* more decimals than any receiver writes: drop the excess */
+      for (; frac_digits > 12; frac_digits--)
+        mantissa /= 10;
+    }
+  *out = (double) mantissa / pow10[frac_digits > 0 ? frac_digits : 0];
+  return VAL_OK;
+}
+
+static gboolean
+two_digits (const char *p, int *out)
+{
+  if (!g_ascii_isdigit (p[0]) || !g_ascii_isdigit (p[1]))
+    return FALSE;
+  *out = (p[0] - '0') * 10 + (p[1] - '0');
+  return TRUE;
+}
+
+/* "hhmmss" or "hhmmss.sss" → µs since midnight. */
+static ValResult
+parse_time (Field f, gint64 *out)
+{
+  int hh, mm, ss;
+  gint64 frac = 0, unit = G_USEC_PER_SEC;
+
+  if (f.n == 0)
+    return VAL_EMPTY;
+  if (f.n < 6 || !two_digits (f.p, &hh) || !two_digits (f.p + 2, &mm) || !two_digits (f.p + 4, &ss))
+    return VAL_MALFORMED;
+  if (f.n > 6)
+    {
+      if (f.p[6] != '.')
+        return VAL_MALFORMED;
+      for (gsize i = 7; i < f.n; i++)
+        {
+          if (!g_ascii_isdigit (f.p[i]))
+            return VAL_MALFORMED;
+          if (unit > 1)
+            {
+              unit /= 10;
+              frac += (f.p[i] - '0') * unit;
+            }
+        }
+    }
+  /* 60 seconds is a leap second */
+  if (hh > 23 || mm > 59 || ss > 60)
+    return VAL_RANGE;
+  *out = ((gint64) hh * 3600 + mm * 60 + ss) * G_USEC_PER_SEC + frac;
+  return VAL_OK;
+}
+
+/* "ddmmyy" → midnight UTC in µs.  Two-digit years: 80–99 are 19xx (GPS
+ * began in 1980), the rest 20xx. */
+static ValResult
+parse_date (Parser *ps, Field f, gint64 *out)
+{
+  int dd, mo, yy;
+
+  if (f.n == 0)
+    return VAL_EMPTY;
+  if (f.n != 6 || !two_digits (f.p, &dd) || !two_digits (f.p + 2, &mo) || !two_digits (f.p + 4, &yy))
+    return VAL_MALFORMED;
+  if (memcmp (ps->date_cache, f.p, 6) == 0)
+    {
+      *out = ps->date_cache_us;
+      return VAL_OK;
+    }
+  if (!rl_gps_civil_to_us (yy >= 80 ? 1900 + yy : 2000 + yy, mo, dd, out))
+    return VAL_RANGE;
+  memcpy (ps->date_cache, f.p, 6);
+  ps->date_cache_us = *out;
+  return VAL_OK;
+}
+
+/* "ddmm.mmmm" / "dddmm.mmmm" and a hemisphere letter → signed degrees.
+ * One pass: every digit into an integer, split into degrees and minutes
+ * with integer arithmetic (coordinates are most of the parsing work). */
+static ValResult
+parse_coord (Field val, Field hemi, gboolean is_lat, double *out)
+{
+  static const double pow10[] = { 1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10 };
+  guint32 ipart = 0;
+  guint64 fpart = 0;
+  gsize i = 0, int_len, frac;
+  double minutes, v;
+
+  if (val.n == 0 && hemi.n == 0)
+    return VAL_EMPTY;
+  if (val.n == 0 || hemi.n != 1)
+    return VAL_MALFORMED;
+  for (; i < val.n && val.p[i] != '.'; i++)
+    {
+      if (val.p[i] < '0' || val.p[i] > '9' || i >= 5)
+        return VAL_MALFORMED;
+      ipart = ipart * 10 + (guint32) (val.p[i] - '0');
+    }
+  int_len = i;
+  if (int_len < 3 || int_len > (is_lat ? 4u : 5u))
+    return VAL_MALFORMED;
+  frac = i < val.n ? val.n - i - 1 : 0;
+  if (frac > 10)
+    return VAL_MALFORMED;
+  for (i++; i < val.n; i++)
+    {
+      if (val.p[i] < '0' || val.p[i] > '9')
+        return VAL_MALFORMED;
+      fpart = fpart * 10 + (guint64) (val.p[i] - '0');
+    }
+  minutes = (double) (ipart % 100) + (double) fpart / pow10[frac];
+  if (minutes >= 60.0)
+    return VAL_RANGE;
+  v = (double) (ipart / 100) + minutes / 60.0;
+  if (v > (is_lat ? 90.0 : 180.0))
+    return VAL_RANGE;
+  switch (hemi.p[0])
+    {
+    case 'N':
+    case 'E':
+      if ((hemi.p[0] == 'N') != is_lat)
+        return VAL_MALFORMED;
+      break;
+    case 'S':
+    case 'W':
+      if ((hemi.p[0] == 'S') != is_lat)
+        return VAL_MALFORMED;
+      v = -v;
+      break;
+    default:
+      return VAL_MALFORMED;
+    }
+  *out = v;
+  return VAL_OK;
+}
+
+static void
+epoch_reset (Epoch *ep)
+{
+  memset (ep, 0, sizeof *ep);
+  ep->hdop = ep->epx = ep->epy = NAN;
+}
+
+static void
+flush_epoch (Parser *ps)
+{
+  Epoch *ep = &ps->ep;
+  RlGpsFix fix;
+  gint32 day = ps->day;
+
+  if (!ep->open)
+    return;
+  if (!ep->has_pos || ep->said_no_fix || ep->gsa_mode == 1)
+    {
+      /* An epoch of only GST or GSA has nothing to reject. */
+      if (ep->said_no_fix || ep->gsa_mode == 1)
+        reject (ps, RL_GPS_REJECT_NO_FIX);
+      epoch_reset (ep);
+      return;
+    }
+
+  if (ps->have_last)
+    {
+      gint64 last_abs = ps->anchor + (gint64) ps->day * DAY_US + ps->last_tod;
+
+      if (ep->has_date && ps->have_anchor)
+        {
+          /* A date settles it, even across a gap of days in the log. */
+          if (ep->date_us + ep->tod <= last_abs)
+            {
+              reject (ps, RL_GPS_REJECT_TIME_BACKWARDS);
+              epoch_reset (ep);
+              return;
+            }
+          day = (gint32) ((ep->date_us - ps->anchor) / DAY_US);
+        }
+      else if (ep->tod <= ps->last_tod)
+        {
+          if (ps->last_tod - ep->tod > ROLLOVER_US)
+            day++;
+          else
+            {
+              reject (ps, RL_GPS_REJECT_TIME_BACKWARDS);
+              epoch_reset (ep);
+              return;
+            }
+        }
+    }
+  if (ep->has_date && !ps->have_anchor)
+    {
+      ps->have_anchor = TRUE;
+      ps->anchor = ep->date_us - (gint64) day * DAY_US;
+    }
+  ps->have_last = TRUE;
+  ps->last_tod = ep->tod;
+  ps->day = day;
+
+  rl_gps_fix_init (&fix);
+  fix.day = day;
+  if (ep->has_date)
+    {
+      fix.flags |= RL_GPS_FIX_HAS_DATE;
+      fix.time = ep->date_us + ep->tod;
+    }
+  else
+    fix.time = ep->tod;
+  fix.lat = ep->lat;
+  fix.lon = ep->lon;
+  fix.mode = ep->gsa_mode >= 2 ? ep->gsa_mode : 2;
+  fix.hdop = ep->hdop;
+  fix.epx = ep->epx;
+  fix.epy = ep->epy;
+  g_array_append_val (ps->fixes, fix);
+  ps->stats->fixes++;
+  epoch_reset (ep);
+}
+
+/* The epoch a sentence stamped @tod belongs to; a new time closes the old one. */
+static Epoch *
+epoch_at (Parser *ps, gint64 tod)
+{
+  if (ps->ep.open && ps->ep.tod != tod)
+    flush_epoch (ps);
+  if (!ps->ep.open)
+    {
+      ps->ep.open = TRUE;
+      ps->ep.tod = tod;
+    }
+  return &ps->ep;
+}
+
+static void
+set_position (Epoch *ep, double lat, double lon)
+{
+  if (ep->has_pos)
+    return;
+  ep->has_pos = TRUE;
+  ep->lat = lat;
+  ep->lon = lon;
+}
+
+/* Position + time shared by GGA, GNS, GLL and RMC.  @valid says whether the
+ * sentence's own status calls it a fix. */
+/* TRUE when the sentence joined the epoch at its time (a fix or a "no fix"). */
+static gboolean
+take_position (Parser *ps, Field t, Field lat_f, Field ns, Field lon_f, Field ew,
+               gboolean valid, double hdop)
+{
+  gint64 tod;
+  double lat = 0, lon = 0;
+  ValResult r;
+  Epoch *ep;
+
+  r = parse_time (t, &tod);
+  if (r == VAL_EMPTY)
+    {
+      reject (ps, valid ? RL_GPS_REJECT_NO_TIME : RL_GPS_REJECT_NO_FIX);
+      return FALSE;
+    }
+  if (r != VAL_OK)
+    {
+      reject (ps, val_reject (r));
+      return FALSE;
+    }
+  if (valid)
+    {
+      ValResult rl = parse_coord (lat_f, ns, TRUE, &lat);
+      ValResult rn = parse_coord (lon_f, ew, FALSE, &lon);
+      if (rl != VAL_OK || rn != VAL_OK)
+        {
+          reject (ps, (rl == VAL_RANGE || rn == VAL_RANGE) ? RL_GPS_REJECT_BAD_VALUE
+                                                          : RL_GPS_REJECT_MALFORMED);
+          return FALSE;
+        }
+    }
+  ep = epoch_at (ps, tod);
+  if (!valid)
+    {
+      ep->said_no_fix = TRUE;
+      return TRUE;
+    }
+  set_position (ep, lat, lon);
+  if (!isnan (hdop) && isnan (ep->hdop))
+    ep->hdop = hdop;
+  return TRUE;
+}
+
+static double
+optional_decimal (Field f)
+{
+  double v;
+  return parse_decimal (f, &v) == VAL_OK ? v : NAN;
+}
+
+static void
+handle_gga (Parser *ps, const Field *f, guint n)
+{
+  char q;
+
+  if (n < 9)
+    {
+      reject (ps, RL_GPS_REJECT_MALFORMED);
+      return;
+    }
+  /* 0 invalid, 6 dead reckoning, 7 manual input, 8 simulator: no fix. */
+  q = f[6].n == 1 ? f[6].p[0] : '0';
+  take_position (ps, f[1], f[2], f[3], f[4], f[5],
+                 q >= '1' && q <= '5', optional_decimal (f[8]));
+}
+
+static void
+handle_rmc (Parser *ps, const Field *f, guint n)
+{
+  gboolean valid;
+  gint64 date_us = 0;
+  ValResult r;
+
+  if (n < 10)
+    {
+      reject (ps, RL_GPS_REJECT_MALFORMED);
+      return;
+    }
+  valid = f[2].n == 1 && f[2].p[0] == 'A';
+  /* NMEA 2.3 mode: N no fix, E estimated (dead reckoning) */
+  if (n > 12 && f[12].n == 1 && (f[12].p[0] == 'N' || f[12].p[0] == 'E'))
+    valid = FALSE;
+  r = parse_date (ps, f[9], &date_us);
+  if (r == VAL_MALFORMED || r == VAL_RANGE)
+    {
+      reject (ps, val_reject (r));
+      return;
+    }
+  if (take_position (ps, f[1], f[3], f[4], f[5], f[6], valid, NAN) && r == VAL_OK)
+    {
+      ps->ep.has_date = TRUE;
+      ps->ep.date_us = date_us;
+    }
+}
+
+static void
+handle_gns (Parser *ps, const Field *f, guint n)
+{
+  gboolean valid = FALSE;
+
+  if (n < 9)
+    {
+      reject (ps, RL_GPS_REJECT_MALFORMED);
+      return;
+    }
+  /* One mode letter per constellation; any real fix among them counts. */
+  for (gsize i = 0; i < f[6].n; i++)
+    if (strchr ("ADPRF", f[6].p[i]) != NULL)
+      valid = TRUE;
+  take_position (ps, f[1], f[2], f[3], f[4], f[5], valid, optional_decimal (f[8]));
+}
+
+static void
+handle_gll (Parser *ps, const Field *f, guint n)
+{
+  gboolean valid;
+
+  if (n < 7)
+    {
+      reject (ps, RL_GPS_REJECT_MALFORMED);
+      return;
+    }
+  valid = f[6].n == 1 && f[6].p[0] == 'A';
+  if (n > 7 && f[7].n == 1 && (f[7].p[0] == 'N' || f[7].p[0] == 'E'))
+    valid = FALSE;
+  take_position (ps, f[5], f[1], f[2], f[3], f[4], valid, NAN);
+}
+
+static void
+handle_gsa (Parser *ps, const Field *f, guint n)
+{
+  int mode;
+  double hdop;
+
+  if (n < 18 || f[2].n != 1 || f[2].p[0] < '1' || f[2].p[0] > '3')
+    {
+      reject (ps, RL_GPS_REJECT_MALFORMED);
+      return;
+    }
+  /* No time in GSA: it belongs to the epoch being assembled. */
+  if (!ps->ep.open)
+    {
+      ps->stats->ignored++;
+      return;
+    }
+  mode = f[2].p[0] - '0';
+  /* One GSA per constellation: the best mode among them is the fix's. */
+  if (mode > ps->ep.gsa_mode)
+    ps->ep.gsa_mode = mode;
+  hdop = optional_decimal (f[16]);
+  if (!isnan (hdop))
+    ps->ep.hdop = hdop;
+}
+
+static void
+handle_gst (Parser *ps, const Field *f, guint n)
+{
+  gint64 tod;
+  ValResult r;
+  Epoch *ep;
+
+  if (n < 9)
+    {
+      reject (ps, RL_GPS_REJECT_MALFORMED);
+      return;
+    }
+  r = parse_time (f[1], &tod);
+  if (r != VAL_OK)
+    {
+      reject (ps, r == VAL_EMPTY ? RL_GPS_REJECT_NO_TIME : val_reject (r));
+      return;
+    }
+  ep = epoch_at (ps, tod);
+  ep->epy = optional_decimal (f[6]);
+  ep->epx = optional_decimal (f[7]);
+}
+
+static int
+hex_value (char c)
+{
+  if (c >= '0' && c <= '9')
+    return c - '0';
+  if (c >= 'A' && c <= 'F')
+    return c - 'A' + 10;
+  if (c >= 'a' && c <= 'f')
+    return c - 'a' + 10;
+  return -1;
+}
+
+static gboolean
+looks_like_address (const char *p, gsize avail)
+{
+  if (avail < 6)
+    return FALSE;
+  for (int i = 0; i < 5; i++)
+    if (!g_ascii_isupper (p[i]) && !g_ascii_isdigit (p[i]))
+      return FALSE;
+  return p[5] == ',';
+}
+
+static void
+dispatch (Parser *ps, const char *s, const Field *fields, guint n_fields)
+{
+  const char *type;
+
+  /* Proprietary sentences ($PUBX, $PQGSA, …) are valid but not ours. */
+  if (fields[0].n != 5 || s[1] == 'P')
+    {
+      ps->stats->ignored++;
+      return;
+    }
+  type = fields[0].p + 2;
+  if (memcmp (type, "GGA", 3) == 0)
+    handle_gga (ps, fields, n_fields);
+  else if (memcmp (type, "RMC", 3) == 0)
+    handle_rmc (ps, fields, n_fields);
+  else if (memcmp (type, "GNS", 3) == 0)
+    handle_gns (ps, fields, n_fields);
+  else if (memcmp (type, "GLL", 3) == 0)
+    handle_gll (ps, fields, n_fields);
+  else if (memcmp (type, "GSA", 3) == 0)
+    handle_gsa (ps, fields, n_fields);
+  else if (memcmp (type, "GST", 3) == 0)
+    handle_gst (ps, fields, n_fields);
+  else
+    ps->stats->ignored++;
+}
+
+#define SWAR_ONES G_GUINT64_CONSTANT (0x0101010101010101)
+#define SWAR_LOW7 G_GUINT64_CONSTANT (0x7f7f7f7f7f7f7f7f)
+#define SWAR_HIGH G_GUINT64_CONSTANT (0x8080808080808080)
+
+/* 0x80 in every byte of @x that is zero, exactly (no borrow between bytes). */
+static inline guint64
+swar_zero (guint64 x)
+{
+  return ~(((x & SWAR_LOW7) + SWAR_LOW7) | x | SWAR_LOW7);
+}
+
+static inline guint64
+swar_eq (guint64 x, char c)
+{
+  return swar_zero (x ^ (SWAR_ONES * (guint8) c));
+}
+
+/* Any byte that is not printable ASCII, or is '$' or '*'. */
+static inline gboolean
+swar_special (guint64 x)
+{
+  /* bytes ≥ 0x80, bytes < 0x20 (no bit of 0x60 set … or exactly), 0x7f */
+  guint64 high = x & SWAR_HIGH;
+  guint64 below_space = ((x & SWAR_LOW7) + SWAR_ONES * (0x80 - 0x20)) & SWAR_HIGH;
+  guint64 del = swar_eq (x, 0x7f);
+
+  return high != 0 || (below_space ^ SWAR_HIGH) != 0 || del != 0 ||
+         swar_eq (x, '$') != 0 || swar_eq (x, '*') != 0;
+}
+
+static gboolean
+ends_sentence (guchar b)
+{
+  return b < 0x20 || b > 0x7e || b == '$';
+}
+
+/* Reads the sentence whose '$' is at @data[@i] in one pass (checksum and
+ * field boundaries together: this loop is most of a replay's parsing time)
+ * and returns where it ended.  A sentence ends at the line end; a new '$'
+ * or a byte that is not printable ASCII means it was cut short by noise. */
+static gsize
+read_sentence (Parser *ps, const char *data, gsize len, gsize i)
+{
+  Field fields[MAX_FIELDS];
+  guint n_fields = 0;
+  const char *s = data + i;
+  const gsize avail = MIN (len - i, (gsize) MAX_SENTENCE);
+  const char *field_start = s + 1;
+  guint8 sum = 0;
+  guint64 wide_sum = 0;
+  gsize j;
+  int hi, lo;
+
+  ps->stats->records++;
+  j = 1;
+  /* Eight bytes at a time while none of them is special: XOR them into the
+   * checksum and take the commas from a byte mask. */
+  while (j + 8 <= avail)
+    {
+      guint64 x, commas;
+      memcpy (&x, s + j, 8);
+      if (swar_special (x))
+        break;
+      wide_sum ^= x;
+      commas = swar_eq (x, ',');
+      while (commas != 0)
+        {
+          guint k = (guint) __builtin_ctzll (commas) / 8;
+          if (n_fields < MAX_FIELDS)
+            {
+              fields[n_fields].p = field_start;
+              fields[n_fields].n = (gsize) (s + j + k - field_start);
+              n_fields++;
+            }
+          field_start = s + j + k + 1;
+          commas &= commas - 1;
+        }
+      j += 8;
+    }
+  for (; j < avail; j++)
+    {
+      guchar b = (guchar) s[j];
+      if (b == '*')
+        break;
+      if (ends_sentence (b))
+        {
+          reject (ps, RL_GPS_REJECT_TRUNCATED);
+          return i + j;
+        }
+      sum ^= b;
+      if (b == ',')
+        {
+          if (n_fields < MAX_FIELDS)
+            {
+              fields[n_fields].p = field_start;
+              fields[n_fields].n = (gsize) (s + j - field_start);
+              n_fields++;
+            }
+          field_start = s + j + 1;
+        }
+    }
+  for (int shift = 0; shift < 64; shift += 8)
+    sum ^= (guint8) (wide_sum >> shift);
+  if (j >= avail)
+    {
+      /* no '*' within reach: cut off at the end of the data, or far too long */
+      reject (ps, avail < MAX_SENTENCE ? RL_GPS_REJECT_TRUNCATED : RL_GPS_REJECT_MALFORMED);
+      return i + j;
+    }
+  if (j + 2 >= len - i || ends_sentence ((guchar) s[j + 1]) || ends_sentence ((guchar) s[j + 2]))
+    {
+      reject (ps, RL_GPS_REJECT_TRUNCATED);
+      return i + j + 1;
+    }
+  if (j + 3 < len - i && !ends_sentence ((guchar) s[j + 3]))
+    {
+      /* something after the checksum: skip the rest of the line */
+      gsize k = j + 3;
+      while (k < len - i && !ends_sentence ((guchar) s[k]))
+        k++;
+      reject (ps, RL_GPS_REJECT_MALFORMED);
+      return i + k;
+    }
+  hi = hex_value (s[j + 1]);
+  lo = hex_value (s[j + 2]);
+  if (hi < 0 || lo < 0)
+    {
+      reject (ps, RL_GPS_REJECT_MALFORMED);
+      return i + j + 3;
+    }
+  if (sum != (guint8) (hi << 4 | lo))
+    {
+      reject (ps, RL_GPS_REJECT_BAD_CHECKSUM);
+      return i + j + 3;
+    }
+  if (n_fields < MAX_FIELDS)
+    {
+      fields[n_fields].p = field_start;
+      fields[n_fields].n = (gsize) (s + j - field_start);
+      n_fields++;
+    }
+  dispatch (ps, s, fields, n_fields);
+  return i + j + 3;
+}
+
+/* Dates the fixes read before the first RMC from it, and counts how the
+ * file's fixes got their dates. */
+static void
+finish_dates (Parser *ps)
+{
+  guint own = 0, inferred = 0, none = 0;
+
+  for (guint i = ps->first; i < ps->fixes->len; i++)
+    {
+      RlGpsFix *fix = &g_array_index (ps->fixes, RlGpsFix, i);
+      if (fix->flags & RL_GPS_FIX_HAS_DATE)
+        own++;
+      else if (ps->have_anchor)
+        {
+          fix->time = ps->anchor + (gint64) fix->day * DAY_US + fix->time;
+          fix->flags |= RL_GPS_FIX_HAS_DATE | RL_GPS_FIX_DATE_INFERRED;
+          inferred++;
+        }
+      else
+        none++;
+    }
+  if (none > 0 || own + inferred == 0)
+    ps->stats->date_source = RL_GPS_DATE_NONE;
+  else if (inferred > 0)
+    ps->stats->date_source = RL_GPS_DATE_PARTIAL;
+  else
+    ps->stats->date_source = RL_GPS_DATE_FROM_FILE;
+}
+
+void
+rl_nmea_parse (const char *data, gsize len, GArray *fixes, RlGpsParseStats *stats)
+{
+  Parser ps;
+  gboolean line_start = TRUE;
+  gsize i = 0;
+
+  g_return_if_fail (data != NULL || len == 0);
+  g_return_if_fail (fixes != NULL && stats != NULL);
+
+  memset (stats, 0, sizeof *stats);
+  memset (&ps, 0, sizeof ps);
+  ps.fixes = fixes;
+  ps.stats = stats;
+  ps.first = fixes->len;
+  epoch_reset (&ps.ep);
+
+  while (i < len)
+    {
+      char c = data[i];
+
+      if (c == '$' && looks_like_address (data + i + 1, len - i - 1))
+        {
+          i = read_sentence (&ps, data, len, i);
+          line_start = FALSE;
+          continue;
+        }
+      if (c == '\n')
+        line_start = TRUE;
+      else if (c == '#' && line_start)
+        {
+          /* gpsd test logs carry '#' metadata lines */
+          const char *nl = memchr (data + i, '\n', len - i);
+          i = nl ? (gsize) (nl - data) : len;
+          continue;
+        }
+      else if (c != '\r' && c != ' ' && c != '\t')
+        {
+          stats->noise_bytes++;
+          line_start = FALSE;
+        }
+      i++;
+    }
+  flush_epoch (&ps);
+  finish_dates (&ps);
+}
+
+gboolean
+rl_nmea_sniff (const char *data, gsize len)
+{
+  /* A receiver log may open with binary noise: look a little way in. */
+  gsize limit = MIN (len, (gsize) 4096);
+
+  for (gsize i = 0; i < limit; i++)
+    if (data[i] == '$' && looks_like_address (data + i + 1, len - i - 1))
+      {
+        const char *nl = memchr (data + i, '\n', len - i);
+        const char *end = nl ? nl : data + len;
+        const char *star = memchr (data + i, '*', (gsize) (end - data - i));
+        if (star != NULL && end - star >= 3 && g_ascii_isxdigit (star[1]) && g_ascii_isxdigit (star[2]))
+          return TRUE;
+      }
+  return FALSE;
+}

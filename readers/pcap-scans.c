@@ -1,0 +1,246 @@
+#include "readers/pcap-scans.h"
+
+#include <string.h>
+#include <gio/gio.h>
+#include <pcap/pcap.h>
+
+static const char *const frame_result_names[RL_FRAME_N_RESULTS] = {
+  [RL_FRAME_OK] = "ok",
+  [RL_FRAME_TRUNCATED] = "truncated",
+  [RL_FRAME_NOT_MANAGEMENT] = "not_management",
+  [RL_FRAME_NOT_BEACON] = "not_beacon",
+  [RL_FRAME_BAD_FCS] = "bad_fcs",
+  [RL_FRAME_BAD_RADIO_HEADER] = "bad_radio_header",
+  [RL_FRAME_BAD_TIME] = "bad_time",
+};
+
+/* 9999-12-31T23:59:59Z: the last second a scan log's ISO 8601 time can
+ * name; past it, µs since the epoch would overflow soon after. */
+#define RL_PCAP_MAX_SECONDS G_GINT64_CONSTANT (253402300799)
+
+const char *
+rl_frame_result_to_string (RlFrameResult result)
+{
+  if ((guint) result >= RL_FRAME_N_RESULTS)
+    return "unknown";
+  return frame_result_names[result];
+}
+
+static guint16
+le16 (const guint8 *p)
+{
+  return (guint16) (p[0] | p[1] << 8);
+}
+
+static guint32
+le32 (const guint8 *p)
+{
+  return (guint32) p[0] | (guint32) p[1] << 8 | (guint32) p[2] << 16 | (guint32) p[3] << 24;
+}
+
+#define FC_TYPE_MGMT 0
+#define FC_SUBTYPE_PROBE_RESP 5
+#define FC_SUBTYPE_BEACON 8
+/* header 24 bytes, then timestamp 8, beacon interval 2, capability 2 */
+#define MGMT_HDR_LEN 24
+#define BEACON_FIXED_LEN 12
+
+static RlFrameResult
+parse_80211 (const guint8 *f, gsize len, gboolean has_fcs, RlHeardFrame *out)
+{
+  if (has_fcs)
+    {
+      if (len < 4)
+        return RL_FRAME_TRUNCATED;
+      len -= 4;
+    }
+  if (len < 2)
+    return RL_FRAME_TRUNCATED;
+  guint type = (f[0] >> 2) & 3;
+  guint subtype = (f[0] >> 4) & 15;
+  if (type != FC_TYPE_MGMT)
+    return RL_FRAME_NOT_MANAGEMENT;
+  if (subtype != FC_SUBTYPE_BEACON && subtype != FC_SUBTYPE_PROBE_RESP)
+    return RL_FRAME_NOT_BEACON;
+  /* +HTC: the Order bit adds a 4-byte HT Control field to management frames */
+  gsize hdr = MGMT_HDR_LEN + ((f[1] & 0x80) ? 4 : 0);
+  if (len < hdr + BEACON_FIXED_LEN)
+    return RL_FRAME_TRUNCATED;
+  memcpy (out->bssid, f + 16, 6);   /* address 3 */
+  out->probe_response = subtype == FC_SUBTYPE_PROBE_RESP;
+  out->ies = f + hdr + BEACON_FIXED_LEN;
+  out->ies_len = len - hdr - BEACON_FIXED_LEN;
+  return RL_FRAME_OK;
+}
+
+/* radiotap fields 0..5 of the first presence word: alignment, size */
+static const guint8 radiotap_align[6] = { 8, 1, 1, 2, 1, 1 };
+static const guint8 radiotap_size[6] = { 8, 1, 1, 4, 2, 1 };
+
+/* Radiotap and PPI headers both start with version 0, a pad byte and a
+ * little-endian length that must cover the 8 fixed bytes and fit the frame. */
+static RlFrameResult
+check_radio_header (const guint8 *d, gsize caplen, gsize *hlen)
+{
+  if (caplen < 8)
+    return RL_FRAME_TRUNCATED;
+  *hlen = le16 (d + 2);
+  if (d[0] != 0 || *hlen < 8)
+    return RL_FRAME_BAD_RADIO_HEADER;
+  if (*hlen > caplen)
+    return RL_FRAME_TRUNCATED;
+  return RL_FRAME_OK;
+}
+
+static RlFrameResult
+parse_radiotap (const guint8 *d, gsize caplen, RlHeardFrame *out)
+{
+  gsize hlen;
+  RlFrameResult r = check_radio_header (d, caplen, &hlen);
+  if (r != RL_FRAME_OK)
+    return r;
+  guint32 present = le32 (d + 4);
+  gsize pos = 8;
+  /* extended presence words follow while bit 31 is set */
+  for (guint32 p = present; p & 0x80000000u; p = le32 (d + pos - 4))
+    {
+      pos += 4;
+      if (pos > hlen)
+        return RL_FRAME_BAD_RADIO_HEADER;
+    }
+  gboolean fcs = FALSE;
+  for (guint field = 0; field < 6; field++)
+    {
+      if (!(present & (1u << field)))
+        continue;
+      pos = (pos + radiotap_align[field] - 1) & ~((gsize) radiotap_align[field] - 1);
+      if (pos + radiotap_size[field] > hlen)
+        return RL_FRAME_BAD_RADIO_HEADER;
+      const guint8 *v = d + pos;
+      switch (field)
+        {
+        case 1: /* flags */
+          if (v[0] & 0x40)
+            return RL_FRAME_BAD_FCS;
+          fcs = (v[0] & 0x10) != 0;
+          break;
+        case 3:
+          out->freq_mhz = le16 (v);
+          break;
+        case 5:
+          out->has_signal = TRUE;
+          out->signal_mbm = (gint8) v[0] * 100;
+          break;
+        default:
+          break;
+        }
+      pos += radiotap_size[field];
+    }
+  return parse_80211 (d + hlen, caplen - hlen, fcs, out);
+}
+
+#define PPI_FIELD_80211_COMMON 2
+
+static RlFrameResult
+parse_ppi (const guint8 *d, gsize caplen, RlHeardFrame *out)
+{
+  gsize hlen;
+  RlFrameResult r = check_radio_header (d, caplen, &hlen);
+  if (r != RL_FRAME_OK)
+    return r;
+  if (le32 (d + 4) != RL_LINKTYPE_IEEE802_11)
+    return RL_FRAME_NOT_MANAGEMENT;
+  gboolean fcs = FALSE;
+  for (gsize pos = 8; pos + 4 <= hlen;)
+    {
+      guint16 type = le16 (d + pos);
+      gsize flen = le16 (d + pos + 2);
+      if (pos + 4 + flen > hlen)
+        return RL_FRAME_BAD_RADIO_HEADER;
+      const guint8 *v = d + pos + 4;
+      if (type == PPI_FIELD_80211_COMMON && flen >= 20)
+        {
+          guint16 flags = le16 (v + 8);
+          if (flags & 0x0004)
+            return RL_FRAME_BAD_FCS;
+          fcs = (flags & 0x0001) != 0;
+          out->freq_mhz = le16 (v + 12);
+          /* 0 means "not present" here; real dBm values are negative */
+          if (v[18] != 0)
+            {
+              out->has_signal = TRUE;
+              out->signal_mbm = (gint8) v[18] * 100;
+            }
+        }
+      pos += 4 + flen;
+    }
+  return parse_80211 (d + hlen, caplen - hlen, fcs, out);
+}
+
+RlFrameResult
+rl_frame_parse (int linktype, const guint8 *data, gsize caplen, RlHeardFrame *out)
+{
+  memset (out, 0, sizeof *out);
+  switch (linktype)
+    {
+    case RL_LINKTYPE_IEEE802_11:
+      return parse_80211 (data, caplen, FALSE, out);
+    case RL_LINKTYPE_IEEE802_11_RADIOTAP:
+      return parse_radiotap (data, caplen, out);
+    case RL_LINKTYPE_PPI:
+      return parse_ppi (data, caplen, out);
+    default:
+      return RL_FRAME_NOT_MANAGEMENT;
+    }
+}
+
+gboolean
+rl_pcap_read (const char *path, RlPcapFrameFunc on_frame, RlPcapSkipFunc on_skip,
+              gpointer user_data, GError **error)
+{
+  char errbuf[PCAP_ERRBUF_SIZE] = "";
+  pcap_t *p = pcap_open_offline_with_tstamp_precision (path, PCAP_TSTAMP_PRECISION_MICRO, errbuf);
+  struct pcap_pkthdr *hdr;
+  const u_char *data;
+  int rc;
+
+  if (p == NULL)
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA, "%s: %s", path, errbuf);
+      return FALSE;
+    }
+  int lt = pcap_datalink (p);
+  if (lt != RL_LINKTYPE_IEEE802_11 && lt != RL_LINKTYPE_IEEE802_11_RADIOTAP && lt != RL_LINKTYPE_PPI)
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED,
+                   "%s: link type %s has no 802.11 frames (capture in monitor mode: radiotap, PPI or plain 802.11)",
+                   path, pcap_datalink_val_to_name (lt) != NULL ? pcap_datalink_val_to_name (lt) : "?");
+      pcap_close (p);
+      return FALSE;
+    }
+  while ((rc = pcap_next_ex (p, &hdr, &data)) == 1)
+    {
+      RlHeardFrame f;
+      RlFrameResult r = rl_frame_parse (lt, data, hdr->caplen, &f);
+      /* the header's time is whatever the file says */
+      if (r == RL_FRAME_OK && (hdr->ts.tv_sec < 0 || hdr->ts.tv_sec > RL_PCAP_MAX_SECONDS ||
+                               hdr->ts.tv_usec < 0 || hdr->ts.tv_usec >= G_USEC_PER_SEC))
+        r = RL_FRAME_BAD_TIME;
+      if (r == RL_FRAME_OK)
+        {
+          gint64 t = (gint64) hdr->ts.tv_sec * G_USEC_PER_SEC + hdr->ts.tv_usec;
+          on_frame (t, &f, user_data);
+        }
+      else if (on_skip != NULL)
+        on_skip (r, user_data);
+    }
+  if (rc == PCAP_ERROR)
+    {
+      /* a capture cut short keeps what came before; say it */
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_PARTIAL_INPUT, "%s: %s", path, pcap_geterr (p));
+      pcap_close (p);
+      return FALSE;
+    }
+  pcap_close (p);
+  return TRUE;
+}

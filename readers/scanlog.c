@@ -1,0 +1,181 @@
+#include "readers/scanlog.h"
+
+#include <math.h>
+#include <string.h>
+#include <json-glib/json-glib.h>
+#include "readers/nl80211-scan.h"
+
+G_DEFINE_QUARK (rl-scanlog-error-quark, rl_scanlog_error)
+
+const char *
+rl_scanlog_error_to_string (RlScanLogError code)
+{
+  switch (code)
+    {
+    case RL_SCANLOG_ERROR_NOT_JSON:
+      return "bad_json";
+    case RL_SCANLOG_ERROR_BAD_TIME:
+      return "bad_time";
+    case RL_SCANLOG_ERROR_BAD_BSSID:
+      return "bad_bssid";
+    case RL_SCANLOG_ERROR_BAD_IES:
+      return "bad_ies";
+    case RL_SCANLOG_ERROR_BAD_FIELD:
+    default:
+      return "bad_field";
+    }
+}
+
+void
+rl_scanlog_entry_clear (RlScanLogEntry *entry)
+{
+  g_clear_pointer (&entry->ies, g_free);
+  entry->ies_len = 0;
+}
+
+char *
+rl_scanlog_format (gint64 time, const char *ifname, const guint8 bssid[6], guint32 freq_mhz,
+                   gboolean has_signal, gint32 signal_mbm, const char *ssid,
+                   const guint8 *ies, gsize ies_len)
+{
+  g_autoptr (JsonBuilder) b = json_builder_new ();
+  g_autoptr (GDateTime) dt = g_date_time_new_from_unix_utc (time / RL_USEC_PER_SEC);
+  g_autoptr (GDateTime) dtu = g_date_time_add (dt, time % RL_USEC_PER_SEC);
+  g_autofree char *iso = g_date_time_format (dtu, "%Y-%m-%dT%H:%M:%S.%fZ");
+  char bssid_text[18];
+  GString *hex = g_string_sized_new (ies_len * 2 + 1);
+
+  for (gsize i = 0; i < ies_len; i++)
+    g_string_append_printf (hex, "%02x", ies[i]);
+  rl_bssid_to_string (bssid, bssid_text);
+  json_builder_begin_object (b);
+  json_builder_set_member_name (b, "time");
+  json_builder_add_string_value (b, iso);
+  json_builder_set_member_name (b, "ifname");
+  json_builder_add_string_value (b, ifname != NULL ? ifname : "");
+  json_builder_set_member_name (b, "bssid");
+  json_builder_add_string_value (b, bssid_text);
+  json_builder_set_member_name (b, "freq");
+  json_builder_add_int_value (b, freq_mhz);
+  json_builder_set_member_name (b, "signal_dbm");
+  if (has_signal)
+    json_builder_add_double_value (b, signal_mbm / 100.0);
+  else
+    json_builder_add_null_value (b);
+  json_builder_set_member_name (b, "ssid");
+  json_builder_add_string_value (b, ssid != NULL ? ssid : "");
+  json_builder_set_member_name (b, "ies");
+  json_builder_add_string_value (b, hex->str);
+  json_builder_end_object (b);
+  g_string_free (hex, TRUE);
+
+  g_autoptr (JsonGenerator) gen = json_generator_new ();
+  g_autoptr (JsonNode) root = json_builder_get_root (b);
+  json_generator_set_root (gen, root);
+  return json_generator_to_data (gen, NULL);
+}
+
+static gboolean
+fail (GError **error, RlScanLogError code, const char *what)
+{
+  g_set_error (error, RL_SCANLOG_ERROR, code, "%s", what);
+  return FALSE;
+}
+
+gboolean
+rl_scanlog_parse (const char *line, gssize len, RlScanLogEntry *out, GError **error)
+{
+  g_autoptr (JsonParser) parser = json_parser_new ();
+  g_autoptr (GError) local = NULL;
+  JsonObject *o;
+  JsonNode *n;
+
+  memset (out, 0, sizeof *out);
+  if (!json_parser_load_from_data (parser, line, len, &local))
+    {
+      g_set_error (error, RL_SCANLOG_ERROR, RL_SCANLOG_ERROR_NOT_JSON, "not JSON: %s", local->message);
+      return FALSE;
+    }
+  n = json_parser_get_root (parser);
+  if (n == NULL || !JSON_NODE_HOLDS_OBJECT (n))
+    return fail (error, RL_SCANLOG_ERROR_NOT_JSON, "not a JSON object");
+  o = json_node_get_object (n);
+
+  n = json_object_get_member (o, "time");
+  if (n == NULL || json_node_get_value_type (n) != G_TYPE_STRING)
+    return fail (error, RL_SCANLOG_ERROR_BAD_TIME, "no \"time\" string");
+  g_autoptr (GTimeZone) utc = g_time_zone_new_utc ();
+  g_autoptr (GDateTime) dt = g_date_time_new_from_iso8601 (json_node_get_string (n), utc);
+  if (dt == NULL)
+    return fail (error, RL_SCANLOG_ERROR_BAD_TIME, "\"time\" is not ISO 8601");
+  out->time = g_date_time_to_unix (dt) * RL_USEC_PER_SEC + g_date_time_get_microsecond (dt);
+  /* no scan predates 1970, and rl_scanlog_format writes 4-digit years only */
+  if (out->time < 0)
+    return fail (error, RL_SCANLOG_ERROR_BAD_TIME, "\"time\" is before 1970");
+
+  n = json_object_get_member (o, "bssid");
+  if (n == NULL || json_node_get_value_type (n) != G_TYPE_STRING || !rl_bssid_parse (json_node_get_string (n), out->bssid))
+    return fail (error, RL_SCANLOG_ERROR_BAD_BSSID, "\"bssid\" is not aa:bb:cc:dd:ee:ff");
+
+  n = json_object_get_member (o, "ies");
+  if (n == NULL || json_node_get_value_type (n) != G_TYPE_STRING)
+    return fail (error, RL_SCANLOG_ERROR_BAD_IES, "no \"ies\" hex string");
+  const char *hex = json_node_get_string (n);
+  gsize hex_len = strlen (hex);
+  if (hex_len % 2 != 0)
+    return fail (error, RL_SCANLOG_ERROR_BAD_IES, "\"ies\" has an odd number of hex digits");
+  out->ies = g_malloc (hex_len / 2 + 1);
+  out->ies_len = hex_len / 2;
+  for (gsize i = 0; i < out->ies_len; i++)
+    {
+      if (!g_ascii_isxdigit (hex[2 * i]) || !g_ascii_isxdigit (hex[2 * i + 1]))
+        {
+          rl_scanlog_entry_clear (out);
+          return fail (error, RL_SCANLOG_ERROR_BAD_IES, "\"ies\" is not hex");
+        }
+      out->ies[i] = (guint8) (g_ascii_xdigit_value (hex[2 * i]) << 4 | g_ascii_xdigit_value (hex[2 * i + 1]));
+    }
+
+  /* optional fields: absent or null is "unknown"; the wrong type is an error */
+  n = json_object_get_member (o, "ifname");
+  if (n != NULL && !JSON_NODE_HOLDS_NULL (n))
+    {
+      if (json_node_get_value_type (n) != G_TYPE_STRING)
+        goto bad_field;
+      g_strlcpy (out->ifname, json_node_get_string (n), sizeof out->ifname);
+    }
+  n = json_object_get_member (o, "ssid");
+  if (n != NULL && !JSON_NODE_HOLDS_NULL (n))
+    {
+      if (json_node_get_value_type (n) != G_TYPE_STRING)
+        goto bad_field;
+      g_strlcpy (out->ssid, json_node_get_string (n), sizeof out->ssid);
+    }
+  n = json_object_get_member (o, "freq");
+  if (n != NULL && !JSON_NODE_HOLDS_NULL (n))
+    {
+      if (!JSON_NODE_HOLDS_VALUE (n) || json_node_get_value_type (n) != G_TYPE_INT64)
+        goto bad_field;
+      gint64 f = json_node_get_int (n);
+      if (f < 0 || f > 100000)
+        goto bad_field;
+      out->freq_mhz = (guint32) f;
+    }
+  n = json_object_get_member (o, "signal_dbm");
+  if (n != NULL && !JSON_NODE_HOLDS_NULL (n))
+    {
+      if (!JSON_NODE_HOLDS_VALUE (n)
+          || (json_node_get_value_type (n) != G_TYPE_INT64 && json_node_get_value_type (n) != G_TYPE_DOUBLE))
+        goto bad_field;
+      double d = json_node_get_value_type (n) == G_TYPE_DOUBLE ? json_node_get_double (n) : (double) json_node_get_int (n);
+      if (!isfinite (d) || d < -200 || d > 100)
+        goto bad_field;
+      out->has_signal = TRUE;
+      out->signal_mbm = (gint32) lround (d * 100);
+    }
+  return TRUE;
+
+bad_field:
+  rl_scanlog_entry_clear (out);
+  return fail (error, RL_SCANLOG_ERROR_BAD_FIELD, "\"ifname\", \"ssid\", \"freq\" or \"signal_dbm\" has a bad value");
+}

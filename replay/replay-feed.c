@@ -1,0 +1,237 @@
+#define G_LOG_DOMAIN "regloc-replay"
+
+#include "replay/replay-feed.h"
+#include "replay/replay.h"
+#include "replay/scenario.h"
+#include "geo/tzmap.h"
+#include "geo/boundary.h"
+#include "rl-build-config.h"
+
+#include <string.h>
+
+typedef enum {
+  FEED_EVIDENCE,
+  FEED_WITHDRAW,
+  FEED_WITHDRAW_KIND,
+  FEED_RESUME,
+  FEED_TICK,
+} FeedType;
+
+typedef struct {
+  gint64 time;
+  FeedType type;
+  RlSourceKind kind;
+  char key[48];
+  RlEvidence ev;
+} FeedEvent;
+
+struct RlReplayFeed {
+  GArray *events;     /* FeedEvent, sorted by time (stable) */
+  guint next;
+  gint64 last_time;
+  char *describe;
+  char *start_text;
+  char *status;
+};
+
+static gboolean feed_read_files (RlReplayFeed *feed, const char *const *paths, const RlConfig *config,
+                                 const RlRegulatory *regulatory, GError **error);
+
+RlReplayFeed *
+rl_replay_feed_load (const char *const *paths, const RlConfig *config, const RlRegulatory *regulatory,
+                     GError **error)
+{
+  RlReplayFeed *feed = g_new0 (RlReplayFeed, 1);
+  g_autofree char *names = NULL;
+  g_autoptr(GDateTime) start = NULL;
+
+  feed->events = g_array_new (FALSE, TRUE, sizeof (FeedEvent));
+  if (!feed_read_files (feed, paths, config, regulatory, error))
+    {
+      rl_replay_feed_free (feed);
+      return NULL;
+    }
+  if (feed->events->len == 0)
+    {
+      g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_INVAL, "%s: no evidence to replay", paths[0]);
+      rl_replay_feed_free (feed);
+      return NULL;
+    }
+  names = g_strjoinv (", ", (char **) paths);
+  feed->describe = g_strdup_printf ("%s (%u events)", names, feed->events->len);
+  start = g_date_time_new_from_unix_utc (rl_replay_feed_start_time (feed) / RL_USEC_PER_SEC);
+  feed->start_text = start ? g_date_time_format_iso8601 (start) : g_strdup ("?");
+  feed->status = g_strdup_printf ("0/%u events delivered", feed->events->len);
+  return feed;
+}
+
+void
+rl_replay_feed_free (RlReplayFeed *feed)
+{
+  if (feed == NULL)
+    return;
+  g_array_unref (feed->events);
+  g_free (feed->describe);
+  g_free (feed->start_text);
+  g_free (feed->status);
+  g_free (feed);
+}
+
+gint64
+rl_replay_feed_start_time (const RlReplayFeed *feed)
+{
+  return feed->events->len ? g_array_index (feed->events, FeedEvent, 0).time : 0;
+}
+
+gint64
+rl_replay_feed_next_time (const RlReplayFeed *feed)
+{
+  return feed->next < feed->events->len ? g_array_index (feed->events, FeedEvent, feed->next).time : RL_NEVER;
+}
+
+gint64
+rl_replay_feed_last_time (const RlReplayFeed *feed)
+{
+  return feed->last_time;
+}
+
+gboolean
+rl_replay_feed_done (const RlReplayFeed *feed)
+{
+  return feed->next >= feed->events->len;
+}
+
+guint
+rl_replay_feed_deliver (RlReplayFeed *feed, gint64 now, const RlReplayFeedHooks *hooks)
+{
+  guint n = 0;
+
+  while (feed->next < feed->events->len)
+    {
+      const FeedEvent *e = &g_array_index (feed->events, FeedEvent, feed->next);
+      if (e->time > now)
+        break;
+      switch (e->type)
+        {
+        case FEED_EVIDENCE: hooks->evidence (&e->ev, hooks->user_data); break;
+        case FEED_WITHDRAW: hooks->withdraw (e->key, FALSE, e->kind, hooks->user_data); break;
+        case FEED_WITHDRAW_KIND: hooks->withdraw (NULL, TRUE, e->kind, hooks->user_data); break;
+        case FEED_RESUME: hooks->resume (e->time, hooks->user_data); break;
+        case FEED_TICK: break;
+        }
+      feed->last_time = e->time;
+      feed->next++;
+      n++;
+    }
+  if (n > 0)
+    {
+      g_autoptr(GDateTime) at = g_date_time_new_from_unix_utc (feed->last_time / RL_USEC_PER_SEC);
+      g_autofree char *when = at ? g_date_time_format (at, "%H:%M:%S") : g_strdup ("?");
+      g_free (feed->status);
+      feed->status = g_strdup_printf ("recorded %s UTC, %u/%u events delivered%s", when, feed->next,
+                                      feed->events->len, rl_replay_feed_done (feed) ? " (end of the recording)" : "");
+    }
+  return n;
+}
+
+const char *
+rl_replay_feed_describe (const RlReplayFeed *feed)
+{
+  return feed->describe;
+}
+
+const char *
+rl_replay_feed_start_text (const RlReplayFeed *feed)
+{
+  return feed->start_text;
+}
+
+const char *
+rl_replay_feed_status (const RlReplayFeed *feed)
+{
+  return feed->status;
+}
+
+/* A bare name ("sample-trip") names a recording shipped with regloc. */
+char *
+rl_replay_feed_resolve (const char *name)
+{
+  const char *dirs[] = { RL_DATADIR "/trips", RL_SOURCE_DATADIR "/trips" };
+
+  if (strchr (name, '/') != NULL || g_file_test (name, G_FILE_TEST_EXISTS))
+    return g_strdup (name);
+  for (gsize i = 0; i < G_N_ELEMENTS (dirs); i++)
+    {
+      g_autofree char *base = g_str_has_suffix (name, ".scn") ? g_strdup (name) : g_strconcat (name, ".scn", NULL);
+      g_autofree char *path = g_build_filename (dirs[i], base, NULL);
+      if (g_file_test (path, G_FILE_TEST_IS_REGULAR))
+        return g_steal_pointer (&path);
+    }
+  return g_strdup (name);
+}
+
+static gboolean
+feed_add_file (RlReplay *replay, const char *path, const RlScenarioContext *ctx, GError **error)
+{
+  g_autofree char *text = NULL;
+  g_autoptr(GArray) expects = g_array_new (FALSE, TRUE, sizeof (RlScenarioExpect));
+  gboolean settle = FALSE;
+
+  if (!g_str_has_suffix (path, ".scn"))
+    {
+      g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_INVAL,
+                   "%s: reglocd --replay reads scenario files (.scn); "
+                   "run GPS and scan logs through 'regloc replay'", path);
+      return FALSE;
+    }
+  if (!g_file_get_contents (path, &text, NULL, error))
+    return FALSE;
+  /* expect lines are for tests of the batch engine; the daemon ignores them. */
+  return rl_scenario_parse (text, path, ctx, replay, expects, &settle, error);
+}
+
+static void
+on_replay_event (RlReplayEventType type, gint64 time, const RlEvidence *ev, const char *key,
+                 RlSourceKind kind, gpointer user_data)
+{
+  RlReplayFeed *feed = user_data;
+  FeedEvent e;
+
+  memset (&e, 0, sizeof e);
+  e.time = time;
+  e.kind = kind;
+  switch (type)
+    {
+    case RL_REPLAY_EVENT_EVIDENCE: e.type = FEED_EVIDENCE; e.ev = *ev; break;
+    case RL_REPLAY_EVENT_WITHDRAW: e.type = FEED_WITHDRAW; g_strlcpy (e.key, key, sizeof e.key); break;
+    case RL_REPLAY_EVENT_WITHDRAW_KIND: e.type = FEED_WITHDRAW_KIND; break;
+    case RL_REPLAY_EVENT_RESUME: e.type = FEED_RESUME; break;
+    case RL_REPLAY_EVENT_TICK: e.type = FEED_TICK; break;
+    }
+  g_array_append_val (feed->events, e);
+}
+
+static gboolean
+feed_read_files (RlReplayFeed *feed, const char *const *paths, const RlConfig *config,
+                 const RlRegulatory *regulatory, GError **error)
+{
+  g_autoptr(RlReplay) replay = rl_replay_new (config, regulatory);
+  g_autoptr(RlTzMap) tzmap = rl_tzmap_new (config->zoneinfo_dir, NULL);
+  g_autoptr(GError) index_error = NULL;
+  g_autoptr(RlBoundaryIndex) index =
+    rl_boundary_index_open (config->boundary_index ? config->boundary_index : rl_boundary_index_default_path (),
+                            &index_error);
+  RlScenarioContext ctx = { config, tzmap, rl_scenario_boundary_lookup, index };
+
+  if (index == NULL)
+    g_message ("Boundary index unavailable (%s): replayed GPS lines need countries=", index_error->message);
+
+  for (guint i = 0; paths[i] != NULL; i++)
+    {
+      g_autofree char *path = rl_replay_feed_resolve (paths[i]);
+      if (!feed_add_file (replay, path, &ctx, error))
+        return FALSE;
+    }
+  rl_replay_foreach_event (replay, on_replay_event, feed);
+  return TRUE;
+}

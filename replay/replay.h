@@ -1,0 +1,77 @@
+/* The replay engine: runs the very same policy over recorded, timestamped
+ * evidence (scenario files, GPS logs, scan logs) as fast as the machine
+ * allows, and records the decision timeline and a summary.
+ *
+ * Readers push events into an RlReplay; rl_replay_run() sorts them by time
+ * (stable: file order breaks ties), applies them to an evidence set,
+ * decides after each instant and at every next_check instant in between. */
+#pragma once
+
+#include <glib.h>
+#include "core/policy.h"
+#include "core/config.h"
+#include "core/regdb.h"
+
+G_BEGIN_DECLS
+
+typedef struct RlReplay RlReplay;
+
+typedef struct {
+  gint64 time;
+  RlCountry country;
+  RlState state;
+  RlReason reason;
+  double confidence;
+  RlCountry candidate;
+  gboolean has_position;   /* a GPS fix caused it */
+  double lat, lon;
+  char *summary;           /* one line: why */
+} RlTimelineEntry;
+
+RlReplay *rl_replay_new (const RlConfig *config, const RlRegulatory *regulatory);
+void rl_replay_free (RlReplay *replay);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (RlReplay, rl_replay_free)
+
+/* The item counts from ev->observed_at (its expires_at must be set). */
+void rl_replay_add_evidence (RlReplay *replay, const RlEvidence *ev);
+/* For settings that hold for the whole replay (--timezone): the item counts
+ * from the earliest event of the run, whatever its observed_at says. */
+void rl_replay_add_evidence_at_start (RlReplay *replay, const RlEvidence *ev);
+void rl_replay_add_withdraw (RlReplay *replay, gint64 time, const char *key);
+void rl_replay_add_withdraw_kind (RlReplay *replay, gint64 time, RlSourceKind kind);
+/* logind PrepareForSleep(false): observations from before @time are dropped. */
+void rl_replay_add_resume (RlReplay *replay, gint64 time);
+/* Makes sure the engine evaluates at @time even with no event (scenario "check"). */
+void rl_replay_add_tick (RlReplay *replay, gint64 time);
+/* Counted facts for the summary: "gps.fixes_used", "gps.rejected.bad_checksum", … */
+void rl_replay_count (RlReplay *replay, const char *counter, guint64 n);
+/* Free text lines for the summary ("date taken from RMC", …). */
+void rl_replay_note (RlReplay *replay, const char *fmt, ...) G_GNUC_PRINTF (2, 3);
+/* Keep every evidence item for `--evidence`. */
+void rl_replay_set_keep_evidence (RlReplay *replay, gboolean keep);
+
+/* Runs until every event is applied and, when @settle, until a pending
+ * hold-down has run out (expiries after the last event are not played). */
+void rl_replay_run (RlReplay *replay, gboolean settle);
+
+const GArray *rl_replay_timeline (const RlReplay *replay);       /* RlTimelineEntry */
+const RlDecision *rl_replay_final (const RlReplay *replay);
+/* Output in "text", "json" or "csv". */
+char *rl_replay_format (const RlReplay *replay, const char *format, GError **error);
+
+/* The events in the order rl_replay_run() applies them (at-start items
+ * placed at the first event's time), for `reglocd --replay`, which feeds
+ * them to the live loop on its own clock instead of running the batch. */
+typedef enum {
+  RL_REPLAY_EVENT_EVIDENCE,
+  RL_REPLAY_EVENT_WITHDRAW,
+  RL_REPLAY_EVENT_WITHDRAW_KIND,
+  RL_REPLAY_EVENT_RESUME,
+  RL_REPLAY_EVENT_TICK,
+} RlReplayEventType;
+
+typedef void (*RlReplayEventFunc) (RlReplayEventType type, gint64 time, const RlEvidence *ev,
+                                   const char *key, RlSourceKind kind, gpointer user_data);
+void rl_replay_foreach_event (const RlReplay *replay, RlReplayEventFunc func, gpointer user_data);
+
+G_END_DECLS

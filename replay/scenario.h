@@ -1,0 +1,51 @@
+/* Scenario files: hand-written, timestamped evidence for the policy (see
+ * docs/scenario-format.md).  Parsed into an RlReplay; the `expect` lines
+ * are returned for checking after the run. */
+#pragma once
+
+#include <glib.h>
+#include "replay/replay.h"
+#include "geo/tzmap.h"
+
+G_BEGIN_DECLS
+
+#define RL_SCENARIO_ERROR (rl_scenario_error_quark ())
+GQuark rl_scenario_error_quark (void);
+
+/* Where a GPS line without countries= gets its country; NULL = none. */
+typedef gboolean (*RlPointLookup) (gpointer data, double lat, double lon,
+                                   RlCountry *country, double *border_m, RlCountry *neighbour);
+
+/* An RlPointLookup over the boundary index (@data: an RlBoundaryIndex). */
+gboolean rl_scenario_boundary_lookup (gpointer data, double lat, double lon,
+                                      RlCountry *country, double *border_m, RlCountry *neighbour);
+
+typedef struct {
+  gint64 time;             /* RL_NEVER: the final decision */
+  RlCountry country;
+  RlState state;
+  gboolean has_reason;
+  RlReason reason;
+  guint line;
+} RlScenarioExpect;
+
+typedef struct {
+  const RlConfig *config;
+  const RlTzMap *tzmap;    /* for timezone lines; may be NULL (then they fail) */
+  RlPointLookup lookup;
+  gpointer lookup_data;
+} RlScenarioContext;
+
+/* Parses @text into @replay; fills @expects (RlScenarioExpect).  Errors name
+ * the file and line. */
+gboolean rl_scenario_parse (const char *text, const char *name, const RlScenarioContext *ctx,
+                            RlReplay *replay, GArray *expects, gboolean *settle, GError **error);
+
+/* Checks @expects against the replay; returns the number that failed and
+ * appends one line per expectation to @report. */
+guint rl_scenario_check (const RlReplay *replay, const GArray *expects, GString *report);
+
+gboolean rl_reason_from_string (const char *text, RlReason *out);
+gboolean rl_state_from_string (const char *text, RlState *out);
+
+G_END_DECLS
