@@ -492,6 +492,34 @@ class TestLifecycle(ReglocdTestCase):
             self.daemon = None
             self.assertFalse(self.name_owned())
 
+    def main_started(self, pid):
+        """reglocd's main() ignores SIGPIPE among its first statements."""
+        try:
+            with open(f'/proc/{pid}/status') as f:
+                ignored = [line.split(':\t', 1)[1] for line in f if line.startswith('SigIgn')]
+        except FileNotFoundError:
+            return False
+        return bool(ignored) and int(ignored[0], 16) & (1 << (signal.SIGPIPE - 1)) != 0
+
+    def test_sighup_during_startup(self):
+        if VALGRIND:
+            self.skipTest('valgrind catches every signal itself while it starts: the window cannot be told')
+        self.start_daemon('--replay', 'sample-trip', wait=False)
+        pid = self.daemon.pid
+        # From the moment reglocd's own code runs, every reload request while it
+        # loads config, regulatory.db and the replay is harmless.
+        self.wait_for(lambda: self.main_started(pid), 'reglocd\'s main() to run', 5)
+        sent = 0
+        while not self.name_owned():
+            self.daemon.send_signal(signal.SIGHUP)
+            sent += 1
+            time.sleep(0.005)
+        self.assertGreater(sent, 0)
+        self.daemon.send_signal(signal.SIGHUP)
+        time.sleep(0.2)
+        self.assertIsNone(self.daemon.poll(), self.daemon_log())
+        self.assertIn(self.get('State'), ('world', 'tentative', 'decided'))
+
     def test_sighup_with_bad_config_keeps_the_old_one(self):
         self.start_daemon()
         self.wait_for(lambda: 'Europe/Berlin' in self.source('timezone')[3], 'Berlin')
