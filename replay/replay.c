@@ -6,26 +6,16 @@
 #include <stdarg.h>
 #include <string.h>
 
-#include "core/evidence-set.h"
+#include "core/engine.h"
 
-typedef enum { EV_PUT, EV_WITHDRAW, EV_WITHDRAW_KIND, EV_RESUME, EV_TICK } EventType;
-
-typedef struct {
-  gint64 time;
-  guint64 seq;        /* file order breaks ties */
-  EventType type;
-  RlSourceKind kind;
-  guint item;         /* EV_PUT: index into items */
-  char *key;          /* EV_WITHDRAW */
-  gboolean at_start;
-} Event;
+/* Queued events are RlEvents; an item that holds for the whole run
+ * (--timezone) waits with this time until rl_replay_run() knows the first. */
+#define AT_START G_MININT64
 
 struct RlReplay {
-  RlPolicyParams params;
+  const RlConfig *config;
   const RlRegulatory *regulatory;
-  guint max_beacons;
-  GArray *events;         /* Event */
-  GArray *items;          /* RlEvidence, referenced by events */
+  GArray *events;         /* RlEvent, in file order until sorted */
   GArray *timeline;       /* RlTimelineEntry */
   GHashTable *counters;   /* char* → guint64* */
   GPtrArray *notes;
@@ -44,11 +34,9 @@ rl_replay_new (const RlConfig *config, const RlRegulatory *regulatory)
 {
   RlReplay *r = g_new0 (RlReplay, 1);
 
-  r->params = config->policy;
+  r->config = config;
   r->regulatory = regulatory;
-  r->max_beacons = config->beacons_max_bss;
-  r->events = g_array_new (FALSE, FALSE, sizeof (Event));
-  r->items = g_array_new (FALSE, FALSE, sizeof (RlEvidence));
+  r->events = g_array_new (FALSE, FALSE, sizeof (RlEvent));
   r->timeline = g_array_new (FALSE, TRUE, sizeof (RlTimelineEntry));
   r->counters = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
   r->notes = g_ptr_array_new_with_free_func (g_free);
@@ -61,12 +49,9 @@ rl_replay_free (RlReplay *r)
 {
   if (r == NULL)
     return;
-  for (guint i = 0; i < r->events->len; i++)
-    g_free (g_array_index (r->events, Event, i).key);
   for (guint i = 0; i < r->timeline->len; i++)
     g_free (g_array_index (r->timeline, RlTimelineEntry, i).summary);
   g_array_unref (r->events);
-  g_array_unref (r->items);
   g_array_unref (r->timeline);
   g_hash_table_unref (r->counters);
   g_ptr_array_unref (r->notes);
@@ -75,56 +60,55 @@ rl_replay_free (RlReplay *r)
 }
 
 static void
-push (RlReplay *r, Event *e)
+push (RlReplay *r, gint64 time, RlEventType type, const RlEvidence *ev)
 {
-  e->seq = r->events->len;
-  g_array_append_vals (r->events, e, 1);
+  RlEvent *e;
+
+  g_array_set_size (r->events, r->events->len + 1);
+  e = &g_array_index (r->events, RlEvent, r->events->len - 1);
+  memset (e, 0, sizeof *e);
+  e->time = time;
+  e->type = type;
+  if (ev != NULL)
+    e->ev = *ev;
 }
 
 void
 rl_replay_add_evidence (RlReplay *r, const RlEvidence *ev)
 {
-  Event e = { .time = ev->observed_at, .type = EV_PUT, .kind = ev->kind, .item = r->items->len };
-
-  g_array_append_vals (r->items, ev, 1);
-  push (r, &e);
+  push (r, ev->observed_at, RL_EVENT_EVIDENCE, ev);
 }
 
 void
 rl_replay_add_evidence_at_start (RlReplay *r, const RlEvidence *ev)
 {
-  Event e = { .time = G_MININT64, .type = EV_PUT, .kind = ev->kind, .item = r->items->len, .at_start = TRUE };
-
-  g_array_append_vals (r->items, ev, 1);
-  push (r, &e);
+  push (r, AT_START, RL_EVENT_EVIDENCE, ev);
 }
 
 void
 rl_replay_add_withdraw (RlReplay *r, gint64 time, const char *key)
 {
-  Event e = { .time = time, .type = EV_WITHDRAW, .key = g_strdup (key) };
-  push (r, &e);
+  push (r, time, RL_EVENT_WITHDRAW, NULL);
+  g_strlcpy (g_array_index (r->events, RlEvent, r->events->len - 1).ev.key, key, sizeof ((RlEvidence *) NULL)->key);
 }
 
 void
 rl_replay_add_withdraw_kind (RlReplay *r, gint64 time, RlSourceKind kind)
 {
-  Event e = { .time = time, .type = EV_WITHDRAW_KIND, .kind = kind };
-  push (r, &e);
+  push (r, time, RL_EVENT_WITHDRAW_KIND, NULL);
+  g_array_index (r->events, RlEvent, r->events->len - 1).ev.kind = kind;
 }
 
 void
 rl_replay_add_resume (RlReplay *r, gint64 time)
 {
-  Event e = { .time = time, .type = EV_RESUME };
-  push (r, &e);
+  push (r, time, RL_EVENT_RESUME, NULL);
 }
 
 void
 rl_replay_add_tick (RlReplay *r, gint64 time)
 {
-  Event e = { .time = time, .type = EV_TICK };
-  push (r, &e);
+  push (r, time, RL_EVENT_TICK, NULL);
 }
 
 void
@@ -162,39 +146,28 @@ rl_replay_set_keep_evidence (RlReplay *r, gboolean keep)
 static int
 cmp_event (gconstpointer a, gconstpointer b)
 {
-  const Event *x = a, *y = b;
+  const RlEvent *x = a, *y = b;
 
-  if (x->time != y->time)
-    return x->time < y->time ? -1 : 1;
-  return x->seq < y->seq ? -1 : (x->seq > y->seq ? 1 : 0);
+  return x->time < y->time ? -1 : (x->time > y->time ? 1 : 0);
 }
 
-/* Would replacing @old by @new leave every vote as it was?  Then only the
- * expiry moved, and the decision cannot change: skip the vote (the big win
- * on long GPS logs, where fix after fix names the same country). */
-static gboolean
-same_vote (const RlPolicyParams *p, const RlEvidence *old, const RlEvidence *new)
+/* Puts the at-start items at the first event's time and sorts by time;
+ * g_array_sort is stable, so file order breaks ties. */
+static void
+order_events (GArray *events)
 {
-  if (old->kind != new->kind || old->n_countries != new->n_countries || old->strength != new->strength ||
-      memcmp (old->countries, new->countries, sizeof (RlCountry) * new->n_countries) != 0)
-    return FALSE;
-  if (new->kind == RL_SOURCE_GPS)
-    return (old->gps.error_m <= p->gps_max_error_m) == (new->gps.error_m <= p->gps_max_error_m);
-  if (new->kind == RL_SOURCE_BEACON)
-    return memcmp (old->beacon.bssid, new->beacon.bssid, 6) == 0 && strcmp (old->beacon.ssid, new->beacon.ssid) == 0;
-  return TRUE;
-}
+  RlEvent *ev = (RlEvent *) (gpointer) events->data;
+  gint64 first = RL_NEVER;
 
-static const RlEvidence *
-find_item (RlEvidenceSet *set, const char *key)
-{
-  gsize n;
-  const RlEvidence *items = rl_evidence_set_items (set, &n);
-
-  for (gsize i = 0; i < n; i++)
-    if (strcmp (items[i].key, key) == 0)
-      return &items[i];
-  return NULL;
+  for (guint k = 0; k < events->len; k++)
+    if (ev[k].time != AT_START)
+      first = MIN (first, ev[k].time);
+  if (first == RL_NEVER)
+    first = 0;
+  for (guint k = 0; k < events->len; k++)
+    if (ev[k].time == AT_START)
+      ev[k].time = ev[k].ev.observed_at = first;
+  g_array_sort (events, cmp_event);
 }
 
 static void
@@ -230,10 +203,10 @@ record (RlReplay *r, const RlDecision *d, const RlEvidence *gps, gint64 now)
 }
 
 static const RlEvidence *
-newest_gps (RlEvidenceSet *set, gint64 now)
+newest_gps (const RlEngine *engine, gint64 now)
 {
   gsize n;
-  const RlEvidence *items = rl_evidence_set_items (set, &n), *best = NULL;
+  const RlEvidence *items = rl_engine_items (engine, &n), *best = NULL;
 
   for (gsize i = 0; i < n; i++)
     if (items[i].kind == RL_SOURCE_GPS && items[i].expires_at > now &&
@@ -243,110 +216,88 @@ newest_gps (RlEvidenceSet *set, gint64 now)
 }
 
 static void
-decide (RlReplay *r, RlEvidenceSet *set, gint64 now)
+decide (RlReplay *r, RlEngine *engine, gint64 now)
 {
-  gsize n;
-  const RlEvidence *items;
-  RlDecision *d;
+  if (rl_engine_decide_at (engine, now, NULL, NULL))
+    record (r, rl_engine_decision (engine), newest_gps (engine, now), now);
+}
 
-  rl_evidence_set_expire (set, now);
-  items = rl_evidence_set_items (set, &n);
-  d = rl_policy_decide (&r->params, rl_regulatory_map, (gpointer) r->regulatory, r->final, items, n, now);
-  r->n_decisions++;
-  record (r, d, newest_gps (set, now), now);
-  rl_decision_free (r->final);
-  r->final = d;
+/* Decides at every instant before @until where the decision may change by
+ * itself (a hold-down over, an item expiring). */
+static void
+catch_up (RlReplay *r, RlEngine *engine, gint64 until)
+{
+  gint64 due;
+
+  while ((due = rl_engine_next_instant (engine)) < until)
+    {
+      decide (r, engine, due);
+      if (rl_engine_next_instant (engine) <= due)
+        break;   /* no progress: the next event's instant decides */
+    }
+}
+
+static void
+note_gap (RlReplay *r, gint64 now)
+{
+  if (now - r->last_time > r->gap_threshold)
+    {
+      r->n_gaps++;
+      r->longest_gap = MAX (r->longest_gap, now - r->last_time);
+    }
+  r->last_time = now;
+}
+
+/* Lets a pending hold-down finish; expiries after the last event are not
+ * played out (the recording just ended). */
+static void
+settle_down (RlReplay *r, RlEngine *engine)
+{
+  for (guint k = 0; k < 1000; k++)
+    {
+      const RlDecision *d = rl_engine_decision (engine);
+      gint64 at = rl_engine_next_instant (engine);
+      if (d == NULL || d->state != RL_STATE_TENTATIVE || at == RL_NEVER)
+        break;
+      decide (r, engine, at);
+      r->last_time = at;
+    }
 }
 
 void
 rl_replay_run (RlReplay *r, gboolean settle)
 {
-  g_autoptr (RlEvidenceSet) set = rl_evidence_set_new (r->max_beacons);
-  Event *ev;
+  g_autoptr (RlEngine) engine = rl_engine_new (r->config, r->regulatory);
+  const RlEvent *ev;
   guint n, i = 0;
-  gboolean dirty = FALSE;
 
-  ev = (Event *) (gpointer) r->events->data;
+  order_events (r->events);
+  ev = (const RlEvent *) (gpointer) r->events->data;
   n = r->events->len;
-  {
-    gint64 first = RL_NEVER;
-    for (guint k = 0; k < n; k++)
-      if (!ev[k].at_start)
-        first = MIN (first, ev[k].time);
-    if (first == RL_NEVER)
-      first = 0;
-    for (guint k = 0; k < n; k++)
-      if (ev[k].at_start)
-        {
-          RlEvidence *item = &g_array_index (r->items, RlEvidence, ev[k].item);
-          ev[k].time = item->observed_at = first;
-        }
-  }
-  g_array_sort (r->events, cmp_event);
-  rl_decision_free (r->final);
-  r->final = rl_decision_new_initial ();
   r->first_time = n ? ev[0].time : 0;
   r->last_time = r->first_time;
   if (n > 0)
-    record (r, r->final, NULL, r->first_time);
-
+    {
+      g_autoptr (RlDecision) initial = rl_decision_new_initial ();
+      record (r, initial, NULL, r->first_time);
+    }
   while (i < n)
     {
       gint64 now = ev[i].time;
 
-      /* instants between events where the decision may change by itself */
-      while (r->final->next_check < now)
-        decide (r, set, r->final->next_check);
-      if (now - r->last_time > r->gap_threshold)
-        {
-          r->n_gaps++;
-          r->longest_gap = MAX (r->longest_gap, now - r->last_time);
-        }
-      r->last_time = now;
-      dirty = FALSE;
+      catch_up (r, engine, now);
+      note_gap (r, now);
       for (; i < n && ev[i].time == now; i++)
-        {
-          const RlEvidence *item;
-          switch (ev[i].type)
-            {
-            case EV_PUT:
-              item = &g_array_index (r->items, RlEvidence, ev[i].item);
-              {
-                const RlEvidence *old = find_item (set, item->key);
-                if (old == NULL || !same_vote (&r->params, old, item))
-                  dirty = TRUE;
-              }
-              rl_evidence_set_put (set, item);
-              break;
-            case EV_WITHDRAW:
-              dirty |= rl_evidence_set_remove (set, ev[i].key);
-              break;
-            case EV_WITHDRAW_KIND:
-              dirty |= rl_evidence_set_remove_kind (set, ev[i].kind) > 0;
-              break;
-            case EV_RESUME:
-              rl_evidence_set_drop_observed_before (set, now);
-              dirty = TRUE;
-              break;
-            case EV_TICK:
-              dirty = TRUE;
-              break;
-            }
-        }
-      if (dirty || r->final->next_check <= now)
-        decide (r, set, now);
+        rl_engine_apply (engine, &ev[i]);
+      decide (r, engine, now);
     }
   if (settle)
-    {
-      /* let a pending hold-down finish; expiries after the last event are
-       * not played out (the recording just ended) */
-      for (guint k = 0; k < 1000 && r->final->state == RL_STATE_TENTATIVE && r->final->next_check != RL_NEVER; k++)
-        {
-          gint64 at = r->final->next_check;
-          decide (r, set, at);
-          r->last_time = at;
-        }
-    }
+    settle_down (r, engine);
+  r->n_decisions = rl_engine_n_decisions (engine);
+  rl_decision_free (r->final);
+  r->final = rl_engine_steal_decision (engine);
+  if (r->final == NULL)
+    r->final = rl_decision_new_initial ();
 }
 
 const GArray *
@@ -614,13 +565,12 @@ format_json (const RlReplay *r)
     {
       json_builder_set_member_name (b, "evidence");
       json_builder_begin_array (b);
-      g_autoptr (GArray) sorted = g_array_copy (r->events);
-      g_array_sort (sorted, cmp_event);
-      for (guint i = 0; i < sorted->len; i++)
+      /* rl_replay_run() put the events in time order */
+      for (guint i = 0; i < r->events->len; i++)
         {
-          const Event *e = &g_array_index (sorted, Event, i);
-          if (e->type == EV_PUT)
-            json_evidence (b, &g_array_index (r->items, RlEvidence, e->item));
+          const RlEvent *e = &g_array_index (r->events, RlEvent, i);
+          if (e->type == RL_EVENT_EVIDENCE)
+            json_evidence (b, &e->ev);
         }
       json_builder_end_array (b);
     }
@@ -687,35 +637,15 @@ void
 rl_replay_foreach_event (const RlReplay *r, RlReplayEventFunc func, gpointer user_data)
 {
   g_autoptr (GArray) sorted = g_array_copy (r->events);
-  gint64 first = RL_NEVER;
-  Event *ev = (Event *) (gpointer) sorted->data;
 
+  order_events (sorted);
   for (guint k = 0; k < sorted->len; k++)
-    if (!ev[k].at_start)
-      first = MIN (first, ev[k].time);
-  if (first == RL_NEVER)
-    first = 0;
-  for (guint k = 0; k < sorted->len; k++)
-    if (ev[k].at_start)
-      ev[k].time = first;
-  g_array_sort (sorted, cmp_event);
-  ev = (Event *) (gpointer) sorted->data;
-  for (guint k = 0; k < sorted->len; k++)
-    {
-      static const RlReplayEventType types[] = {
-        [EV_PUT] = RL_REPLAY_EVENT_EVIDENCE, [EV_WITHDRAW] = RL_REPLAY_EVENT_WITHDRAW,
-        [EV_WITHDRAW_KIND] = RL_REPLAY_EVENT_WITHDRAW_KIND, [EV_RESUME] = RL_REPLAY_EVENT_RESUME,
-        [EV_TICK] = RL_REPLAY_EVENT_TICK,
-      };
-      RlEvidence item;
+    func (&g_array_index (sorted, RlEvent, k), user_data);
+}
 
-      if (ev[k].type == EV_PUT)
-        {
-          item = g_array_index (r->items, RlEvidence, ev[k].item);
-          if (ev[k].at_start)
-            item.observed_at = ev[k].time;
-        }
-      func (types[ev[k].type], ev[k].time, ev[k].type == EV_PUT ? &item : NULL, ev[k].key,
-            ev[k].kind, user_data);
-    }
+void
+rl_replay_span (const RlReplay *r, gint64 *first, gint64 *last)
+{
+  *first = r->first_time;
+  *last = r->last_time;
 }

@@ -3,11 +3,13 @@
  * allows, and records the decision timeline and a summary.
  *
  * Readers push events into an RlReplay; rl_replay_run() sorts them by time
- * (stable: file order breaks ties), applies them to an evidence set,
- * decides after each instant and at every next_check instant in between. */
+ * (stable: file order breaks ties) and runs them through the decision
+ * engine (core/engine.h) the daemon runs too: decides after each instant
+ * and at every instant in between where the decision may change by itself. */
 #pragma once
 
 #include <glib.h>
+#include "core/event.h"
 #include "core/policy.h"
 #include "core/config.h"
 #include "core/regdb.h"
@@ -62,16 +64,11 @@ char *rl_replay_format (const RlReplay *replay, const char *format, GError **err
 /* The events in the order rl_replay_run() applies them (at-start items
  * placed at the first event's time), for `reglocd --replay`, which feeds
  * them to the live loop on its own clock instead of running the batch. */
-typedef enum {
-  RL_REPLAY_EVENT_EVIDENCE,
-  RL_REPLAY_EVENT_WITHDRAW,
-  RL_REPLAY_EVENT_WITHDRAW_KIND,
-  RL_REPLAY_EVENT_RESUME,
-  RL_REPLAY_EVENT_TICK,
-} RlReplayEventType;
-
-typedef void (*RlReplayEventFunc) (RlReplayEventType type, gint64 time, const RlEvidence *ev,
-                                   const char *key, RlSourceKind kind, gpointer user_data);
+typedef void (*RlReplayEventFunc) (const RlEvent *event, gpointer user_data);
 void rl_replay_foreach_event (const RlReplay *replay, RlReplayEventFunc func, gpointer user_data);
+
+/* The span rl_replay_run() played: the first event's time and the last
+ * instant it decided at (a settled hold-down included). */
+void rl_replay_span (const RlReplay *replay, gint64 *first, gint64 *last);
 
 G_END_DECLS
