@@ -177,6 +177,30 @@ test_country_string_withdraws (void)
                                "expect-at 1m 00\n", report), ==, 0);
 }
 
+/* The live BSS table's window: a sighting within 5 s of the last one of
+ * the same BSS is the same observation, whatever it says. */
+static void
+test_repeat_window (void)
+{
+  g_autofree char *json = run_json ("at 0 beacon 44:4e:6d:01:00:01 DE ssid=first\n"
+                                    "at 4.9 beacon 44:4e:6d:01:00:01 XX ssid=same-frame\n"
+                                    "at 5 beacon 44:4e:6d:01:00:01 DE ssid=second\n"
+                                    "at 6 remove beacon 44:4e:6d:01:00:01\n"
+                                    "at 7 beacon 44:4e:6d:01:00:01 DE ssid=after-removal\n"
+                                    "at 8 remove beacons\n"
+                                    "at 9 beacon 44:4e:6d:01:00:01 DE ssid=after-removing-all\n"
+                                    "at 10 beacon 44:4e:6d:01:00:01 DE ssid=merged\n");
+
+  g_assert_nonnull (strstr (json, "ESS 'first'"));
+  g_assert_null (strstr (json, "same-frame"));
+  g_assert_nonnull (strstr (json, "ESS 'second'"));
+  g_assert_nonnull (strstr (json, "ESS 'after-removal'"));
+  g_assert_nonnull (strstr (json, "ESS 'after-removing-all'"));
+  g_assert_null (strstr (json, "ESS 'merged'"));
+  g_assert_nonnull (strstr (json, "\"scenario.repeats_merged\" : 2"));
+  g_assert_null (strstr (json, "scenario.skipped"));
+}
+
 static void
 test_radio (void)
 {
@@ -355,6 +379,7 @@ main (int argc, char **argv)
   g_test_add_func ("/scenario/quoting", test_quoting);
   g_test_add_func ("/scenario/country-string", test_country_string);
   g_test_add_func ("/scenario/country-string-withdraws", test_country_string_withdraws);
+  g_test_add_func ("/scenario/repeat-window", test_repeat_window);
   g_test_add_func ("/scenario/radio", test_radio);
   g_test_add_func ("/scenario/gps", test_gps);
   g_test_add_func ("/scenario/gps-lost", test_gps_lost);
