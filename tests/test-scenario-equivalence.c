@@ -262,8 +262,8 @@ run_logs (const RlConfig *config, const Trip *trip)
   g_assert_no_error (error);
   g_assert_true (rl_replay_load_scan_file (replay, path, config, &error));
   g_assert_no_error (error);
-  g_unlink (path);
   rl_replay_run (replay, TRUE);
+  g_unlink (path);
   return replay;
 }
 
