@@ -1,4 +1,5 @@
 #include "readers/gpsd-json.h"
+#include "readers/json-depth.h"
 
 #include <math.h>
 #include <string.h>
@@ -170,7 +171,8 @@ rl_gpsd_json_parse (const char *data, gsize len, GArray *fixes, RlGpsParseStats 
           stats->rejected[RL_GPS_REJECT_TRUNCATED]++;
           continue;
         }
-      if (!json_parser_load_from_data (parser, start, (gssize) n, NULL) ||
+      if (!rl_json_depth_ok (start, n, RL_JSON_MAX_DEPTH) ||
+          !json_parser_load_from_data (parser, start, (gssize) n, NULL) ||
           !JSON_NODE_HOLDS_OBJECT (json_parser_get_root (parser)))
         {
           stats->rejected[RL_GPS_REJECT_MALFORMED]++;
