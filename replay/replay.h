@@ -2,15 +2,20 @@
  * evidence (scenario files, GPS logs, scan logs) as fast as the machine
  * allows, and records the decision timeline and a summary.
  *
- * Readers push events into an RlReplay; rl_replay_run() sorts them by time
- * (stable: file order breaks ties), applies them to an evidence set,
- * decides after each instant and at every next_check instant in between. */
+ * Scenario readers push events into an RlReplay; file readers hand it
+ * streams (merge.h).  rl_replay_run() merges them by time (the order of
+ * adding breaks ties), applies them to an evidence set and decides after
+ * each instant and at every next_check instant in between.  What it keeps
+ * does not grow with the recording: the timeline of decision changes, the
+ * counters and notes (and, with rl_replay_set_keep_evidence, every item for
+ * `--evidence`).  The report formatters are in report.c. */
 #pragma once
 
 #include <glib.h>
 #include "core/policy.h"
 #include "core/config.h"
 #include "core/regdb.h"
+#include "replay/merge.h"
 
 G_BEGIN_DECLS
 
@@ -56,22 +61,26 @@ void rl_replay_run (RlReplay *replay, gboolean settle);
 
 const GArray *rl_replay_timeline (const RlReplay *replay);       /* RlTimelineEntry */
 const RlDecision *rl_replay_final (const RlReplay *replay);
-/* Output in "text", "json" or "csv". */
+/* Output in "text", "json" or "csv" (report.c). */
 char *rl_replay_format (const RlReplay *replay, const char *format, GError **error);
+
+/* Hands the replay an input that delivers its events as it is read (a GPS
+ * log, a scan log, a capture); rl_replay_run() merges every input by time
+ * without holding them.  Events of equal time keep the order in which
+ * their inputs (and the events pushed one by one) were added. */
+void rl_replay_add_stream (RlReplay *replay, RlEventStream *stream);
+
+/* Called with each timeline entry once it is final (a later instant has
+ * come, or the run ended), so text and CSV can be written as they go. */
+typedef void (*RlReplayTimelineFunc) (const RlTimelineEntry *entry, gpointer user_data);
+void rl_replay_set_timeline_func (RlReplay *replay, RlReplayTimelineFunc func, gpointer user_data);
 
 /* The events in the order rl_replay_run() applies them (at-start items
  * placed at the first event's time), for `reglocd --replay`, which feeds
- * them to the live loop on its own clock instead of running the batch. */
-typedef enum {
-  RL_REPLAY_EVENT_EVIDENCE,
-  RL_REPLAY_EVENT_WITHDRAW,
-  RL_REPLAY_EVENT_WITHDRAW_KIND,
-  RL_REPLAY_EVENT_RESUME,
-  RL_REPLAY_EVENT_TICK,
-} RlReplayEventType;
-
+ * them to the live loop on its own clock instead of running the batch.
+ * Consumes the streams: call it instead of rl_replay_run(), not with it. */
 typedef void (*RlReplayEventFunc) (RlReplayEventType type, gint64 time, const RlEvidence *ev,
                                    const char *key, RlSourceKind kind, gpointer user_data);
-void rl_replay_foreach_event (const RlReplay *replay, RlReplayEventFunc func, gpointer user_data);
+void rl_replay_foreach_event (RlReplay *replay, RlReplayEventFunc func, gpointer user_data);
 
 G_END_DECLS

@@ -1,0 +1,46 @@
+/* What the replay run keeps, shared by replay.c and the report formatters
+ * (report.c); nothing else includes it. */
+#pragma once
+
+#include "replay/replay.h"
+
+G_BEGIN_DECLS
+
+typedef enum { EV_PUT, EV_WITHDRAW, EV_WITHDRAW_KIND, EV_RESUME, EV_TICK } RlPushedType;
+
+/* An event pushed one by one (scenario lines, --timezone). */
+typedef struct {
+  gint64 time;
+  RlPushedType type;
+  RlSourceKind kind;
+  guint item;         /* EV_PUT: index into items */
+  char *key;          /* EV_WITHDRAW */
+  gboolean at_start;
+} RlPushedEvent;
+
+struct RlReplay {
+  RlPolicyParams params;
+  const RlRegulatory *regulatory;
+  guint max_beacons;
+  GArray *events;         /* RlPushedEvent, in push order */
+  GArray *items;          /* RlEvidence, referenced by events */
+  GPtrArray *streams;     /* RlEventStream*, not yet run */
+  GArray *stream_marks;   /* guint: events->len when each stream was added */
+  GArray *timeline;       /* RlTimelineEntry */
+  guint n_reported;       /* timeline entries handed to timeline_func */
+  RlReplayTimelineFunc timeline_func;
+  gpointer timeline_data;
+  GHashTable *counters;   /* char* → guint64* */
+  GPtrArray *notes;
+  gboolean keep_evidence;
+  GArray *kept;           /* RlEvidence in the order applied, with keep_evidence */
+  RlDecision *final;
+  gint64 first_time, last_time;
+  guint64 n_decisions;
+  /* gaps: no event for longer than this */
+  gint64 gap_threshold;
+  guint n_gaps;
+  gint64 longest_gap;
+};
+
+G_END_DECLS
