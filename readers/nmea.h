@@ -17,6 +17,19 @@ G_BEGIN_DECLS
  * (zeroed first).  Never fails: a file with nothing usable gives no fixes. */
 void rl_nmea_parse (const char *data, gsize len, GArray *fixes, RlGpsParseStats *stats);
 
+/* The same as a pull iterator: one fix at a time, in file order, from
+ * @data (which must outlive the reader).  Fixes before the first RMC are
+ * dated from it as rl_nmea_parse() does.  The stats are complete once
+ * rl_nmea_reader_next() returned FALSE. */
+typedef struct RlNmeaReader RlNmeaReader;
+RlNmeaReader *rl_nmea_reader_new (const char *data, gsize len);
+gboolean rl_nmea_reader_next (RlNmeaReader *reader, RlGpsFix *fix);
+/* Bytes of @data read so far: nothing before it is looked at again. */
+gsize rl_nmea_reader_offset (const RlNmeaReader *reader);
+const RlGpsParseStats *rl_nmea_reader_stats (const RlNmeaReader *reader);
+void rl_nmea_reader_free (RlNmeaReader *reader);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (RlNmeaReader, rl_nmea_reader_free)
+
 /* TRUE when @data looks like NMEA: a checksummed sentence near the start. */
 gboolean rl_nmea_sniff (const char *data, gsize len);
 
