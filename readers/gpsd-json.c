@@ -137,6 +137,7 @@ struct RlGpsdJsonReader {
   gboolean have_last;
   gint64 last_time;
   RlGpsParseStats stats;
+  gboolean file_order;
 };
 
 RlGpsdJsonReader *
@@ -151,6 +152,34 @@ rl_gpsd_json_reader_new (const char *data, gsize len)
   r->gd = g_new0 (struct gps_data_t, 1);
   r->parser = json_parser_new_immutable ();
   return r;
+}
+
+RlGpsdJsonReader *
+rl_gpsd_json_reader_new_in_file_order (const char *data, gsize len)
+{
+  RlGpsdJsonReader *r = rl_gpsd_json_reader_new (data, len);
+
+  r->file_order = TRUE;
+  return r;
+}
+
+/* File order: a report stamped before 1970 still gives its position, the
+ * time passed on as it is (negative) for the caller to judge. */
+static gboolean
+fix_before_epoch (RlGpsdJsonReader *r, RlGpsFix *fix)
+{
+  struct timespec t = r->gd->fix.time;
+  RlGpsReject why;
+  gboolean ok;
+
+  if (!(r->gd->set & TIME_SET) || t.tv_sec > 0)
+    return FALSE;
+  r->gd->fix.time.tv_sec = 1;
+  ok = rl_gps_fix_from_gps_data (r->gd, fix, &why);
+  r->gd->fix.time = t;
+  if (ok)
+    fix->time = (gint64) t.tv_sec * G_USEC_PER_SEC + t.tv_nsec / 1000;
+  return ok;
 }
 
 void
@@ -212,12 +241,12 @@ read_line (RlGpsdJsonReader *r, const char *start, gsize n, RlGpsFix *fix)
       return FALSE;
     }
   tpv_to_gps_data (obj, r->gd);
-  if (!rl_gps_fix_from_gps_data (r->gd, fix, &why))
+  if (!rl_gps_fix_from_gps_data (r->gd, fix, &why) && !(r->file_order && fix_before_epoch (r, fix)))
     {
       stats->rejected[why]++;
       return FALSE;
     }
-  if (r->have_last && fix->time <= r->last_time)
+  if (r->have_last && fix->time <= r->last_time && !r->file_order)
     {
       stats->rejected[RL_GPS_REJECT_TIME_BACKWARDS]++;
       return FALSE;

@@ -37,6 +37,7 @@ struct RlGpxReader {
   gboolean has_meta_time;
   gint64 meta_time;
   GError *error;
+  gboolean file_order;
 };
 
 static gboolean
@@ -71,14 +72,20 @@ attr_double (xmlTextReader *x, const char *name, double *out)
 }
 
 static gboolean
-parse_time (GTimeZone *utc, const char *text, gint64 *out)
+parse_time_any (GTimeZone *utc, const char *text, gint64 *out, gboolean before_1970)
 {
   g_autoptr (GDateTime) dt = g_date_time_new_from_iso8601 (text, utc);
 
-  if (dt == NULL || g_date_time_get_year (dt) < 1970)
+  if (dt == NULL || (g_date_time_get_year (dt) < 1970 && !before_1970))
     return FALSE;
   *out = g_date_time_to_unix (dt) * G_USEC_PER_SEC + g_date_time_get_microsecond (dt);
   return TRUE;
+}
+
+static gboolean
+parse_time (GTimeZone *utc, const char *text, gint64 *out)
+{
+  return parse_time_any (utc, text, out, FALSE);
 }
 
 /* The next node; after skip_subtree() the cursor already is on it. */
@@ -113,7 +120,7 @@ point_child (RlGpxReader *r, RlGpsFix *fix, RlGpsReject *verdict, gboolean *have
   if (name_is (r->xml, "time"))
     {
       text = element_text (r->xml);
-      if (!parse_time (r->utc, text, &fix->time))
+      if (!parse_time_any (r->utc, text, &fix->time, r->file_order))
         *verdict = RL_GPS_REJECT_BAD_VALUE;
       else
         *have_time = TRUE;
@@ -163,13 +170,18 @@ read_point (RlGpxReader *r, RlGpsFix *fix)
         return FALSE;   /* the document broke off: rl_gpx_reader_next() says so */
     }
   if (verdict == RL_GPS_N_REJECTS && !have_time)
-    verdict = RL_GPS_REJECT_NO_TIME;
+    {
+      if (r->file_order)
+        fix->flags |= RL_GPS_FIX_NO_TIME;
+      else
+        verdict = RL_GPS_REJECT_NO_TIME;
+    }
   if (verdict != RL_GPS_N_REJECTS)
     {
       r->stats.rejected[verdict]++;
       return FALSE;
     }
-  fix->flags = RL_GPS_FIX_HAS_DATE;
+  fix->flags |= RL_GPS_FIX_HAS_DATE;
   fix->lat = lat;
   fix->lon = lon;
   r->stats.fixes++;
@@ -242,6 +254,16 @@ rl_gpx_reader_new (const char *data, gsize len, GError **error)
   g_propagate_error (error, g_steal_pointer (&r->error));
   rl_gpx_reader_free (r);
   return NULL;
+}
+
+RlGpxReader *
+rl_gpx_reader_new_in_file_order (const char *data, gsize len, GError **error)
+{
+  RlGpxReader *r = rl_gpx_reader_new (data, len, error);
+
+  if (r != NULL)
+    r->file_order = TRUE;
+  return r;
 }
 
 void

@@ -26,6 +26,9 @@ gboolean rl_gpx_parse (const char *data, gsize len, GArray *fixes, RlGpsParseSta
  * rl_gpx_reader_error() says why. */
 typedef struct RlGpxReader RlGpxReader;
 RlGpxReader *rl_gpx_reader_new (const char *data, gsize len, GError **error);
+/* For a document whose clock is broken: points without a time
+ * (RL_GPS_FIX_NO_TIME) and times before 1970 are passed on. */
+RlGpxReader *rl_gpx_reader_new_in_file_order (const char *data, gsize len, GError **error);
 gboolean rl_gpx_reader_next (RlGpxReader *reader, RlGpsFix *fix);
 const GError *rl_gpx_reader_error (const RlGpxReader *reader);
 /* <metadata><time>, once the reader has passed it. */

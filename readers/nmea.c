@@ -27,6 +27,7 @@ typedef struct {
   double hdop, epx, epy;
   gboolean has_date;
   gint64 date_us;
+  guint types;             /* file order: the position sentences it holds */
 } Epoch;
 
 typedef struct {
@@ -40,6 +41,10 @@ typedef struct {
   gint64 anchor;           /* midnight UTC of day 0 */
   char date_cache[6];      /* the last RMC date field and its value */
   gint64 date_cache_us;
+  /* file order (a log whose clock is broken): a repeated sentence type
+   * starts the next epoch, and times are taken as they come */
+  gboolean file_order;
+  guint cur_type;
 } Parser;
 
 typedef enum {
@@ -256,7 +261,7 @@ flush_epoch (Parser *ps)
       return;
     }
 
-  if (ps->have_last)
+  if (ps->have_last && !ps->file_order)
     {
       gint64 last_abs = ps->anchor + (gint64) ps->day * DAY_US + ps->last_tod;
 
@@ -316,13 +321,14 @@ flush_epoch (Parser *ps)
 static Epoch *
 epoch_at (Parser *ps, gint64 tod)
 {
-  if (ps->ep.open && ps->ep.tod != tod)
+  if (ps->ep.open && (ps->ep.tod != tod || (ps->file_order && (ps->ep.types & ps->cur_type))))
     flush_epoch (ps);
   if (!ps->ep.open)
     {
       ps->ep.open = TRUE;
       ps->ep.tod = tod;
     }
+  ps->ep.types |= ps->cur_type;
   return &ps->ep;
 }
 
@@ -551,6 +557,10 @@ dispatch (Parser *ps, const char *s, const Field *fields, guint n_fields)
       return;
     }
   type = fields[0].p + 2;
+  ps->cur_type = 0;
+  for (guint k = 0; k < 5; k++)
+    if (memcmp (type, "GGARMCGNSGLLGST" + 3 * k, 3) == 0)
+      ps->cur_type = 1u << k;
   if (memcmp (type, "GGA", 3) == 0)
     handle_gga (ps, fields, n_fields);
   else if (memcmp (type, "RMC", 3) == 0)
@@ -788,8 +798,8 @@ find_anchor (RlNmeaReader *r)
   r->anchor = ps.anchor;
 }
 
-RlNmeaReader *
-rl_nmea_reader_new (const char *data, gsize len)
+static RlNmeaReader *
+reader_new (const char *data, gsize len, gboolean file_order)
 {
   RlNmeaReader *r;
 
@@ -800,8 +810,28 @@ rl_nmea_reader_new (const char *data, gsize len)
   r->line_start = TRUE;
   r->queue = g_array_sized_new (FALSE, FALSE, sizeof (RlGpsFix), 4);
   parser_init (&r->ps, r->queue, &r->stats);
-  find_anchor (r);
+  r->ps.file_order = file_order;
+  if (!file_order)
+    find_anchor (r);
   return r;
+}
+
+RlNmeaReader *
+rl_nmea_reader_new (const char *data, gsize len)
+{
+  return reader_new (data, len, FALSE);
+}
+
+RlNmeaReader *
+rl_nmea_reader_new_in_file_order (const char *data, gsize len)
+{
+  return reader_new (data, len, TRUE);
+}
+
+gboolean
+rl_nmea_reader_dated (const RlNmeaReader *r)
+{
+  return r->have_anchor;
 }
 
 void

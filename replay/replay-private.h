@@ -31,7 +31,8 @@ struct RlReplay {
   RlReplayTimelineFunc timeline_func;
   gpointer timeline_data;
   GHashTable *counters;   /* char* → guint64* */
-  GPtrArray *notes;
+  GPtrArray *notes;       /* char*; NULL marks a note slot still open */
+  GPtrArray *note_slots;  /* the open slots, in order */
   gboolean keep_evidence;
   GArray *kept;           /* RlEvidence in the order applied, with keep_evidence */
   RlDecision *final;

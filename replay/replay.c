@@ -21,6 +21,7 @@ rl_replay_new (const RlConfig *config, const RlRegulatory *regulatory)
   r->timeline = g_array_new (FALSE, TRUE, sizeof (RlTimelineEntry));
   r->counters = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
   r->notes = g_ptr_array_new_with_free_func (g_free);
+  r->note_slots = g_ptr_array_new_with_free_func (g_free);
   r->kept = g_array_new (FALSE, FALSE, sizeof (RlEvidence));
   r->gap_threshold = 60 * RL_USEC_PER_SEC;
   return r;
@@ -42,6 +43,7 @@ rl_replay_free (RlReplay *r)
   g_array_unref (r->timeline);
   g_hash_table_unref (r->counters);
   g_ptr_array_unref (r->notes);
+  g_ptr_array_unref (r->note_slots);
   g_array_unref (r->kept);
   rl_decision_free (r->final);
   g_free (r);
@@ -140,6 +142,60 @@ rl_replay_note (RlReplay *r, const char *fmt, ...)
   /* notes quote the input (a parser's message, a file name): the JSON
    * report must stay UTF-8 whatever bytes those were */
   g_ptr_array_add (r->notes, g_utf8_make_valid (text, -1));
+}
+
+/* A slot is a marker (a NULL entry) in the notes; its notes go in before it. */
+gpointer
+rl_replay_note_slot (RlReplay *r)
+{
+  gpointer slot = g_new0 (char, 1);
+
+  g_ptr_array_add (r->note_slots, slot);
+  g_ptr_array_add (r->notes, NULL);
+  return slot;
+}
+
+/* The k-th marker belongs to the k-th open slot. */
+static guint
+slot_index (RlReplay *r, gpointer slot)
+{
+  guint k, seen = 0;
+
+  for (k = 0; k < r->note_slots->len && r->note_slots->pdata[k] != slot; k++)
+    ;
+  for (guint i = 0; k < r->note_slots->len && i < r->notes->len; i++)
+    if (r->notes->pdata[i] == NULL && seen++ == k)
+      return i;
+  g_return_val_if_reached (r->notes->len);
+}
+
+void
+rl_replay_note_at (RlReplay *r, gpointer slot, const char *fmt, ...)
+{
+  va_list ap;
+  guint at = slot_index (r, slot);
+
+  va_start (ap, fmt);
+  g_autofree char *text = g_strdup_vprintf (fmt, ap);
+  va_end (ap);
+  g_ptr_array_insert (r->notes, (gint) at, g_utf8_make_valid (text, -1));
+}
+
+void
+rl_replay_note_slot_close (RlReplay *r, gpointer slot)
+{
+  guint at = slot_index (r, slot);
+
+  if (at < r->notes->len)
+    g_ptr_array_remove_index (r->notes, at);
+  g_ptr_array_remove (r->note_slots, slot);
+}
+
+void
+rl_replay_note_slot_drop (RlReplay *r, gpointer slot)
+{
+  /* a loader that fails has written its notes to nobody's use: keep them */
+  rl_replay_note_slot_close (r, slot);
 }
 
 void

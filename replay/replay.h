@@ -52,6 +52,14 @@ void rl_replay_add_tick (RlReplay *replay, gint64 time);
 void rl_replay_count (RlReplay *replay, const char *counter, guint64 n);
 /* Free text lines for the summary ("date taken from RMC", …). */
 void rl_replay_note (RlReplay *replay, const char *fmt, ...) G_GNUC_PRINTF (2, 3);
+/* Keeps the place of notes that an input writes when it has been read
+ * (at the end of the run), so the notes stay in the order of the inputs:
+ * rl_replay_note_at() puts a note there, _close() when it has said all,
+ * _drop() takes back the notes of an input that failed to load. */
+gpointer rl_replay_note_slot (RlReplay *replay);
+void rl_replay_note_at (RlReplay *replay, gpointer slot, const char *fmt, ...) G_GNUC_PRINTF (3, 4);
+void rl_replay_note_slot_close (RlReplay *replay, gpointer slot);
+void rl_replay_note_slot_drop (RlReplay *replay, gpointer slot);
 /* Keep every evidence item for `--evidence`. */
 void rl_replay_set_keep_evidence (RlReplay *replay, gboolean keep);
 

@@ -119,7 +119,8 @@ text_summary (GString *s, const RlReplay *r)
     g_string_append_printf (s, "  %s: %" G_GUINT64_FORMAT "\n", (const char *) l->data,
                             *(guint64 *) g_hash_table_lookup (r->counters, l->data));
   for (guint i = 0; i < r->notes->len; i++)
-    g_string_append_printf (s, "  note: %s\n", (const char *) r->notes->pdata[i]);
+    if (r->notes->pdata[i] != NULL)
+      g_string_append_printf (s, "  note: %s\n", (const char *) r->notes->pdata[i]);
   if (r->final != NULL)
     g_string_append_printf (s, "  final:     %s %s (%s)\n  why:       %s\n", rl_country_to_string (r->final->country, cc),
                             rl_state_to_string (r->final->state), rl_reason_to_string (r->final->reason),
@@ -252,7 +253,8 @@ json_summary (JsonBuilder *b, const RlReplay *r)
   json_builder_set_member_name (b, "notes");
   json_builder_begin_array (b);
   for (guint i = 0; i < r->notes->len; i++)
-    json_builder_add_string_value (b, r->notes->pdata[i]);
+    if (r->notes->pdata[i] != NULL)
+      json_builder_add_string_value (b, r->notes->pdata[i]);
   json_builder_end_array (b);
   if (r->final != NULL)
     {
