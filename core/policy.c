@@ -89,6 +89,14 @@ rl_decision_free (RlDecision *d)
   g_free (d);
 }
 
+/* The decision is made in three steps, each its own function:
+ *   1. tally_all():  collect the live evidence into one Tally per candidate
+ *                    (GPS, timezone, grouped beacon votes → witnesses, confidence);
+ *   2. pick():       choose state, reason and country from the tallies and
+ *                    the previous decision, into a typed Verdict;
+ *   3. explain():    write the summary line and the explanation paragraph
+ *                    from the Verdict and the tallies — the only place with words. */
+
 /* ---- the tally ------------------------------------------------------- */
 
 typedef struct {
@@ -104,30 +112,39 @@ typedef struct {
   const RlPolicyParams *params;
   RlRegulatoryMap regmap;
   gpointer regmap_data;
-  GArray *tallies;          /* Tally */
+  GArray *tallies;          /* Tally; sorted best first after tally_all() */
   const RlEvidence *gps;    /* the newest good fix, if any */
+  const char *zone;         /* the live timezone's detail ("Europe/Berlin"), or NULL */
   gboolean gps_at_sea;
   guint n_live;
   guint n_beacons_total_votes;
   guint n_aps;              /* distinct AP groups with a country */
-  GPtrArray *dissent;       /* const RlEvidence * of beacons not naming the winner */
 } Tallying;
 
-static Tally *
-tally_get (Tallying *t, RlCountry location)
+static RlCountry
+regulatory_code (const Tallying *t, RlCountry location, gboolean *unmapped)
 {
   RlCountry code = location;
-  gboolean unmapped = FALSE;
 
+  *unmapped = FALSE;
   if (location != RL_COUNTRY_WORLD && t->regmap != NULL)
     {
       code = t->regmap (location, t->regmap_data);
       if (code == RL_COUNTRY_NONE)
         {
           code = location;
-          unmapped = TRUE;
+          *unmapped = TRUE;
         }
     }
+  return code;
+}
+
+static Tally *
+tally_get (Tallying *t, RlCountry location)
+{
+  gboolean unmapped;
+  RlCountry code = regulatory_code (t, location, &unmapped);
+
   for (guint i = 0; i < t->tallies->len; i++)
     {
       Tally *y = &g_array_index (t->tallies, Tally, i);
@@ -142,15 +159,23 @@ tally_get (Tallying *t, RlCountry location)
   return y;
 }
 
-/* Beacon grouping (DESIGN §3): APs of one device (same first five BSSID
- * octets) or one network of one operator (same SSID + OUI) count once.
- * A locally administered BSSID has no real OUI; its SSID names the operator. */
+/* ---- beacon grouping (DESIGN §3) -------------------------------------- */
+
+/* APs of one device (same first five BSSID octets) or one network of one
+ * operator (same SSID + OUI) count once.  A locally administered BSSID has
+ * no real OUI; its SSID names the operator. */
 typedef struct {
   const RlEvidence *ev;
-  guint group;
   guint32 operator_hash;
   guint64 device;           /* the first five BSSID octets */
 } Ap;
+
+typedef struct {
+  guint n;
+  Ap *aps;                  /* sorted by BSSID, then key */
+  guint *parent;            /* union-find over aps: the groups */
+  GHashTable *group_votes;  /* root + 1 → (members << 16) | country */
+} BeaconGroups;
 
 /* "One network of one operator": same non-empty SSID and same operator. */
 static guint
@@ -209,79 +234,81 @@ cmp_beacon_ev (gconstpointer a, gconstpointer b)
   return strcmp (x->key, y->key);
 }
 
+/* Joins APs of one device and of one network.  Same device and same network
+ * are equivalences: joining every AP with the first AP of its device and of
+ * its network gives the same groups as comparing every pair, in O(n)
+ * instead of O(n²) (max_bss can be large). */
 static void
-tally_beacons (Tallying *t, GPtrArray *beacons)
+group_join (BeaconGroups *g)
 {
-  const RlPolicyParams *p = t->params;
-  guint n = beacons->len;
-
-  if (n == 0)
-    return;
-  /* sort so that grouping never depends on the order evidence came in */
-  g_ptr_array_sort (beacons, cmp_beacon_ev);
-
-  g_autofree guint *parent = g_new (guint, n);
-  g_autofree Ap *aps = g_new0 (Ap, n);
-  /* Same device and same network are equivalences: joining every AP with
-   * the first AP of its device and of its network gives the same groups as
-   * comparing every pair, in O(n) instead of O(n²) (max_bss can be large). */
   g_autoptr (GHashTable) devices = g_hash_table_new (g_int64_hash, g_int64_equal);
   g_autoptr (GHashTable) networks = g_hash_table_new (network_hash, network_equal);
-  for (guint i = 0; i < n; i++)
+
+  for (guint i = 0; i < g->n; i++)
     {
-      const guint8 *b;
+      Ap *ap = &g->aps[i];
+      const guint8 *b = ap->ev->beacon.bssid;
       gpointer first;
 
-      parent[i] = i;
-      aps[i].ev = g_ptr_array_index (beacons, i);
-      aps[i].operator_hash = ap_operator (aps[i].ev);
-      b = aps[i].ev->beacon.bssid;
-      aps[i].device = ((guint64) b[0] << 32) | ((guint64) b[1] << 24) | ((guint64) b[2] << 16) |
-                      ((guint64) b[3] << 8) | b[4];
-      if ((first = g_hash_table_lookup (devices, &aps[i].device)) != NULL)
-        uf_union (parent, GPOINTER_TO_UINT (first) - 1, i);
+      g->parent[i] = i;
+      ap->operator_hash = ap_operator (ap->ev);
+      ap->device = ((guint64) b[0] << 32) | ((guint64) b[1] << 24) | ((guint64) b[2] << 16) |
+                   ((guint64) b[3] << 8) | b[4];
+      if ((first = g_hash_table_lookup (devices, &ap->device)) != NULL)
+        uf_union (g->parent, GPOINTER_TO_UINT (first) - 1, i);
       else
-        g_hash_table_insert (devices, &aps[i].device, GUINT_TO_POINTER (i + 1));
-      if (aps[i].ev->beacon.ssid[0] == '\0')
+        g_hash_table_insert (devices, &ap->device, GUINT_TO_POINTER (i + 1));
+      if (ap->ev->beacon.ssid[0] == '\0')
         continue;
-      if ((first = g_hash_table_lookup (networks, &aps[i])) != NULL)
-        uf_union (parent, GPOINTER_TO_UINT (first) - 1, i);
+      if ((first = g_hash_table_lookup (networks, ap)) != NULL)
+        uf_union (g->parent, GPOINTER_TO_UINT (first) - 1, i);
       else
-        g_hash_table_insert (networks, &aps[i], GUINT_TO_POINTER (i + 1));
+        g_hash_table_insert (networks, ap, GUINT_TO_POINTER (i + 1));
     }
+}
 
-  /* Each group votes once, for the country most of its members name
-   * (ties: the smaller code).  Members are counted per (group, country). */
+/* Each group votes once, for the country most of its members name (ties:
+ * the smaller code).  Members are counted per (group, country). */
+static void
+group_elect (BeaconGroups *g)
+{
   g_autoptr (GHashTable) member_counts = g_hash_table_new (g_direct_hash, g_direct_equal);
-  g_autoptr (GHashTable) group_votes = g_hash_table_new (g_direct_hash, g_direct_equal);
-  for (guint k = 0; k < n; k++)
+
+  for (guint k = 0; k < g->n; k++)
     {
-      guint root = uf_find (parent, k);
-      RlCountry c = aps[k].ev->countries[0];
+      guint root = uf_find (g->parent, k);
+      RlCountry c = g->aps[k].ev->countries[0];
       /* n ≤ 2^16 in practice (the sources cap their tables); key = root * 2^16 + country */
       gpointer key = GSIZE_TO_POINTER (((gsize) root << 16) | c);
       guint cnt = GPOINTER_TO_UINT (g_hash_table_lookup (member_counts, key)) + 1;
       g_hash_table_insert (member_counts, key, GUINT_TO_POINTER (cnt));
 
       gpointer gkey = GUINT_TO_POINTER (root + 1);
-      guint packed = GPOINTER_TO_UINT (g_hash_table_lookup (group_votes, gkey));
+      guint packed = GPOINTER_TO_UINT (g_hash_table_lookup (g->group_votes, gkey));
       RlCountry best = (RlCountry) (packed & 0xffff);
       guint best_n = packed >> 16;
       if (cnt > best_n || (cnt == best_n && c < best))
-        g_hash_table_insert (group_votes, gkey, GUINT_TO_POINTER ((cnt << 16) | c));
+        g_hash_table_insert (g->group_votes, gkey, GUINT_TO_POINTER ((cnt << 16) | c));
     }
+}
 
-  /* Count votes per country with the per-operator cap. */
+/* Counts one vote per group for its country, at most
+ * beacon_max_aps_per_operator per (operator, country). */
+static void
+count_beacon_votes (Tallying *t, BeaconGroups *g)
+{
+  const RlPolicyParams *p = t->params;
   g_autoptr (GHashTable) per_op = g_hash_table_new (g_int64_hash, g_int64_equal);
-  g_autoptr (GArray) op_keys = g_array_new (FALSE, FALSE, sizeof (gint64));
-  g_array_set_size (op_keys, n);
-  for (guint i = 0; i < n; i++)
+  g_autofree gint64 *op_keys = g_new0 (gint64, g->n);
+
+  for (guint i = 0; i < g->n; i++)
     {
-      if (uf_find (parent, i) != i)
+      if (uf_find (g->parent, i) != i)
         continue;
-      RlCountry c = (RlCountry) (GPOINTER_TO_UINT (g_hash_table_lookup (group_votes, GUINT_TO_POINTER (i + 1))) & 0xffff);
-      gint64 *key = &g_array_index (op_keys, gint64, i);
-      *key = ((gint64) aps[i].operator_hash << 16) | c;
+      guint packed = GPOINTER_TO_UINT (g_hash_table_lookup (g->group_votes, GUINT_TO_POINTER (i + 1)));
+      RlCountry c = (RlCountry) (packed & 0xffff);
+      gint64 *key = &op_keys[i];
+      *key = ((gint64) g->aps[i].operator_hash << 16) | c;
       guint used = GPOINTER_TO_UINT (g_hash_table_lookup (per_op, key));
       t->n_aps++;
       if (p->beacon_max_aps_per_operator > 0 && used >= p->beacon_max_aps_per_operator)
@@ -295,8 +322,15 @@ tally_beacons (Tallying *t, GPtrArray *beacons)
         y->pub.beacon_operators++;
       t->n_beacons_total_votes++;
     }
+}
 
-  /* Witnesses. */
+/* How many witnesses each country's beacon votes make: one with enough APs
+ * and share, two with enough APs from enough operators and no dissent. */
+static void
+beacon_witnesses (Tallying *t)
+{
+  const RlPolicyParams *p = t->params;
+
   for (guint i = 0; i < t->tallies->len; i++)
     {
       Tally *y = &g_array_index (t->tallies, Tally, i);
@@ -318,16 +352,50 @@ tally_beacons (Tallying *t, GPtrArray *beacons)
 }
 
 static void
-tally_all (Tallying *t, const RlEvidence *ev, gsize n_ev, gint64 now)
+tally_beacons (Tallying *t, GPtrArray *beacons)
+{
+  BeaconGroups g = { beacons->len, NULL, NULL, NULL };
+
+  if (g.n == 0)
+    return;
+  /* sort so that grouping never depends on the order evidence came in */
+  g_ptr_array_sort (beacons, cmp_beacon_ev);
+  g.aps = g_new0 (Ap, g.n);
+  g.parent = g_new (guint, g.n);
+  g.group_votes = g_hash_table_new (g_direct_hash, g_direct_equal);
+  for (guint i = 0; i < g.n; i++)
+    g.aps[i].ev = g_ptr_array_index (beacons, i);
+
+  group_join (&g);
+  group_elect (&g);
+  count_beacon_votes (t, &g);
+  beacon_witnesses (t);
+
+  g_hash_table_unref (g.group_votes);
+  g_free (g.parent);
+  g_free (g.aps);
+}
+
+/* ---- collecting the evidence ----------------------------------------- */
+
+static gboolean
+is_live (const RlEvidence *e, gint64 now)
+{
+  return e->expires_at > now && e->observed_at <= now;
+}
+
+/* Sorts the live items: the newest good fix speaks for the GPS, beacons
+ * with a country go to @beacons, the timezone marks its countries. */
+static void
+collect_live (Tallying *t, const RlEvidence *ev, gsize n_ev, gint64 now, GPtrArray *beacons)
 {
   const RlPolicyParams *p = t->params;
-  g_autoptr (GPtrArray) beacons = g_ptr_array_new ();
 
   for (gsize i = 0; i < n_ev; i++)
     {
       const RlEvidence *e = &ev[i];
 
-      if (e->expires_at <= now || e->observed_at > now || e->kind == RL_SOURCE_OVERRIDE)
+      if (!is_live (e, now) || e->kind == RL_SOURCE_OVERRIDE)
         continue;
       t->n_live++;
       switch (e->kind)
@@ -335,7 +403,7 @@ tally_all (Tallying *t, const RlEvidence *ev, gsize n_ev, gint64 now)
         case RL_SOURCE_GPS:
           if (e->gps.error_m > p->gps_max_error_m || e->strength <= 0)
             break;
-          /* the newest good fix speaks for the GPS; ties: the smaller key */
+          /* ties: the smaller key */
           if (t->gps == NULL || e->observed_at > t->gps->observed_at ||
               (e->observed_at == t->gps->observed_at && strcmp (e->key, t->gps->key) < 0))
             t->gps = e;
@@ -345,6 +413,8 @@ tally_all (Tallying *t, const RlEvidence *ev, gsize n_ev, gint64 now)
             g_ptr_array_add (beacons, (gpointer) e);
           break;
         case RL_SOURCE_TIMEZONE:
+          if (t->zone == NULL && e->detail[0])
+            t->zone = e->detail;
           for (guint c = 0; c < e->n_countries; c++)
             tally_get (t, e->countries[c])->pub.timezone = TRUE;
           break;
@@ -352,19 +422,28 @@ tally_all (Tallying *t, const RlEvidence *ev, gsize n_ev, gint64 now)
           break;
         }
     }
+}
 
-  if (t->gps != NULL)
+static void
+tally_gps (Tallying *t)
+{
+  if (t->gps == NULL)
+    return;
+  if (t->gps->n_countries == 0)
+    t->gps_at_sea = TRUE;
+  for (guint c = 0; c < t->gps->n_countries; c++)
     {
-      if (t->gps->n_countries == 0)
-        t->gps_at_sea = TRUE;
-      for (guint c = 0; c < t->gps->n_countries; c++)
-        {
-          Tally *y = tally_get (t, t->gps->countries[c]);
-          y->pub.gps = TRUE;
-          y->gps_strong = t->gps->n_countries == 1;
-        }
+      Tally *y = tally_get (t, t->gps->countries[c]);
+      y->pub.gps = TRUE;
+      y->gps_strong = t->gps->n_countries == 1;
     }
-  tally_beacons (t, beacons);
+}
+
+/* Witnesses and combined confidence: 1 - Π (1 - weight) over the witnesses. */
+static void
+weigh (Tallying *t)
+{
+  const RlPolicyParams *p = t->params;
 
   for (guint i = 0; i < t->tallies->len; i++)
     {
@@ -382,16 +461,6 @@ tally_all (Tallying *t, const RlEvidence *ev, gsize n_ev, gint64 now)
     }
 }
 
-static gboolean
-has_agreement (const RlPolicyParams *p, const Tally *y)
-{
-  guint deciding = y->pub.witnesses - (y->pub.timezone ? 1 : 0);
-
-  /* the timezone can confirm, never decide */
-  return deciding >= 1 && y->pub.witnesses >= MAX (p->min_witnesses, 1) &&
-         y->pub.confidence + 1e-9 >= p->confidence_threshold;
-}
-
 static int
 cmp_tally (gconstpointer a, gconstpointer b)
 {
@@ -406,10 +475,217 @@ cmp_tally (gconstpointer a, gconstpointer b)
   return x->pub.country < y->pub.country ? -1 : (x->pub.country > y->pub.country ? 1 : 0);
 }
 
-/* ---- words ----------------------------------------------------------- */
+static void
+tally_all (Tallying *t, const RlEvidence *ev, gsize n_ev, gint64 now)
+{
+  g_autoptr (GPtrArray) beacons = g_ptr_array_new ();
+
+  collect_live (t, ev, n_ev, now, beacons);
+  tally_gps (t);
+  tally_beacons (t, beacons);
+  weigh (t);
+  g_array_sort (t->tallies, cmp_tally);
+}
+
+/* ---- the decision ---------------------------------------------------- */
+
+/* What was decided and on which grounds: everything explain() needs and
+ * nothing it has to work out again. */
+typedef struct {
+  RlState state;
+  RlReason reason;          /* as reported (support-lost replaces the basis) */
+  RlReason basis;           /* why 00 (or tentative) before support-lost */
+  const Tally *subject;     /* decided/tentative: the winner; world: the best unmapped or the leader */
+  const Tally *leader;      /* the best candidate, agreement or not */
+  const RlEvidence *override;
+  RlCountry override_code;  /* as the override names it (before mapping) */
+  RlCountry would_be;       /* under an override: the country the evidence supports, or NONE */
+  RlCountry lost;           /* the previously decided country that lost support, or NONE */
+  gint64 hold_until;        /* tentative: when the hold-down ends */
+} Verdict;
+
+static gboolean
+has_agreement (const RlPolicyParams *p, const Tally *y)
+{
+  guint deciding = y->pub.witnesses - (y->pub.timezone ? 1 : 0);
+
+  /* the timezone can confirm, never decide */
+  return deciding >= 1 && y->pub.witnesses >= MAX (p->min_witnesses, 1) &&
+         y->pub.confidence + 1e-9 >= p->confidence_threshold;
+}
+
+/* A strong witness: a fix far from any border or a beacon consensus. */
+static gboolean
+is_strong (const Tally *y)
+{
+  return y->gps_strong || y->beacon_witnesses > 0;
+}
+
+/* Conflict: strong witnesses (a fix far from any border, a beacon
+ * consensus, a fix at sea) naming different places. */
+static gboolean
+find_conflict (const Tallying *t)
+{
+  RlCountry strong = t->gps_at_sea ? RL_COUNTRY_WORLD : RL_COUNTRY_NONE;
+
+  for (guint i = 0; i < t->tallies->len; i++)
+    {
+      const Tally *y = &g_array_index (t->tallies, Tally, i);
+      if (!is_strong (y))
+        continue;
+      if (strong != RL_COUNTRY_NONE && strong != y->pub.country)
+        return TRUE;
+      strong = y->pub.country;
+    }
+  return FALSE;
+}
+
+static const RlEvidence *
+find_override (const RlEvidence *ev, gsize n, gint64 now)
+{
+  const RlEvidence *override = NULL;
+
+  for (gsize i = 0; i < n; i++)
+    if (ev[i].kind == RL_SOURCE_OVERRIDE && is_live (&ev[i], now) && ev[i].n_countries > 0)
+      if (override == NULL || strcmp (ev[i].key, override->key) < 0)
+        override = &ev[i];
+  return override;
+}
 
 static void
-describe_support (GString *s, const Tally *y, const Tallying *t, const char *zone_hint)
+pick_override (const Tallying *t, const RlEvidence *override, RlDecision *d, Verdict *v)
+{
+  RlCountry oc = override->countries[0];
+  RlCountry mapped = (oc == RL_COUNTRY_WORLD || t->regmap == NULL) ? oc : t->regmap (oc, t->regmap_data);
+
+  v->override = override;
+  v->override_code = oc;
+  d->state = RL_STATE_OVERRIDE;
+  d->confidence = 1.0;
+  if (mapped == RL_COUNTRY_NONE)
+    {
+      d->country = RL_COUNTRY_WORLD;
+      d->reason = RL_REASON_NOT_IN_REGDB;
+    }
+  else
+    {
+      d->country = mapped;
+      d->reason = RL_REASON_OVERRIDE;
+    }
+}
+
+/* Why 00 when no candidate may be decided. */
+static void
+pick_world (const Tallying *t, const Tally *best, const Tally *leader, RlDecision *d, Verdict *v)
+{
+  const RlPolicyParams *p = t->params;
+
+  d->state = RL_STATE_WORLD;
+  d->confidence = leader ? leader->pub.confidence : 0;
+  v->subject = leader;
+  if (best != NULL && best->unmapped)
+    {
+      v->basis = RL_REASON_NOT_IN_REGDB;
+      v->subject = best;
+    }
+  else if (t->gps_at_sea)
+    v->basis = RL_REASON_AT_SEA;
+  else if (leader == NULL)
+    v->basis = t->n_live > 0 ? RL_REASON_SINGLE_WITNESS : RL_REASON_NO_EVIDENCE;
+  else if (leader->pub.timezone && leader->pub.witnesses == 1)
+    v->basis = RL_REASON_TIMEZONE_ONLY;
+  else if (leader->pub.witnesses < MAX (p->min_witnesses, 1) || leader->pub.witnesses == (leader->pub.timezone ? 1u : 0u))
+    v->basis = RL_REASON_SINGLE_WITNESS;
+  else
+    v->basis = RL_REASON_BELOW_THRESHOLD;
+  d->reason = v->basis;
+}
+
+/* Chooses state, reason, country and the hold-down bookkeeping. */
+static void
+pick (const Tallying *t, const RlDecision *previous, const RlEvidence *override, gint64 now,
+      RlDecision *d, Verdict *v)
+{
+  const RlPolicyParams *p = t->params;
+  RlCountry prev_country = previous ? previous->country : RL_COUNTRY_WORLD;
+  RlState prev_state = previous ? previous->state : RL_STATE_WORLD;
+  const Tally *best = NULL, *leader = NULL;
+  gboolean conflict = find_conflict (t);
+
+  memset (v, 0, sizeof *v);
+  for (guint i = 0; i < t->tallies->len; i++)
+    {
+      const Tally *y = &g_array_index (t->tallies, Tally, i);
+      if (leader == NULL)
+        leader = y;
+      if (best == NULL && has_agreement (p, y))
+        best = y;
+    }
+  v->leader = leader;
+  v->lost = RL_COUNTRY_NONE;
+  v->would_be = RL_COUNTRY_NONE;
+
+  /* Hold-down bookkeeping, kept while overridden too so that clearing the
+   * override returns at once to a country whose agreement already held. */
+  RlCountry target = RL_COUNTRY_NONE;
+  if (!conflict && best != NULL && !best->unmapped)
+    target = best->pub.country;
+  if (target != RL_COUNTRY_NONE)
+    {
+      d->candidate = target;
+      d->candidate_since = (previous && previous->candidate == target) ? previous->candidate_since : now;
+    }
+  gboolean held = target != RL_COUNTRY_NONE &&
+                  (p->hold_down_s == 0 || target == prev_country ||
+                   now - d->candidate_since >= (gint64) p->hold_down_s * RL_USEC_PER_SEC);
+
+  if (override != NULL)
+    {
+      pick_override (t, override, d, v);
+      v->would_be = target;
+    }
+  else if (conflict)
+    {
+      d->state = RL_STATE_CONFLICT;
+      d->reason = RL_REASON_CONFLICT;
+      d->confidence = leader ? leader->pub.confidence : 0;
+    }
+  else if (target != RL_COUNTRY_NONE && held)
+    {
+      d->country = target;
+      d->state = RL_STATE_DECIDED;
+      d->reason = RL_REASON_AGREEMENT;
+      d->confidence = best->pub.confidence;
+      v->subject = best;
+    }
+  else if (target != RL_COUNTRY_NONE)
+    {
+      v->subject = best;
+      v->hold_until = d->candidate_since + (gint64) p->hold_down_s * RL_USEC_PER_SEC;
+      v->basis = RL_REASON_HOLD_DOWN;
+      d->state = RL_STATE_TENTATIVE;
+      d->confidence = best->pub.confidence;
+      d->reason = RL_REASON_HOLD_DOWN;
+      d->next_check = v->hold_until;
+      if (prev_state == RL_STATE_DECIDED && prev_country != target)
+        v->lost = prev_country;
+    }
+  else
+    {
+      pick_world (t, best, leader, d, v);
+      if (prev_state == RL_STATE_DECIDED)
+        v->lost = prev_country;
+    }
+  if (v->lost != RL_COUNTRY_NONE)
+    d->reason = RL_REASON_SUPPORT_LOST;
+  v->state = d->state;
+  v->reason = d->reason;
+}
+
+/* ---- words: the only place that writes text -------------------------- */
+
+static void
+describe_support (GString *s, const Tally *y, const Tallying *t)
 {
   char cc[3];
   gboolean first = TRUE;
@@ -434,20 +710,11 @@ describe_support (GString *s, const Tally *y, const Tallying *t, const char *zon
   if (y->pub.timezone)
     {
       g_string_append_printf (s, "%sthe timezone%s%s agrees", first ? "" : "; ",
-                              zone_hint ? " " : "", zone_hint ? zone_hint : "");
+                              t->zone ? " " : "", t->zone ? t->zone : "");
       first = FALSE;
     }
   if (first)
     g_string_append (s, "nothing");
-}
-
-static const char *
-find_zone (const RlEvidence *ev, gsize n, gint64 now)
-{
-  for (gsize i = 0; i < n; i++)
-    if (ev[i].kind == RL_SOURCE_TIMEZONE && ev[i].expires_at > now && ev[i].observed_at <= now)
-      return ev[i].detail[0] ? ev[i].detail : NULL;
-  return NULL;
 }
 
 static void
@@ -458,7 +725,7 @@ describe_dissent (GString *s, const Tallying *t, RlCountry winner, const RlEvide
   for (gsize i = 0; i < n; i++)
     {
       const RlEvidence *e = &ev[i];
-      if (e->kind != RL_SOURCE_BEACON || e->expires_at <= now || e->observed_at > now || e->n_countries == 0)
+      if (e->kind != RL_SOURCE_BEACON || !is_live (e, now) || e->n_countries == 0)
         continue;
       RlCountry c = t->regmap && e->countries[0] != RL_COUNTRY_WORLD ? t->regmap (e->countries[0], t->regmap_data) : e->countries[0];
       if (c == winner)
@@ -478,7 +745,174 @@ describe_dissent (GString *s, const Tallying *t, RlCountry winner, const RlEvide
     g_string_append (s, ".");
 }
 
-/* ---- the decision ---------------------------------------------------- */
+static void
+explain_override (const Verdict *v, const RlDecision *d, GString *line, GString *why)
+{
+  char cc[3], cc2[3];
+
+  if (d->reason == RL_REASON_NOT_IN_REGDB)
+    g_string_append_printf (line, "override %s is not in the regulatory database: 00",
+                            rl_country_to_string (v->override_code, cc));
+  else
+    g_string_append_printf (line, "override by the administrator: %s", rl_country_to_string (d->country, cc));
+  g_string_append_printf (why, "An administrator's override (%s) sets %s; evidence is still gathered but does not decide.",
+                          v->override->detail[0] ? v->override->detail : v->override->key,
+                          rl_country_to_string (d->country, cc));
+  if (v->would_be != RL_COUNTRY_NONE)
+    g_string_append_printf (why, " Without it the evidence would support %s.", rl_country_to_string (v->would_be, cc2));
+}
+
+static void
+explain_conflict (const Tallying *t, GString *line, GString *why)
+{
+  char cc[3];
+
+  g_string_append (line, "strong witnesses disagree:");
+  g_string_append (why, "Strong witnesses disagree, so regloc stays on the world domain 00.");
+  if (t->gps_at_sea)
+    {
+      g_string_append (line, " GPS at sea");
+      g_string_append (why, " The GPS fix is outside every country's waters.");
+    }
+  for (guint i = 0; i < t->tallies->len; i++)
+    {
+      const Tally *y = &g_array_index (t->tallies, Tally, i);
+      if (!is_strong (y))
+        continue;
+      g_string_append_printf (line, " %s by %s", rl_country_to_string (y->pub.country, cc),
+                              y->gps_strong ? "GPS" : "beacons");
+      g_string_append_printf (why, " For %s: ", cc);
+      describe_support (why, y, t);
+      g_string_append (why, ".");
+    }
+}
+
+static void
+explain_agreement (const Verdict *v, const Tallying *t, gint64 now, GString *line, GString *why)
+{
+  const Tally *y = v->subject;
+  char cc[3], cc2[3];
+
+  rl_country_to_string (y->pub.country, cc);
+  if (v->state == RL_STATE_DECIDED)
+    {
+      g_string_append_printf (line, "%u witnesses agree on %s", y->pub.witnesses, cc);
+      g_string_append_printf (why, "Decided %s with confidence %.2f: ", cc, y->pub.confidence);
+      describe_support (why, y, t);
+      g_string_append (why, ".");
+      if (y->location != y->pub.country)
+        g_string_append_printf (why, " %s uses the rules of %s.", rl_country_to_string (y->location, cc2), cc);
+      return;
+    }
+  if (v->lost != RL_COUNTRY_NONE)
+    g_string_append_printf (line, "%s lost its support; ", rl_country_to_string (v->lost, cc2));
+  g_string_append_printf (line, "%s agreed, holding %.0f s more", cc, (double) (v->hold_until - now) / RL_USEC_PER_SEC);
+  g_string_append_printf (why, "Evidence agrees on %s (confidence %.2f: ", cc, y->pub.confidence);
+  describe_support (why, y, t);
+  g_string_append_printf (why, "), but agreement must hold for %u s before leaving 00.", t->params->hold_down_s);
+}
+
+static void
+explain_world (const Verdict *v, const Tallying *t, GString *line, GString *why)
+{
+  const RlPolicyParams *p = t->params;
+  const Tally *y = v->subject;
+  char cc[3];
+
+  if (y != NULL)
+    rl_country_to_string (y->pub.country, cc);
+  switch (v->basis)
+    {
+    case RL_REASON_NOT_IN_REGDB:
+      g_string_append_printf (line, "%s is not in the regulatory database", cc);
+      g_string_append_printf (why, "Evidence agrees on %s, but the installed regulatory database has no rules for it "
+                              "and no territory table entry maps it to another country, so regloc stays on 00.", cc);
+      break;
+    case RL_REASON_AT_SEA:
+      g_string_append (line, "GPS fix at sea");
+      g_string_append_printf (why, "%s is outside every country's waters: the world domain 00 applies.",
+                              t->gps->detail[0] ? t->gps->detail : "The GPS fix");
+      break;
+    default:
+      if (y == NULL)
+        {
+          g_string_append (line, t->n_live > 0 ? "no usable evidence" : "no evidence");
+          g_string_append (why, t->n_live > 0 ? "No live evidence names a usable country: staying on 00."
+                                              : "No evidence: staying on the world domain 00.");
+          break;
+        }
+      if (v->basis == RL_REASON_TIMEZONE_ONLY)
+        g_string_append_printf (line, "only the timezone points to %s", cc);
+      else if (v->basis == RL_REASON_SINGLE_WITNESS)
+        g_string_append_printf (line, "%s has %u witness%s, %u needed", cc, y->pub.witnesses,
+                                y->pub.witnesses == 1 ? "" : "es", p->min_witnesses);
+      else
+        g_string_append_printf (line, "%s confidence %.2f below %.2f", cc, y->pub.confidence, p->confidence_threshold);
+      g_string_append_printf (why, "Staying on 00. The best candidate is %s with %u witness%s (confidence %.2f): ",
+                              cc, y->pub.witnesses, y->pub.witnesses == 1 ? "" : "es", y->pub.confidence);
+      describe_support (why, y, t);
+      g_string_append_printf (why, ". Leaving 00 needs %u independent witnesses, at least one besides the timezone, "
+                              "and confidence %.2f.", p->min_witnesses, p->confidence_threshold);
+      break;
+    }
+  if (v->lost != RL_COUNTRY_NONE)
+    {
+      g_string_prepend (line, "; ");
+      g_string_prepend (line, rl_country_to_string (v->lost, cc));
+      g_string_prepend (line, "lost support for ");
+    }
+}
+
+/* Writes d->summary and d->explanation from the verdict. */
+static void
+explain (const Verdict *v, const Tallying *t, const RlEvidence *ev, gsize n, gint64 now, RlDecision *d)
+{
+  g_autoptr (GString) why = g_string_new (NULL);
+  g_autoptr (GString) line = g_string_new (NULL);
+
+  switch (v->state)
+    {
+    case RL_STATE_OVERRIDE:
+      explain_override (v, d, line, why);
+      break;
+    case RL_STATE_CONFLICT:
+      explain_conflict (t, line, why);
+      break;
+    case RL_STATE_DECIDED:
+      explain_agreement (v, t, now, line, why);
+      describe_dissent (why, t, d->country, ev, n, now);
+      break;
+    case RL_STATE_TENTATIVE:
+      explain_agreement (v, t, now, line, why);
+      break;
+    case RL_STATE_WORLD:
+    default:
+      explain_world (v, t, line, why);
+      break;
+    }
+  g_free (d->explanation);
+  d->explanation = g_string_free (g_steal_pointer (&why), FALSE);
+  g_free (d->summary);
+  d->summary = g_string_free (g_steal_pointer (&line), FALSE);
+}
+
+/* ---- the entry point ------------------------------------------------- */
+
+/* The next instant anything can change without new evidence. */
+static gint64
+next_instant (const RlEvidence *ev, gsize n, gint64 now)
+{
+  gint64 next = RL_NEVER;
+
+  for (gsize i = 0; i < n; i++)
+    {
+      gint64 at = ev[i].expires_at > now ? ev[i].expires_at : RL_NEVER;
+      if (ev[i].observed_at > now)
+        at = MIN (at, ev[i].observed_at);
+      next = MIN (next, at);
+    }
+  return next;
+}
 
 RlDecision *
 rl_policy_decide (const RlPolicyParams *params,
@@ -489,216 +923,24 @@ rl_policy_decide (const RlPolicyParams *params,
                   gsize n_evidence,
                   gint64 now)
 {
-  g_autoptr (RlDecision) d = rl_decision_new_initial ();
-  g_autoptr (GString) why = g_string_new (NULL);
-  g_autoptr (GString) line = g_string_new (NULL);
-  const RlEvidence *override = NULL;
-  Tallying t = { params, regmap, regmap_data, g_array_new (FALSE, TRUE, sizeof (Tally)), NULL, FALSE, 0, 0, 0, NULL };
-  RlCountry prev_country = previous ? previous->country : RL_COUNTRY_WORLD;
-  RlState prev_state = previous ? previous->state : RL_STATE_WORLD;
-  const Tally *best = NULL, *leader = NULL;
-  const char *zone = find_zone (evidence, n_evidence, now);
-  char cc[3], cc2[3];
+  g_autoptr (RlDecision) d = NULL;
+  Tallying t = { .params = params, .regmap = regmap, .regmap_data = regmap_data };
+  Verdict v;
 
   g_return_val_if_fail (params != NULL, NULL);
   g_return_val_if_fail (evidence != NULL || n_evidence == 0, NULL);
 
-  for (gsize i = 0; i < n_evidence; i++)
-    if (evidence[i].kind == RL_SOURCE_OVERRIDE && evidence[i].expires_at > now &&
-        evidence[i].observed_at <= now && evidence[i].n_countries > 0)
-      if (override == NULL || strcmp (evidence[i].key, override->key) < 0)
-        override = &evidence[i];
-
+  d = rl_decision_new_initial ();
+  t.tallies = g_array_new (FALSE, TRUE, sizeof (Tally));
   tally_all (&t, evidence, n_evidence, now);
-  g_array_sort (t.tallies, cmp_tally);
   for (guint i = 0; i < t.tallies->len; i++)
-    {
-      const Tally *y = &g_array_index (t.tallies, Tally, i);
-      g_array_append_val (d->candidates, y->pub);
-      if (leader == NULL)
-        leader = y;
-      if (best == NULL && has_agreement (params, y))
-        best = y;
-    }
+    g_array_append_val (d->candidates, g_array_index (t.tallies, Tally, i).pub);
 
-  /* Conflict: strong witnesses (a fix far from any border, a beacon
-   * consensus, a fix at sea) naming different places. */
-  RlCountry strong = RL_COUNTRY_NONE;
-  gboolean conflict = FALSE;
-  if (t.gps_at_sea)
-    strong = RL_COUNTRY_WORLD;
-  for (guint i = 0; i < t.tallies->len; i++)
-    {
-      const Tally *y = &g_array_index (t.tallies, Tally, i);
-      if (!y->gps_strong && y->beacon_witnesses == 0)
-        continue;
-      if (strong != RL_COUNTRY_NONE && strong != y->pub.country)
-        conflict = TRUE;
-      strong = y->pub.country;
-    }
+  pick (&t, previous, find_override (evidence, n_evidence, now), now, d, &v);
+  explain (&v, &t, evidence, n_evidence, now, d);
 
-  /* Hold-down bookkeeping, kept while overridden too so that clearing the
-   * override returns at once to a country whose agreement already held. */
-  RlCountry target = RL_COUNTRY_NONE;
-  if (!conflict && best != NULL && !best->unmapped)
-    target = best->pub.country;
-  if (target != RL_COUNTRY_NONE)
-    {
-      d->candidate = target;
-      d->candidate_since = (previous && previous->candidate == target) ? previous->candidate_since : now;
-    }
-  gboolean held = target != RL_COUNTRY_NONE &&
-                  (params->hold_down_s == 0 || target == prev_country ||
-                   now - d->candidate_since >= (gint64) params->hold_down_s * RL_USEC_PER_SEC);
-
-  if (override != NULL)
-    {
-      RlCountry oc = override->countries[0];
-      RlCountry mapped = (oc == RL_COUNTRY_WORLD || regmap == NULL) ? oc : regmap (oc, regmap_data);
-      d->state = RL_STATE_OVERRIDE;
-      d->confidence = 1.0;
-      if (mapped == RL_COUNTRY_NONE)
-        {
-          d->country = RL_COUNTRY_WORLD;
-          d->reason = RL_REASON_NOT_IN_REGDB;
-          g_string_append_printf (line, "override %s is not in the regulatory database: 00",
-                                  rl_country_to_string (oc, cc));
-        }
-      else
-        {
-          d->country = mapped;
-          d->reason = RL_REASON_OVERRIDE;
-          g_string_append_printf (line, "override by the administrator: %s", rl_country_to_string (mapped, cc));
-        }
-      g_string_append_printf (why, "An administrator's override (%s) sets %s; evidence is still gathered but does not decide.",
-                              override->detail[0] ? override->detail : override->key, rl_country_to_string (d->country, cc));
-      if (best != NULL && target != RL_COUNTRY_NONE)
-        g_string_append_printf (why, " Without it the evidence would support %s.", rl_country_to_string (target, cc2));
-    }
-  else if (conflict)
-    {
-      d->state = RL_STATE_CONFLICT;
-      d->reason = RL_REASON_CONFLICT;
-      d->confidence = leader ? leader->pub.confidence : 0;
-      g_string_append (line, "strong witnesses disagree:");
-      g_string_append (why, "Strong witnesses disagree, so regloc stays on the world domain 00.");
-      if (t.gps_at_sea)
-        {
-          g_string_append (line, " GPS at sea");
-          g_string_append (why, " The GPS fix is outside every country's waters.");
-        }
-      for (guint i = 0; i < t.tallies->len; i++)
-        {
-          const Tally *y = &g_array_index (t.tallies, Tally, i);
-          if (!y->gps_strong && y->beacon_witnesses == 0)
-            continue;
-          g_string_append_printf (line, " %s by %s", rl_country_to_string (y->pub.country, cc),
-                                  y->gps_strong ? "GPS" : "beacons");
-          g_string_append_printf (why, " For %s: ", cc);
-          describe_support (why, y, &t, zone);
-          g_string_append (why, ".");
-        }
-    }
-  else if (target != RL_COUNTRY_NONE && held)
-    {
-      d->country = target;
-      d->state = RL_STATE_DECIDED;
-      d->reason = RL_REASON_AGREEMENT;
-      d->confidence = best->pub.confidence;
-      g_string_append_printf (line, "%u witnesses agree on %s", best->pub.witnesses, rl_country_to_string (target, cc));
-      g_string_append_printf (why, "Decided %s with confidence %.2f: ", cc, best->pub.confidence);
-      describe_support (why, best, &t, zone);
-      g_string_append (why, ".");
-      if (best->location != best->pub.country)
-        g_string_append_printf (why, " %s uses the rules of %s.", rl_country_to_string (best->location, cc2), cc);
-      describe_dissent (why, &t, target, evidence, n_evidence, now);
-    }
-  else if (target != RL_COUNTRY_NONE)
-    {
-      gint64 until = d->candidate_since + (gint64) params->hold_down_s * RL_USEC_PER_SEC;
-      d->state = RL_STATE_TENTATIVE;
-      d->confidence = best->pub.confidence;
-      d->reason = (prev_state == RL_STATE_DECIDED && prev_country != target) ? RL_REASON_SUPPORT_LOST : RL_REASON_HOLD_DOWN;
-      if (d->reason == RL_REASON_SUPPORT_LOST)
-        g_string_append_printf (line, "%s lost its support; ", rl_country_to_string (prev_country, cc2));
-      g_string_append_printf (line, "%s agreed, holding %.0f s more", rl_country_to_string (target, cc),
-                              (double) (until - now) / RL_USEC_PER_SEC);
-      g_string_append_printf (why, "Evidence agrees on %s (confidence %.2f: ", cc, best->pub.confidence);
-      describe_support (why, best, &t, zone);
-      g_string_append_printf (why, "), but agreement must hold for %u s before leaving 00.", params->hold_down_s);
-      d->next_check = until;
-    }
-  else
-    {
-      d->state = RL_STATE_WORLD;
-      d->confidence = leader ? leader->pub.confidence : 0;
-      if (best != NULL && best->unmapped)
-        {
-          d->reason = RL_REASON_NOT_IN_REGDB;
-          g_string_append_printf (line, "%s is not in the regulatory database", rl_country_to_string (best->pub.country, cc));
-          g_string_append_printf (why, "Evidence agrees on %s, but the installed regulatory database has no rules for it "
-                                  "and no territory table entry maps it to another country, so regloc stays on 00.", cc);
-        }
-      else if (t.gps_at_sea)
-        {
-          d->reason = RL_REASON_AT_SEA;
-          g_string_append (line, "GPS fix at sea");
-          g_string_append_printf (why, "%s is outside every country's waters: the world domain 00 applies.",
-                                  t.gps->detail[0] ? t.gps->detail : "The GPS fix");
-        }
-      else if (leader == NULL)
-        {
-          d->reason = t.n_live > 0 ? RL_REASON_SINGLE_WITNESS : RL_REASON_NO_EVIDENCE;
-          g_string_append (line, t.n_live > 0 ? "no usable evidence" : "no evidence");
-          g_string_append (why, t.n_live > 0 ? "No live evidence names a usable country: staying on 00."
-                                             : "No evidence: staying on the world domain 00.");
-        }
-      else
-        {
-          rl_country_to_string (leader->pub.country, cc);
-          if (leader->pub.timezone && leader->pub.witnesses == 1)
-            d->reason = RL_REASON_TIMEZONE_ONLY;
-          else if (leader->pub.witnesses < MAX (params->min_witnesses, 1) || leader->pub.witnesses == (leader->pub.timezone ? 1u : 0u))
-            d->reason = RL_REASON_SINGLE_WITNESS;
-          else
-            d->reason = RL_REASON_BELOW_THRESHOLD;
-          if (d->reason == RL_REASON_TIMEZONE_ONLY)
-            g_string_append_printf (line, "only the timezone points to %s", cc);
-          else if (d->reason == RL_REASON_SINGLE_WITNESS)
-            g_string_append_printf (line, "%s has %u witness%s, %u needed", cc, leader->pub.witnesses,
-                                    leader->pub.witnesses == 1 ? "" : "es", params->min_witnesses);
-          else
-            g_string_append_printf (line, "%s confidence %.2f below %.2f", cc, leader->pub.confidence,
-                                    params->confidence_threshold);
-          g_string_append_printf (why, "Staying on 00. The best candidate is %s with %u witness%s (confidence %.2f): ",
-                                  cc, leader->pub.witnesses, leader->pub.witnesses == 1 ? "" : "es", leader->pub.confidence);
-          describe_support (why, leader, &t, zone);
-          g_string_append_printf (why, ". Leaving 00 needs %u independent witnesses, at least one besides the timezone, "
-                                  "and confidence %.2f.", params->min_witnesses, params->confidence_threshold);
-        }
-      if (prev_state == RL_STATE_DECIDED)
-        {
-          d->reason = RL_REASON_SUPPORT_LOST;
-          g_string_prepend (line, "; ");
-          g_string_prepend (line, rl_country_to_string (prev_country, cc2));
-          g_string_prepend (line, "lost support for ");
-        }
-    }
-
-  /* The next instant anything can change without new evidence. */
-  for (gsize i = 0; i < n_evidence; i++)
-    {
-      gint64 at = evidence[i].expires_at > now ? evidence[i].expires_at : RL_NEVER;
-      if (evidence[i].observed_at > now)
-        at = MIN (at, evidence[i].observed_at);
-      d->next_check = MIN (d->next_check, at);
-    }
-
+  d->next_check = MIN (d->next_check, next_instant (evidence, n_evidence, now));
   d->changed_at = (previous && previous->country == d->country && previous->state == d->state) ? previous->changed_at : now;
-  g_free (d->explanation);
-  d->explanation = g_string_free (g_steal_pointer (&why), FALSE);
-  g_free (d->summary);
-  d->summary = g_string_free (g_steal_pointer (&line), FALSE);
   g_array_unref (t.tallies);
   return g_steal_pointer (&d);
 }

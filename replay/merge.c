@@ -14,10 +14,8 @@ rl_event_stream_free (RlEventStream *stream)
 
 /* A copy of an event of an unordered input, held in its window. */
 typedef struct {
-  RlStreamEvent e;
+  RlEvent e;
   guint64 seq;
-  RlEvidence ev;
-  char key[48];
 } Slot;
 
 typedef struct {
@@ -26,8 +24,7 @@ typedef struct {
   guint index;
   gboolean ended;
   /* ordered inputs: the head points into the stream's own storage */
-  gboolean has_head;
-  RlStreamEvent head;
+  const RlEvent *head;
   /* unordered inputs: a min-heap on (time, seq) of slots */
   GPtrArray *heap;
   GPtrArray *spare;
@@ -139,17 +136,12 @@ heap_pop (GPtrArray *h)
 
 /* Copies what the stream handed out into a slot of the window. */
 static Slot *
-take_slot (Input *in, const RlStreamEvent *e)
+take_slot (Input *in, const RlEvent *e)
 {
   Slot *s = in->spare->len ? g_ptr_array_steal_index_fast (in->spare, in->spare->len - 1) : g_new (Slot, 1);
 
   s->e = *e;
   s->seq = in->seq++;
-  if (e->ev != NULL)
-    s->ev = *e->ev;
-  s->key[0] = '\0';
-  if (e->key != NULL)
-    g_strlcpy (s->key, e->key, sizeof s->key);
   return s;
 }
 
@@ -158,7 +150,7 @@ take_slot (Input *in, const RlStreamEvent *e)
 static void
 fill_window (Input *in)
 {
-  RlStreamEvent e;
+  const RlEvent *e;
 
   while (!in->ended)
     {
@@ -168,50 +160,44 @@ fill_window (Input *in)
           if (in->heap->len >= RL_MERGE_WINDOW_EVENTS || in->newest - oldest->e.time >= RL_MERGE_WINDOW_US)
             return;
         }
-      if (!in->stream->next (in->stream, &e))
+      e = in->stream->next (in->stream);
+      if (e == NULL)
         {
           in->ended = TRUE;
           break;
         }
-      if (e.time < in->released)
+      if (e->time < in->released)
         {
           in->late++;
           continue;
         }
-      in->newest = MAX (in->newest, e.time);
-      heap_push (in->heap, take_slot (in, &e));
+      in->newest = MAX (in->newest, e->time);
+      heap_push (in->heap, take_slot (in, e));
     }
 }
 
 /* Makes sure the input's next event is known; FALSE when it is done. */
-static gboolean
-input_head (Input *in, const RlStreamEvent **head, guint64 *seq)
+static const RlEvent *
+input_head (Input *in)
 {
   if (in->heap == NULL)
     {
-      while (!in->has_head && !in->ended)
+      while (in->head == NULL && !in->ended)
         {
-          in->has_head = in->stream->next (in->stream, &in->head);
-          if (!in->has_head)
+          in->head = in->stream->next (in->stream);
+          if (in->head == NULL)
             in->ended = TRUE;
-          else if (in->head.time < in->released)
+          else if (in->head->time < in->released)
             {
               /* an input that promised order broke it: same as a late event */
               in->late++;
-              in->has_head = FALSE;
+              in->head = NULL;
             }
-          in->seq++;
         }
-      *head = &in->head;
-      *seq = in->seq;
-      return in->has_head;
+      return in->head;
     }
   fill_window (in);
-  if (in->heap->len == 0)
-    return FALSE;
-  *head = &((Slot *) in->heap->pdata[0])->e;
-  *seq = ((Slot *) in->heap->pdata[0])->seq;
-  return TRUE;
+  return in->heap->len > 0 ? &((Slot *) in->heap->pdata[0])->e : NULL;
 }
 
 static Input *
@@ -224,10 +210,9 @@ earliest (RlMerge *m)
   for (guint i = 0; i < m->inputs->len; i++)
     {
       Input *in = m->inputs->pdata[i];
-      const RlStreamEvent *h;
-      guint64 seq;
+      const RlEvent *h = input_head (in);
 
-      if (!input_head (in, &h, &seq))
+      if (h == NULL)
         continue;
       if (best == NULL || h->time < best_time || (h->time == best_time && in->rank < best->rank))
         {
@@ -242,17 +227,14 @@ gint64
 rl_merge_peek_time (RlMerge *m)
 {
   Input *in = earliest (m);
-  const RlStreamEvent *h;
-  guint64 seq;
 
-  if (in == NULL || !input_head (in, &h, &seq))
-    return RL_NEVER;
-  return h->time;
+  return in != NULL ? input_head (in)->time : RL_NEVER;
 }
 
-gboolean
-rl_merge_next (RlMerge *m, RlStreamEvent *out)
+const RlEvent *
+rl_merge_next (RlMerge *m)
 {
+  const RlEvent *e;
   Input *in;
 
   if (m->last != NULL && m->last->loaned != NULL)
@@ -271,24 +253,20 @@ rl_merge_next (RlMerge *m, RlStreamEvent *out)
             x->stream->finish (x->stream);
           x->stream->finish = NULL;
         }
-      return FALSE;
+      return NULL;
     }
   if (in->heap == NULL)
     {
-      *out = in->head;
-      in->has_head = FALSE;
-      in->released = in->head.time;
+      e = in->head;
+      in->head = NULL;
     }
   else
     {
-      Slot *s = heap_pop (in->heap);
-      in->loaned = s;
-      in->released = s->e.time;
-      *out = s->e;
-      out->ev = s->e.ev != NULL ? &s->ev : NULL;
-      out->key = s->e.key != NULL ? s->key : NULL;
+      in->loaned = heap_pop (in->heap);
+      e = &in->loaned->e;
     }
-  return TRUE;
+  in->released = e->time;
+  return e;
 }
 
 void

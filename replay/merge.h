@@ -11,32 +11,15 @@
 #pragma once
 
 #include <glib.h>
-#include "core/evidence.h"
+#include "core/event.h"
 
 G_BEGIN_DECLS
-
-typedef enum {
-  RL_REPLAY_EVENT_EVIDENCE,
-  RL_REPLAY_EVENT_WITHDRAW,
-  RL_REPLAY_EVENT_WITHDRAW_KIND,
-  RL_REPLAY_EVENT_RESUME,
-  RL_REPLAY_EVENT_TICK,
-} RlReplayEventType;
-
-typedef struct {
-  RlReplayEventType type;
-  gint64 time;
-  RlSourceKind kind;      /* WITHDRAW_KIND */
-  const char *key;        /* WITHDRAW; valid until the next pull from the merge */
-  const RlEvidence *ev;   /* EVIDENCE; valid until the next pull from the merge */
-} RlStreamEvent;
 
 typedef struct RlEventStream RlEventStream;
 
 struct RlEventStream {
-  /* The next event in input order; FALSE at the end.  What it points to
-   * stays valid until the next call. */
-  gboolean (*next) (RlEventStream *self, RlStreamEvent *out);
+  /* The next event in input order, NULL at the end; valid until the next call. */
+  const RlEvent *(*next) (RlEventStream *self);
   /* Optional, once after the last event: final counters and notes. */
   void (*finish) (RlEventStream *self);
   void (*free) (RlEventStream *self);
@@ -61,7 +44,9 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (RlMerge, rl_merge_free)
 void rl_merge_add (RlMerge *merge, RlEventStream *stream, guint64 rank);
 /* The time of the next event, or RL_NEVER when every input is done. */
 gint64 rl_merge_peek_time (RlMerge *merge);
-gboolean rl_merge_next (RlMerge *merge, RlStreamEvent *out);
+/* The earliest event of all inputs, NULL when they are done; valid until
+ * the next call. */
+const RlEvent *rl_merge_next (RlMerge *merge);
 /* Events dropped as too late, per input in the order added (after the end). */
 typedef void (*RlMergeLateFunc) (const char *name, guint64 dropped, gpointer user_data);
 void rl_merge_foreach_late (const RlMerge *merge, RlMergeLateFunc func, gpointer user_data);

@@ -94,7 +94,7 @@ typedef struct {
   gint64 base;                    /* midnight UTC the undated fixes count from */
   gboolean undated;               /* the file never says the date */
   gpointer note_slot;
-  RlEvidence ev;
+  RlEvent event;
   guint64 used, inaccurate, outside;
   /* file order */
   TimeTrouble trouble;
@@ -193,8 +193,8 @@ replay_time (GpsStream *g, const RlGpsFix *fix)
   return t;
 }
 
-static gboolean
-gps_next (RlEventStream *self, RlStreamEvent *out)
+static const RlEvent *
+gps_next (RlEventStream *self)
 {
   GpsStream *g = (GpsStream *) self;
   RlGpsFix fix;
@@ -202,7 +202,7 @@ gps_next (RlEventStream *self, RlStreamEvent *out)
 
   while (reader_next (g, &fix))
     {
-      if (!rl_gps_evidence_from_fix_cached (&g->params, &g->cache, &fix, replay_time (g, &fix), &g->ev))
+      if (!rl_gps_evidence_from_fix_cached (&g->params, &g->cache, &fix, replay_time (g, &fix), &g->event.ev))
         {
           g->outside++;
           continue;
@@ -214,10 +214,11 @@ gps_next (RlEventStream *self, RlStreamEvent *out)
       else
         g->used++;
       release_read_pages (g);
-      *out = (RlStreamEvent) { .type = RL_REPLAY_EVENT_EVIDENCE, .time = g->ev.observed_at, .ev = &g->ev };
-      return TRUE;
+      g->event.type = RL_EVENT_EVIDENCE;
+      g->event.time = g->event.ev.observed_at;
+      return &g->event;
     }
-  return FALSE;
+  return NULL;
 }
 
 /* Says how the file's fixes got their dates (once it is read). */

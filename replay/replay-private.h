@@ -6,24 +6,14 @@
 
 G_BEGIN_DECLS
 
-typedef enum { EV_PUT, EV_WITHDRAW, EV_WITHDRAW_KIND, EV_RESUME, EV_TICK } RlPushedType;
-
-/* An event pushed one by one (scenario lines, --timezone). */
-typedef struct {
-  gint64 time;
-  RlPushedType type;
-  RlSourceKind kind;
-  guint item;         /* EV_PUT: index into items */
-  char *key;          /* EV_WITHDRAW */
-  gboolean at_start;
-} RlPushedEvent;
+/* A pushed item that holds for the whole run (--timezone) waits with this
+ * time until rl_replay_run() knows the first event's. */
+#define AT_START G_MININT64
 
 struct RlReplay {
-  RlPolicyParams params;
+  const RlConfig *config;
   const RlRegulatory *regulatory;
-  guint max_beacons;
-  GArray *events;         /* RlPushedEvent, in push order */
-  GArray *items;          /* RlEvidence, referenced by events */
+  GArray *events;         /* RlEvent pushed one by one, in push order */
   GPtrArray *streams;     /* RlEventStream*, not yet run */
   GArray *stream_marks;   /* guint: events->len when each stream was added */
   GArray *timeline;       /* RlTimelineEntry */

@@ -4,24 +4,22 @@
 #include <stdarg.h>
 #include <string.h>
 
-#include "core/evidence-set.h"
+#include "core/engine.h"
 
 RlReplay *
 rl_replay_new (const RlConfig *config, const RlRegulatory *regulatory)
 {
   RlReplay *r = g_new0 (RlReplay, 1);
 
-  r->params = config->policy;
+  r->config = config;
   r->regulatory = regulatory;
-  r->max_beacons = config->beacons_max_bss;
-  r->events = g_array_new (FALSE, FALSE, sizeof (RlPushedEvent));
-  r->items = g_array_new (FALSE, FALSE, sizeof (RlEvidence));
-  r->streams = g_ptr_array_new_with_free_func ((GDestroyNotify) rl_event_stream_free);
-  r->stream_marks = g_array_new (FALSE, FALSE, sizeof (guint));
+  r->events = g_array_new (FALSE, FALSE, sizeof (RlEvent));
   r->timeline = g_array_new (FALSE, TRUE, sizeof (RlTimelineEntry));
   r->counters = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
   r->notes = g_ptr_array_new_with_free_func (g_free);
   r->note_slots = g_ptr_array_new_with_free_func (g_free);
+  r->streams = g_ptr_array_new_with_free_func ((GDestroyNotify) rl_event_stream_free);
+  r->stream_marks = g_array_new (FALSE, FALSE, sizeof (guint));
   r->kept = g_array_new (FALSE, FALSE, sizeof (RlEvidence));
   r->gap_threshold = 60 * RL_USEC_PER_SEC;
   return r;
@@ -32,73 +30,70 @@ rl_replay_free (RlReplay *r)
 {
   if (r == NULL)
     return;
-  for (guint i = 0; i < r->events->len; i++)
-    g_free (g_array_index (r->events, RlPushedEvent, i).key);
   for (guint i = 0; i < r->timeline->len; i++)
     g_free (g_array_index (r->timeline, RlTimelineEntry, i).summary);
   g_array_unref (r->events);
-  g_array_unref (r->items);
-  g_ptr_array_unref (r->streams);
-  g_array_unref (r->stream_marks);
   g_array_unref (r->timeline);
   g_hash_table_unref (r->counters);
   g_ptr_array_unref (r->notes);
   g_ptr_array_unref (r->note_slots);
+  g_ptr_array_unref (r->streams);
+  g_array_unref (r->stream_marks);
   g_array_unref (r->kept);
   rl_decision_free (r->final);
   g_free (r);
 }
 
 static void
-push (RlReplay *r, RlPushedEvent *e)
+push (RlReplay *r, gint64 time, RlEventType type, const RlEvidence *ev)
 {
-  g_array_append_vals (r->events, e, 1);
+  RlEvent *e;
+
+  g_array_set_size (r->events, r->events->len + 1);
+  e = &g_array_index (r->events, RlEvent, r->events->len - 1);
+  memset (e, 0, sizeof *e);
+  e->time = time;
+  e->type = type;
+  if (ev != NULL)
+    e->ev = *ev;
 }
 
 void
 rl_replay_add_evidence (RlReplay *r, const RlEvidence *ev)
 {
-  RlPushedEvent e = { .time = ev->observed_at, .type = EV_PUT, .kind = ev->kind, .item = r->items->len };
-
-  g_array_append_vals (r->items, ev, 1);
-  push (r, &e);
+  push (r, ev->observed_at, RL_EVENT_EVIDENCE, ev);
 }
 
 void
 rl_replay_add_evidence_at_start (RlReplay *r, const RlEvidence *ev)
 {
-  RlPushedEvent e = { .time = G_MININT64, .type = EV_PUT, .kind = ev->kind, .item = r->items->len, .at_start = TRUE };
-
-  g_array_append_vals (r->items, ev, 1);
-  push (r, &e);
+  push (r, AT_START, RL_EVENT_EVIDENCE, ev);
 }
 
 void
 rl_replay_add_withdraw (RlReplay *r, gint64 time, const char *key)
 {
-  RlPushedEvent e = { .time = time, .type = EV_WITHDRAW, .key = g_strdup (key) };
-  push (r, &e);
+  push (r, time, RL_EVENT_WITHDRAW, NULL);
+  g_strlcpy (g_array_index (r->events, RlEvent, r->events->len - 1).ev.key, key, sizeof ((RlEvidence *) NULL)->key);
 }
 
 void
 rl_replay_add_withdraw_kind (RlReplay *r, gint64 time, RlSourceKind kind)
 {
-  RlPushedEvent e = { .time = time, .type = EV_WITHDRAW_KIND, .kind = kind };
-  push (r, &e);
+  push (r, time, RL_EVENT_WITHDRAW_KIND, NULL);
+  g_array_index (r->events, RlEvent, r->events->len - 1).ev.kind = kind;
 }
 
 void
 rl_replay_add_resume (RlReplay *r, gint64 time)
 {
-  RlPushedEvent e = { .time = time, .type = EV_RESUME };
-  push (r, &e);
+  push (r, time, RL_EVENT_RESUME, NULL);
 }
 
 void
 rl_replay_add_tick (RlReplay *r, gint64 time)
 {
-  RlPushedEvent e = { .time = time, .type = EV_TICK };
-  push (r, &e);
+  push (r, time, RL_EVENT_TICK, NULL);
 }
 
 void
@@ -215,33 +210,23 @@ typedef struct {
   guint n, pos;
   gboolean at_start;
   gint64 first;
-  RlEvidence ev;
+  RlEvent event;
 } PushedStream;
 
-static gboolean
-pushed_next (RlEventStream *self, RlStreamEvent *out)
+static const RlEvent *
+pushed_next (RlEventStream *self)
 {
-  static const RlReplayEventType types[] = {
-    [EV_PUT] = RL_REPLAY_EVENT_EVIDENCE, [EV_WITHDRAW] = RL_REPLAY_EVENT_WITHDRAW,
-    [EV_WITHDRAW_KIND] = RL_REPLAY_EVENT_WITHDRAW_KIND, [EV_RESUME] = RL_REPLAY_EVENT_RESUME,
-    [EV_TICK] = RL_REPLAY_EVENT_TICK,
-  };
   PushedStream *ps = (PushedStream *) self;
-  const RlPushedEvent *e;
+  const RlEvent *e;
 
   if (ps->pos >= ps->n)
-    return FALSE;
-  e = &g_array_index (ps->r->events, RlPushedEvent, ps->order[ps->pos++]);
-  *out = (RlStreamEvent) { .type = types[e->type], .time = ps->at_start ? ps->first : e->time,
-                           .kind = e->kind, .key = e->key };
-  if (e->type == EV_PUT)
-    {
-      ps->ev = g_array_index (ps->r->items, RlEvidence, e->item);
-      if (ps->at_start)
-        ps->ev.observed_at = ps->first;
-      out->ev = &ps->ev;
-    }
-  return TRUE;
+    return NULL;
+  e = &g_array_index (ps->r->events, RlEvent, ps->order[ps->pos++]);
+  if (!ps->at_start)
+    return e;
+  ps->event = *e;
+  ps->event.time = ps->event.ev.observed_at = ps->first;
+  return &ps->event;
 }
 
 static void
@@ -270,17 +255,17 @@ static RlEventStream *
 pushed_stream (RlReplay *r, guint from, guint to, gboolean at_start, gint64 first)
 {
   PushedStream *ps = g_new0 (PushedStream, 1);
+  g_autofree TimeIndex *sorted = g_new (TimeIndex, to - from + 1);
 
   ps->base = (RlEventStream) { .next = pushed_next, .free = pushed_free, .ordered = TRUE };
   ps->r = r;
   ps->at_start = at_start;
   ps->first = first;
   ps->order = g_new (guint, to - from + 1);
-  g_autofree TimeIndex *sorted = g_new (TimeIndex, to - from + 1);
   for (guint i = from; i < to; i++)
     {
-      const RlPushedEvent *e = &g_array_index (r->events, RlPushedEvent, i);
-      if (e->at_start == at_start)
+      const RlEvent *e = &g_array_index (r->events, RlEvent, i);
+      if ((e->time == AT_START) == at_start)
         sorted[ps->n++] = (TimeIndex) { e->time, i };
     }
   qsort (sorted, ps->n, sizeof (TimeIndex), cmp_time_index);
@@ -334,35 +319,7 @@ note_late (const char *name, guint64 dropped, gpointer user_data)
                   name ? name : "input", dropped, (int) (RL_MERGE_WINDOW_US / G_USEC_PER_SEC), RL_MERGE_WINDOW_EVENTS);
 }
 
-/* ---- the decision loop ------------------------------------------------- */
-
-/* Would replacing @old by @new leave every vote as it was?  Then only the
- * expiry moved, and the decision cannot change: skip the vote (the big win
- * on long GPS logs, where fix after fix names the same country). */
-static gboolean
-same_vote (const RlPolicyParams *p, const RlEvidence *old, const RlEvidence *new)
-{
-  if (old->kind != new->kind || old->n_countries != new->n_countries || old->strength != new->strength ||
-      memcmp (old->countries, new->countries, sizeof (RlCountry) * new->n_countries) != 0)
-    return FALSE;
-  if (new->kind == RL_SOURCE_GPS)
-    return (old->gps.error_m <= p->gps_max_error_m) == (new->gps.error_m <= p->gps_max_error_m);
-  if (new->kind == RL_SOURCE_BEACON)
-    return memcmp (old->beacon.bssid, new->beacon.bssid, 6) == 0 && strcmp (old->beacon.ssid, new->beacon.ssid) == 0;
-  return TRUE;
-}
-
-static const RlEvidence *
-find_item (RlEvidenceSet *set, const char *key)
-{
-  gsize n;
-  const RlEvidence *items = rl_evidence_set_items (set, &n);
-
-  for (gsize i = 0; i < n; i++)
-    if (strcmp (items[i].key, key) == 0)
-      return &items[i];
-  return NULL;
-}
+/* ---- the run ----------------------------------------------------------- */
 
 static void
 report_timeline (RlReplay *r, guint upto)
@@ -407,10 +364,10 @@ record (RlReplay *r, const RlDecision *d, const RlEvidence *gps, gint64 now)
 }
 
 static const RlEvidence *
-newest_gps (RlEvidenceSet *set, gint64 now)
+newest_gps (const RlEngine *engine, gint64 now)
 {
   gsize n;
-  const RlEvidence *items = rl_evidence_set_items (set, &n), *best = NULL;
+  const RlEvidence *items = rl_engine_items (engine, &n), *best = NULL;
 
   for (gsize i = 0; i < n; i++)
     if (items[i].kind == RL_SOURCE_GPS && items[i].expires_at > now &&
@@ -420,47 +377,24 @@ newest_gps (RlEvidenceSet *set, gint64 now)
 }
 
 static void
-decide (RlReplay *r, RlEvidenceSet *set, gint64 now)
+decide (RlReplay *r, RlEngine *engine, gint64 now)
 {
-  gsize n;
-  const RlEvidence *items;
-  RlDecision *d;
-
-  rl_evidence_set_expire (set, now);
-  items = rl_evidence_set_items (set, &n);
-  d = rl_policy_decide (&r->params, rl_regulatory_map, (gpointer) r->regulatory, r->final, items, n, now);
-  r->n_decisions++;
-  record (r, d, newest_gps (set, now), now);
-  rl_decision_free (r->final);
-  r->final = d;
+  if (rl_engine_decide_at (engine, now, NULL, NULL))
+    record (r, rl_engine_decision (engine), newest_gps (engine, now), now);
 }
 
-/* Applies one event; TRUE when the decision may have changed. */
-static gboolean
-apply (RlReplay *r, RlEvidenceSet *set, const RlStreamEvent *e, gint64 now)
+/* Decides at every instant before @until where the decision may change by
+ * itself (a hold-down over, an item expiring). */
+static void
+catch_up (RlReplay *r, RlEngine *engine, gint64 until)
 {
-  const RlEvidence *old;
-  gboolean dirty;
+  gint64 due;
 
-  switch (e->type)
+  while ((due = rl_engine_next_instant (engine)) < until)
     {
-    case RL_REPLAY_EVENT_EVIDENCE:
-      old = find_item (set, e->ev->key);
-      dirty = old == NULL || !same_vote (&r->params, old, e->ev);
-      rl_evidence_set_put (set, e->ev);
-      if (r->keep_evidence)
-        g_array_append_vals (r->kept, e->ev, 1);
-      return dirty;
-    case RL_REPLAY_EVENT_WITHDRAW:
-      return rl_evidence_set_remove (set, e->key);
-    case RL_REPLAY_EVENT_WITHDRAW_KIND:
-      return rl_evidence_set_remove_kind (set, e->kind) > 0;
-    case RL_REPLAY_EVENT_RESUME:
-      rl_evidence_set_drop_observed_before (set, now);
-      return TRUE;
-    case RL_REPLAY_EVENT_TICK:
-    default:
-      return TRUE;
+      decide (r, engine, due);
+      if (rl_engine_next_instant (engine) <= due)
+        break;   /* no progress: the next event's instant decides */
     }
 }
 
@@ -478,12 +412,15 @@ note_gap (RlReplay *r, gint64 now)
 /* Lets a pending hold-down finish; expiries after the last event are not
  * played out (the recording just ended). */
 static void
-settle_run (RlReplay *r, RlEvidenceSet *set)
+settle_down (RlReplay *r, RlEngine *engine)
 {
-  for (guint k = 0; k < 1000 && r->final->state == RL_STATE_TENTATIVE && r->final->next_check != RL_NEVER; k++)
+  for (guint k = 0; k < 1000; k++)
     {
-      gint64 at = r->final->next_check;
-      decide (r, set, at);
+      const RlDecision *d = rl_engine_decision (engine);
+      gint64 at = rl_engine_next_instant (engine);
+      if (d == NULL || d->state != RL_STATE_TENTATIVE || at == RL_NEVER)
+        break;
+      decide (r, engine, at);
       r->last_time = at;
     }
 }
@@ -491,39 +428,41 @@ settle_run (RlReplay *r, RlEvidenceSet *set)
 void
 rl_replay_run (RlReplay *r, gboolean settle)
 {
-  g_autoptr (RlEvidenceSet) set = rl_evidence_set_new (r->max_beacons);
+  g_autoptr (RlEngine) engine = rl_engine_new (r->config, r->regulatory);
   g_autoptr (RlMerge) merge = build_merge (r);
-  RlStreamEvent e;
-  gboolean have = rl_merge_next (merge, &e);
+  const RlEvent *e = rl_merge_next (merge);
 
-  rl_decision_free (r->final);
-  r->final = rl_decision_new_initial ();
-  r->first_time = have ? e.time : 0;
+  r->first_time = e != NULL ? e->time : 0;
   r->last_time = r->first_time;
-  if (have)
-    record (r, r->final, NULL, r->first_time);
-  while (have)
+  if (e != NULL)
     {
-      gint64 now = e.time;
-      gboolean dirty = FALSE;
+      g_autoptr (RlDecision) initial = rl_decision_new_initial ();
+      record (r, initial, NULL, r->first_time);
+    }
+  while (e != NULL)
+    {
+      gint64 now = e->time;
 
-      /* instants between events where the decision may change by itself */
-      while (r->final->next_check < now)
-        decide (r, set, r->final->next_check);
+      catch_up (r, engine, now);
       note_gap (r, now);
-      do
+      /* events come straight from the inputs into the engine */
+      for (; e != NULL && e->time == now; e = rl_merge_next (merge))
         {
-          dirty |= apply (r, set, &e, now);
-          have = rl_merge_next (merge, &e);
+          if (r->keep_evidence && e->type == RL_EVENT_EVIDENCE)
+            g_array_append_vals (r->kept, &e->ev, 1);
+          rl_engine_apply (engine, e);
         }
-      while (have && e.time == now);
-      if (dirty || r->final->next_check <= now)
-        decide (r, set, now);
+      decide (r, engine, now);
     }
   if (settle)
-    settle_run (r, set);
+    settle_down (r, engine);
   rl_merge_foreach_late (merge, note_late, r);
   report_timeline (r, r->timeline->len);
+  r->n_decisions = rl_engine_n_decisions (engine);
+  rl_decision_free (r->final);
+  r->final = rl_engine_steal_decision (engine);
+  if (r->final == NULL)
+    r->final = rl_decision_new_initial ();
 }
 
 const GArray *
@@ -539,13 +478,21 @@ rl_replay_final (const RlReplay *r)
 }
 
 /* rl_replay_format and the formatters: report.c */
+
 void
 rl_replay_foreach_event (RlReplay *r, RlReplayEventFunc func, gpointer user_data)
 {
   g_autoptr (RlMerge) merge = build_merge (r);
-  RlStreamEvent e;
+  const RlEvent *e;
 
-  while (rl_merge_next (merge, &e))
-    func (e.type, e.time, e.ev, e.key, e.kind, user_data);
+  while ((e = rl_merge_next (merge)) != NULL)
+    func (e, user_data);
   rl_merge_foreach_late (merge, note_late, r);
+}
+
+void
+rl_replay_span (const RlReplay *r, gint64 *first, gint64 *last)
+{
+  *first = r->first_time;
+  *last = r->last_time;
 }

@@ -8,10 +8,12 @@
  * each instant and at every next_check instant in between.  What it keeps
  * does not grow with the recording: the timeline of decision changes, the
  * counters and notes (and, with rl_replay_set_keep_evidence, every item for
- * `--evidence`).  The report formatters are in report.c. */
+ * `--evidence`).  Events go through the decision engine (core/engine.h)
+ * the daemon runs too.  The report formatters are in report.c. */
 #pragma once
 
 #include <glib.h>
+#include "core/event.h"
 #include "core/policy.h"
 #include "core/config.h"
 #include "core/regdb.h"
@@ -87,8 +89,11 @@ void rl_replay_set_timeline_func (RlReplay *replay, RlReplayTimelineFunc func, g
  * placed at the first event's time), for `reglocd --replay`, which feeds
  * them to the live loop on its own clock instead of running the batch.
  * Consumes the streams: call it instead of rl_replay_run(), not with it. */
-typedef void (*RlReplayEventFunc) (RlReplayEventType type, gint64 time, const RlEvidence *ev,
-                                   const char *key, RlSourceKind kind, gpointer user_data);
+typedef void (*RlReplayEventFunc) (const RlEvent *event, gpointer user_data);
 void rl_replay_foreach_event (RlReplay *replay, RlReplayEventFunc func, gpointer user_data);
+
+/* The span rl_replay_run() played: the first event's time and the last
+ * instant it decided at (a settled hold-down included). */
+void rl_replay_span (const RlReplay *replay, gint64 *first, gint64 *last);
 
 G_END_DECLS
