@@ -14,6 +14,9 @@ struct RlEngine {
    * reported again, and the instant the engine stops waiting for them */
   guint awaited;            /* 1 << RlSourceKind */
   gint64 resumed_at, wait_until;
+  /* per kind: observed_at of the newest item added, 0 once the kind has
+   * nothing left in the set by withdrawal (its source said it has nothing) */
+  gint64 last_delivery[RL_N_SOURCE_KINDS];
   guint64 n_decisions;
 };
 
@@ -87,16 +90,24 @@ rl_engine_add (RlEngine *e, const RlEvidence *ev)
       e->awaited &= ~(1u << ev->kind);
       e->dirty = TRUE;
     }
+  e->last_delivery[ev->kind] = MAX (e->last_delivery[ev->kind], ev->observed_at);
   rl_evidence_set_put (e->set, ev);
 }
 
 gboolean
 rl_engine_withdraw (RlEngine *e, const char *key)
 {
-  gboolean gone = rl_evidence_set_remove (e->set, key);
+  const RlEvidence *item = find_item (e->set, key);
+  RlSourceKind kind;
 
-  e->dirty |= gone;
-  return gone;
+  if (item == NULL)
+    return FALSE;
+  kind = item->kind;
+  rl_evidence_set_remove (e->set, key);
+  if (rl_evidence_set_count_kind (e->set, kind) == 0)
+    e->last_delivery[kind] = 0;
+  e->dirty = TRUE;
+  return TRUE;
 }
 
 guint
@@ -104,30 +115,40 @@ rl_engine_withdraw_kind (RlEngine *e, RlSourceKind kind)
 {
   guint n = rl_evidence_set_remove_kind (e->set, kind);
 
+  e->last_delivery[kind] = 0;
   e->dirty |= n > 0;
   return n;
 }
 
-/* The kinds whose items a resume drops: the observations of where the
- * machine was (the timezone and an override are settings, not sightings). */
+/* The kinds of sighting (GPS, beacons: the timezone and an override are
+ * settings) that were delivering when the machine went to sleep.  The
+ * engine is not told when that was, and a long sleep has aged everything
+ * out: the last sighting of any kind marks it, and a kind counts when its
+ * own newest item still counted at that moment. */
 static guint
-delivering_kinds (const RlEvidenceSet *set, gint64 time)
+delivering_kinds (const RlEngine *e, gint64 time)
 {
-  gsize n;
-  const RlEvidence *items = rl_evidence_set_items (set, &n);
+  const RlSourceKind sightings[] = { RL_SOURCE_GPS, RL_SOURCE_BEACON };
+  gint64 asleep = 0;
   guint kinds = 0;
 
-  for (gsize i = 0; i < n; i++)
-    if ((items[i].kind == RL_SOURCE_GPS || items[i].kind == RL_SOURCE_BEACON) &&
-        items[i].observed_at < time && items[i].expires_at > time)
-      kinds |= 1u << items[i].kind;
+  for (gsize i = 0; i < G_N_ELEMENTS (sightings); i++)
+    if (e->last_delivery[sightings[i]] < time)
+      asleep = MAX (asleep, e->last_delivery[sightings[i]]);
+  for (gsize i = 0; i < G_N_ELEMENTS (sightings); i++)
+    {
+      RlSourceKind k = sightings[i];
+      gint64 t = e->last_delivery[k];
+      if (t > 0 && t < time && rl_expiry_after (t, e->params.max_age_s[k]) > asleep)
+        kinds |= 1u << k;
+    }
   return kinds;
 }
 
 guint
 rl_engine_resume (RlEngine *e, gint64 time)
 {
-  e->awaited = e->resume_wait > 0 ? delivering_kinds (e->set, time) : 0;
+  e->awaited = e->resume_wait > 0 ? delivering_kinds (e, time) : 0;
   e->resumed_at = time;
   e->wait_until = time + e->resume_wait;
   e->dirty = TRUE;
@@ -228,7 +249,8 @@ rl_engine_decide_at (RlEngine *e, gint64 now, RlDecision **old, guint *n_expired
   if (e->decision != NULL && !e->dirty && expired == 0 && now < e->decision->next_check)
     return FALSE;
   items = rl_evidence_set_items (e->set, &n);
-  d = rl_policy_decide (&e->params, rl_regulatory_map, (gpointer) e->regulatory, e->decision, items, n, now);
+  d = rl_policy_decide (&e->params, e->regulatory ? rl_regulatory_map : NULL, (gpointer) e->regulatory,
+                        e->decision, items, n, now);
   if (e->awaited != 0)
     hold_for_resume (e, d, e->decision, now);
   e->n_decisions++;

@@ -39,8 +39,8 @@ G_BEGIN_DECLS
 
 typedef struct RlEngine RlEngine;
 
-/* @config and @regulatory are read now (copied / referenced: @regulatory
- * must outlive the engine or the next rl_engine_set_config). */
+/* @config is copied; @regulatory (NULL: every country has rules of its
+ * own) must outlive the engine or the next rl_engine_set_config. */
 RlEngine *rl_engine_new (const RlConfig *config, const RlRegulatory *regulatory);
 void rl_engine_free (RlEngine *engine);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (RlEngine, rl_engine_free)
