@@ -1093,12 +1093,15 @@ describe_beacons (GString *s, const Tally *y, const Tallying *t)
   guint ga_devices = y->pub.beacon_devices - (y->pool_vote ? t->pool.for_country : 0);
 
   rl_country_to_string (y->pub.country, cc);
-  g_string_append_printf (s, "%u access point%s from %u operator%s say%s %s (%s", y->pub.beacon_devices,
-                          plural (y->pub.beacon_devices, "", "s"), y->pub.beacon_operators,
-                          plural (y->pub.beacon_operators, "", "s"), plural (y->pub.beacon_devices, "s", ""), cc,
-                          witness_words (y->beacon_witnesses));
   if (y->pub.beacon_bssids > y->pub.beacon_devices)
-    g_string_append_printf (s, "; %u BSSIDs, one vote per device or network", y->pub.beacon_bssids);
+    g_string_append_printf (s, "%u BSSIDs in %u group%s (one vote per device or network)", y->pub.beacon_bssids,
+                            y->pub.beacon_devices, plural (y->pub.beacon_devices, "", "s"));
+  else
+    g_string_append_printf (s, "%u access point%s", y->pub.beacon_devices, plural (y->pub.beacon_devices, "", "s"));
+  g_string_append_printf (s, " from %u operator%s say%s %s (%s", y->pub.beacon_operators,
+                          plural (y->pub.beacon_operators, "", "s"),
+                          plural (y->pub.beacon_bssids > y->pub.beacon_devices ? 2 : y->pub.beacon_devices, "s", ""), cc,
+                          witness_words (y->beacon_witnesses));
   if (y->beacon_ga_votes < ga_devices)
     g_string_append_printf (s, "; %u vote%s after the cap of %u per operator", y->beacon_votes,
                             plural (y->beacon_votes, "", "s"), t->params->beacon_max_aps_per_operator);
@@ -1143,6 +1146,31 @@ describe_support (GString *s, const Tally *y, const Tallying *t)
     }
   if (first)
     g_string_append (s, "nothing");
+}
+
+/* The access points of the candidates the text is not about (up to 3). */
+static void
+describe_other_beacons (GString *s, const Tallying *t, const Tally *subject)
+{
+  guint shown = 0, more = 0;
+
+  for (guint i = 0; i < t->tallies->len; i++)
+    {
+      const Tally *y = &g_array_index (t->tallies, Tally, i);
+      if (y == subject || y->pub.beacon_devices == 0)
+        continue;
+      if (shown == 3)
+        {
+          more++;
+          continue;
+        }
+      g_string_append (s, shown++ ? "; " : " Other access points: ");
+      describe_beacons (s, y, t);
+    }
+  if (more > 0)
+    g_string_append_printf (s, "; and for %u more codes", more);
+  if (shown > 0)
+    g_string_append (s, ".");
 }
 
 /* Evidence that names no candidate of its own: EU access points, the pool. */
@@ -1335,6 +1363,7 @@ explain_world (const Verdict *v, const Tallying *t, GString *line, GString *why)
     }
   else
     explain_world_basis (v, t, cc, line, why);
+  describe_other_beacons (why, t, y);
   if (v->lost != RL_COUNTRY_NONE)
     {
       g_string_prepend (line, "; ");
