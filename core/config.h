@@ -52,6 +52,9 @@ typedef struct {
   RlCountry override_country;     /* RL_COUNTRY_NONE when unset */
 
   char *path;                     /* where it was loaded from, or NULL for defaults */
+
+  /* [policy], read by the engine (core/engine.h) */
+  guint resume_wait_s;            /* 120: after a resume, wait this long at most for the sources that delivered before it */
 } RlConfig;
 
 RlConfig *rl_config_new_default (void);

@@ -11,6 +11,7 @@ rl_gps_fix_init (RlGpsFix *fix)
   fix->lat = fix->lon = NAN;
   fix->mode = 0;
   fix->eph = fix->epx = fix->epy = fix->hdop = NAN;
+  fix->altitude_m = fix->speed_mps = NAN;
 }
 
 static const char *const reject_names[RL_GPS_N_REJECTS] = {

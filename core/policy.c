@@ -131,6 +131,7 @@ typedef struct {
   guint network_devices;    /* the largest qualifying network: devices, channels, bands */
   guint network_channels;
   guint network_bands;
+  gboolean network_yields;  /* a large network, outvoted by many operators' witness for another country */
   RlCountry location;       /* the location code before mapping (AX for FI) */
 } Tally;
 
@@ -618,35 +619,49 @@ network_witnesses (Tallying *t, const BeaconGroups *g)
 }
 
 /* How many witnesses each country's beacon votes make: one with enough APs
- * and share, two with enough APs from enough operators and no dissent, one
- * for a large network of one operator.  Votes of globally administered
- * operators are needed: the locally administered pool never makes a
- * witness on its own. */
+ * and share, two with enough APs from enough operators and no dissent.
+ * Votes of globally administered operators are needed: the locally
+ * administered pool never makes a witness on its own.  A large network of
+ * one operator is one witness where no other country has a witness of
+ * many operators' votes: one operator's word yields to the word of many
+ * (a train's network in a city that says otherwise). */
 static void
 beacon_witnesses (Tallying *t)
 {
   const RlPolicyParams *p = t->params;
+  RlCountry by_share = RL_COUNTRY_NONE;
 
   for (guint i = 0; i < t->tallies->len; i++)
     {
       Tally *y = &g_array_index (t->tallies, Tally, i);
       gboolean dissent = FALSE;
 
-      if (y->beacon_votes == 0 && !y->pub.beacon_network)
+      if (y->beacon_ga_votes == 0)
         continue;
       /* "No dissent" means no other country has the APs for a witness of
        * its own; a lone AP naming something else is shown, not counted. */
       for (guint k = 0; k < t->tallies->len; k++)
         if (k != i && g_array_index (t->tallies, Tally, k).beacon_votes >= p->beacon_min_aps)
           dissent = TRUE;
-      double fraction = t->n_beacons_total_votes ? (double) y->beacon_votes / (double) t->n_beacons_total_votes : 0;
-      if (y->beacon_ga_votes == 0)
-        y->beacon_witnesses = 0;
-      else if (y->beacon_votes >= p->beacon_strong_aps && y->pub.beacon_operators >= p->beacon_strong_operators && !dissent)
+      double fraction = (double) y->beacon_votes / (double) MAX (t->n_beacons_total_votes, 1u);
+      if (y->beacon_votes >= p->beacon_strong_aps && y->pub.beacon_operators >= p->beacon_strong_operators && !dissent)
         y->beacon_witnesses = 2;
       else if (y->beacon_votes >= p->beacon_min_aps && fraction + 1e-9 >= p->beacon_min_fraction)
         y->beacon_witnesses = 1;
-      if (y->beacon_witnesses == 0 && y->pub.beacon_network)
+      if (y->beacon_witnesses > 0)
+        by_share = y->pub.country;
+    }
+  for (guint i = 0; i < t->tallies->len; i++)
+    {
+      Tally *y = &g_array_index (t->tallies, Tally, i);
+      if (!y->pub.beacon_network)
+        continue;
+      if (by_share != RL_COUNTRY_NONE && by_share != y->pub.country)
+        {
+          y->pub.beacon_network = FALSE;
+          y->network_yields = TRUE;
+        }
+      else if (y->beacon_witnesses == 0)
         y->beacon_witnesses = 1;
     }
   t->eu.witness = t->eu.votes >= p->beacon_min_aps && t->eu.ga_votes > 0;
@@ -1109,8 +1124,10 @@ describe_beacons (GString *s, const Tally *y, const Tallying *t)
     g_string_append_printf (s, "; %u of them locally administered without a sibling, counted as one operator with one vote",
                             t->pool.for_country);
   if (y->network_devices > 0)
-    g_string_append_printf (s, "; one operator's network of %u devices on %u channels in %u bands is a witness on its own",
-                            y->network_devices, y->network_channels, y->network_bands);
+    g_string_append_printf (s, "; one operator's network of %u devices on %u channels in %u bands %s",
+                            y->network_devices, y->network_channels, y->network_bands,
+                            y->network_yields ? "yields to the access points of many operators naming another country"
+                                              : "is a witness on its own");
   g_string_append (s, ")");
 }
 
