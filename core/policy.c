@@ -618,7 +618,7 @@ network_witnesses (Tallying *t, const BeaconGroups *g)
   while (g_hash_table_iter_next (&it, NULL, &value))
     {
       const NetStats *s = value;
-      guint bands = (guint) __builtin_popcount (s->bands);
+      guint bands = ((s->bands >> 0) & 1) + ((s->bands >> 1) & 1) + ((s->bands >> 2) & 1);
       if (s->devices < p->beacon_network_min_devices || s->n_freqs < p->beacon_network_min_channels ||
           bands < p->beacon_network_min_bands)
         continue;
