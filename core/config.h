@@ -52,6 +52,11 @@ typedef struct {
   RlCountry override_country;     /* RL_COUNTRY_NONE when unset */
 
   char *path;                     /* where it was loaded from, or NULL for defaults */
+
+  /* freshness and moving platforms (issue 10, items 4-5) */
+  double gps_max_speed_kmh;       /* [policy] 1200: a fix further away than this speed allows is distrusted */
+  guint gps_best_fix_window_s;    /* [gps] 10: a worse fix does not replace a better one this recent */
+  double gps_unknown_error_m;     /* [gps] 100: error radius of a fix that says nothing of its accuracy */
 } RlConfig;
 
 RlConfig *rl_config_new_default (void);

@@ -1,5 +1,6 @@
 #include "core/evidence.h"
 
+#include <math.h>
 #include <string.h>
 
 gboolean
@@ -76,6 +77,7 @@ rl_evidence_init (RlEvidence *ev, RlSourceKind kind, const char *key, gint64 obs
   ev->observed_at = observed_at;
   ev->expires_at = expires_at;
   ev->gps.border_m = -1;
+  ev->gps.altitude_m = ev->gps.speed_mps = NAN;
 }
 
 gboolean

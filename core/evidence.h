@@ -60,7 +60,17 @@ typedef struct {
   double lat, lon;        /* degrees, WGS84 */
   double error_m;         /* horizontal error radius */
   double border_m;        /* distance to the nearest other-country border; < 0 unknown */
+  double altitude_m;      /* above mean sea level; NAN unknown */
+  double speed_mps;       /* over ground; NAN unknown */
+  guint32 flags;          /* RlGpsInfoFlags */
 } RlGpsInfo;
+
+typedef enum {
+  /* The fix jumped further from the last trusted one than any vehicle could
+   * have moved (set by the evidence set, see rl_evidence_set_set_gps_limits):
+   * it confirms a country other witnesses decide, never decides itself. */
+  RL_GPS_INFO_UNTRUSTED = 1 << 0,
+} RlGpsInfoFlags;
 
 typedef struct {
   RlSourceKind kind;

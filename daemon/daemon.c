@@ -527,6 +527,7 @@ rl_daemon_new (const RlDaemonOptions *options, GError **error)
   self->regulatory = daemon_load_regulatory (self->config);
   /* One cap for every kind, sized for the beacons, the only kind with many keys. */
   self->evidence = rl_evidence_set_new (MAX (self->config->beacons_max_bss, RL_MIN_ITEMS_PER_KIND));
+  rl_evidence_set_set_gps_limits (self->evidence, self->config->gps_best_fix_window_s, self->config->gps_max_speed_kmh);
   if (options->replay != NULL && options->replay[0] != NULL)
     {
       self->feed = rl_replay_feed_load (options->replay, self->config, self->regulatory, error);

@@ -64,7 +64,7 @@ read_point (Reader *r, xmlNode *pt)
 {
   RlGpsFix fix;
   gboolean have_lat, have_lon, have_time = FALSE, no_fix = FALSE;
-  double lat = 0, lon = 0;
+  double lat = 0, lon = 0, pdop = NAN;
 
   r->stats->records++;
   rl_gps_fix_init (&fix);
@@ -107,6 +107,29 @@ read_point (Reader *r, xmlNode *pt)
           if (parse_double (text, &v) && v >= 0)
             fix.hdop = v;
         }
+      else if (name_is (c, "pdop"))
+        {
+          /* HDOP ≤ PDOP: an upper bound when HDOP is missing */
+          double v;
+          text = node_text (c);
+          if (parse_double (text, &v) && v >= 0)
+            pdop = v;
+        }
+      else if (name_is (c, "ele"))
+        {
+          double v;
+          text = node_text (c);
+          if (parse_double (text, &v) && fabs (v) < 1e6)
+            fix.altitude_m = v;
+        }
+      else if (name_is (c, "speed"))
+        {
+          /* GPX 1.0 <speed>, metres per second */
+          double v;
+          text = node_text (c);
+          if (parse_double (text, &v) && v >= 0 && v < 1e6)
+            fix.speed_mps = v;
+        }
       else if (name_is (c, "fix"))
         {
           /* GPX <fix>: none | 2d | 3d | dgps | pps */
@@ -116,6 +139,16 @@ read_point (Reader *r, xmlNode *pt)
           else if (g_strcmp0 (text, "3d") == 0)
             fix.mode = 3;
         }
+    }
+  if (no_fix && have_time)
+    {
+      /* <fix>none</fix> at a time: the receiver lost its fix then */
+      gint64 t = fix.time;
+      rl_gps_fix_init_lost (&fix, t, 0, RL_GPS_FIX_HAS_DATE);
+      g_array_append_val (r->fixes, fix);
+      r->stats->fixes++;
+      r->stats->fix_lost++;
+      return;
     }
   if (no_fix)
     {
@@ -127,6 +160,8 @@ read_point (Reader *r, xmlNode *pt)
       r->stats->rejected[RL_GPS_REJECT_NO_TIME]++;
       return;
     }
+  if (isnan (fix.hdop) && !isnan (pdop))
+    fix.hdop = pdop;
   fix.flags = RL_GPS_FIX_HAS_DATE;
   fix.lat = lat;
   fix.lon = lon;
@@ -155,12 +190,44 @@ walk (Reader *r, xmlNode *node, guint depth)
     }
 }
 
+/* Points further apart in time than this say nothing about the speed. */
+#define SPEED_MAX_GAP_US (60 * G_USEC_PER_SEC)
+
+/* Great-circle metres (haversine): points a second apart or a minute apart. */
+static double
+distance_m (double lat1, double lon1, double lat2, double lon2)
+{
+  const double rad = G_PI / 180;
+  double dlat = (lat2 - lat1) * rad, dlon = (lon2 - lon1) * rad;
+  double a = sin (dlat / 2) * sin (dlat / 2) + cos (lat1 * rad) * cos (lat2 * rad) * sin (dlon / 2) * sin (dlon / 2);
+  return 2 * 6371008.8 * asin (sqrt (MIN (1.0, a)));
+}
+
+/* Most GPX 1.1 tracks carry no speed: the distance from the point before
+ * over the time between them gives it. */
+static void
+derive_speeds (GArray *fixes, guint first)
+{
+  for (guint i = first + 1; i < fixes->len; i++)
+    {
+      RlGpsFix *f = &g_array_index (fixes, RlGpsFix, i);
+      const RlGpsFix *prev = &g_array_index (fixes, RlGpsFix, i - 1);
+      gint64 dt = f->time - prev->time;
+
+      if (!isnan (f->speed_mps) || rl_gps_fix_is_lost (f) || rl_gps_fix_is_lost (prev) ||
+          dt <= 0 || dt > SPEED_MAX_GAP_US)
+        continue;
+      f->speed_mps = distance_m (prev->lat, prev->lon, f->lat, f->lon) / ((double) dt / G_USEC_PER_SEC);
+    }
+}
+
 gboolean
 rl_gpx_parse (const char *data, gsize len, GArray *fixes, RlGpsParseStats *stats, GError **error)
 {
   xmlDoc *doc;
   xmlNode *root;
   Reader r = { fixes, stats, NULL };
+  guint first = fixes->len;
 
   memset (stats, 0, sizeof *stats);
   if (len > G_MAXINT)
@@ -189,6 +256,7 @@ rl_gpx_parse (const char *data, gsize len, GArray *fixes, RlGpsParseStats *stats
     }
   r.utc = g_time_zone_new_utc ();
   walk (&r, root->children, 0);
+  derive_speeds (fixes, first);
   g_time_zone_unref (r.utc);
   xmlFreeDoc (doc);
   stats->date_source = stats->fixes > 0 ? RL_GPS_DATE_FROM_FILE : RL_GPS_DATE_NONE;

@@ -157,6 +157,13 @@ rl_replay_load_gps_data (RlReplay *replay, const char *name, const char *data, g
       RlEvidence ev;
       gboolean assumed;
 
+      if (rl_gps_fix_is_lost (fix))
+        {
+          /* the receiver said it lost its fix: its last position stops counting now */
+          rl_replay_add_withdraw (replay, rl_gps_fix_absolute_time (fix, base), "gps");
+          continue;
+        }
+
       if (!rl_gps_evidence_from_fix_cached (params, &cache, fix, rl_gps_fix_absolute_time (fix, base), &ev))
         {
           outside++;
@@ -164,7 +171,7 @@ rl_replay_load_gps_data (RlReplay *replay, const char *name, const char *data, g
         }
       /* Still pushed: a newer fix replaces the older one even when it is too
        * coarse to be a witness; the policy judges the radius. */
-      if (rl_gps_fix_error_m (fix, params->uere_m, &assumed) > max_error_m)
+      if (rl_gps_fix_error_m (fix, params->uere_m, params->unknown_error_m, &assumed) > max_error_m)
         inaccurate++;
       else
         used++;
@@ -172,6 +179,8 @@ rl_replay_load_gps_data (RlReplay *replay, const char *name, const char *data, g
     }
 
   count_stats (replay, format, &stats);
+  if (stats.fix_lost > 0)
+    rl_replay_count (replay, "gps.fix_lost", stats.fix_lost);
   rl_replay_count (replay, "gps.fixes_used", used);
   if (inaccurate > 0)
     rl_replay_count (replay, "gps.fixes_too_inaccurate", inaccurate);

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "core/evidence-set.h"
+#include "core/contradiction.h"
 
 typedef enum { EV_PUT, EV_WITHDRAW, EV_WITHDRAW_KIND, EV_RESUME, EV_TICK } EventType;
 
@@ -37,6 +38,9 @@ struct RlReplay {
   gint64 gap_threshold;
   guint n_gaps;
   gint64 longest_gap;
+  /* GPS freshness rules of the evidence set (as the daemon's) */
+  guint gps_best_window_s;
+  double gps_max_speed_kmh;
 };
 
 RlReplay *
@@ -47,6 +51,8 @@ rl_replay_new (const RlConfig *config, const RlRegulatory *regulatory)
   r->params = config->policy;
   r->regulatory = regulatory;
   r->max_beacons = config->beacons_max_bss;
+  r->gps_best_window_s = config->gps_best_fix_window_s;
+  r->gps_max_speed_kmh = config->gps_max_speed_kmh;
   r->events = g_array_new (FALSE, FALSE, sizeof (Event));
   r->items = g_array_new (FALSE, FALSE, sizeof (RlEvidence));
   r->timeline = g_array_new (FALSE, TRUE, sizeof (RlTimelineEntry));
@@ -179,7 +185,8 @@ same_vote (const RlPolicyParams *p, const RlEvidence *old, const RlEvidence *new
       memcmp (old->countries, new->countries, sizeof (RlCountry) * new->n_countries) != 0)
     return FALSE;
   if (new->kind == RL_SOURCE_GPS)
-    return (old->gps.error_m <= p->gps_max_error_m) == (new->gps.error_m <= p->gps_max_error_m);
+    return (old->gps.error_m <= p->gps_max_error_m) == (new->gps.error_m <= p->gps_max_error_m) &&
+           old->gps.flags == new->gps.flags && rl_gps_is_airborne (p, old) == rl_gps_is_airborne (p, new);
   if (new->kind == RL_SOURCE_BEACON)
     return memcmp (old->beacon.bssid, new->beacon.bssid, 6) == 0 && strcmp (old->beacon.ssid, new->beacon.ssid) == 0;
   return TRUE;
@@ -195,6 +202,24 @@ find_item (RlEvidenceSet *set, const char *key)
     if (strcmp (items[i].key, key) == 0)
       return &items[i];
   return NULL;
+}
+
+/* Puts @item; TRUE when the vote may have changed.  The set may keep a
+ * GPS fix out or mark it untrusted (rl_evidence_set_set_gps_limits), so
+ * what is stored afterwards is compared, not what was offered. */
+static gboolean
+put_item (RlReplay *r, RlEvidenceSet *set, const RlEvidence *item)
+{
+  const RlEvidence *old = find_item (set, item->key), *now;
+  RlEvidence before;
+
+  if (old == NULL)
+    return rl_evidence_set_put (set, item);
+  before = *old;
+  if (!rl_evidence_set_put (set, item))
+    return FALSE;
+  now = find_item (set, item->key);
+  return now == NULL || !same_vote (&r->params, &before, now);
 }
 
 static void
@@ -263,6 +288,8 @@ rl_replay_run (RlReplay *r, gboolean settle)
 {
   g_autoptr (RlEvidenceSet) set = rl_evidence_set_new (r->max_beacons);
   Event *ev;
+
+  rl_evidence_set_set_gps_limits (set, r->gps_best_window_s, r->gps_max_speed_kmh);
   guint n, i = 0;
   gboolean dirty = FALSE;
 
@@ -311,12 +338,7 @@ rl_replay_run (RlReplay *r, gboolean settle)
             {
             case EV_PUT:
               item = &g_array_index (r->items, RlEvidence, ev[i].item);
-              {
-                const RlEvidence *old = find_item (set, item->key);
-                if (old == NULL || !same_vote (&r->params, old, item))
-                  dirty = TRUE;
-              }
-              rl_evidence_set_put (set, item);
+              dirty |= put_item (r, set, item);
               break;
             case EV_WITHDRAW:
               dirty |= rl_evidence_set_remove (set, ev[i].key);
