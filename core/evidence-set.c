@@ -257,6 +257,26 @@ rl_evidence_set_expire (RlEvidenceSet *set, gint64 now)
   return remove_matching (set, match_expired, &now);
 }
 
+typedef struct {
+  gint64 since;
+  guint bands;
+} Unheard;
+
+static gboolean
+match_unheard (const RlEvidence *ev, gconstpointer data)
+{
+  const Unheard *u = data;
+  return ev->kind == RL_SOURCE_BEACON && ev->observed_at < u->since &&
+         rl_band_covered (u->bands, rl_band_from_freq (ev->beacon.freq_mhz));
+}
+
+guint
+rl_evidence_set_drop_unheard (RlEvidenceSet *set, gint64 since, guint bands)
+{
+  Unheard u = { since, bands };
+  return remove_matching (set, match_unheard, &u);
+}
+
 guint
 rl_evidence_set_drop_observed_before (RlEvidenceSet *set, gint64 time)
 {

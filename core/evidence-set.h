@@ -39,6 +39,10 @@ gboolean rl_evidence_set_remove (RlEvidenceSet *set, const char *key);
 guint rl_evidence_set_remove_kind (RlEvidenceSet *set, RlSourceKind kind);
 /* Drops items that have expired at @now; returns how many. */
 guint rl_evidence_set_expire (RlEvidenceSet *set, gint64 now);
+/* A scan covering @bands (RlBand mask, or RL_BANDS_ANY) that began at
+ * @since did not hear the beacons observed before @since on those bands:
+ * they are gone.  Returns how many were dropped. */
+guint rl_evidence_set_drop_unheard (RlEvidenceSet *set, gint64 since, guint bands);
 /* After resume: drops GPS and beacon observations made before @time. */
 guint rl_evidence_set_drop_observed_before (RlEvidenceSet *set, gint64 time);
 const RlEvidence *rl_evidence_set_items (const RlEvidenceSet *set, gsize *n_items);

@@ -9,7 +9,7 @@
 #include "core/evidence-set.h"
 #include "core/contradiction.h"
 
-typedef enum { EV_PUT, EV_WITHDRAW, EV_WITHDRAW_KIND, EV_RESUME, EV_TICK } EventType;
+typedef enum { EV_PUT, EV_WITHDRAW, EV_WITHDRAW_KIND, EV_RESUME, EV_TICK, EV_SCAN } EventType;
 
 typedef struct {
   gint64 time;
@@ -19,6 +19,8 @@ typedef struct {
   guint item;         /* EV_PUT: index into items */
   char *key;          /* EV_WITHDRAW */
   gboolean at_start;
+  gint64 since;       /* EV_SCAN: when the scan began */
+  guint bands;        /* EV_SCAN: RlBand mask */
 } Event;
 
 struct RlReplay {
@@ -123,6 +125,13 @@ void
 rl_replay_add_resume (RlReplay *r, gint64 time)
 {
   Event e = { .time = time, .type = EV_RESUME };
+  push (r, &e);
+}
+
+void
+rl_replay_add_scan (RlReplay *r, gint64 since, gint64 time, guint bands)
+{
+  Event e = { .time = time, .type = EV_SCAN, .since = MIN (since, time), .bands = bands };
   push (r, &e);
 }
 
@@ -352,6 +361,9 @@ rl_replay_run (RlReplay *r, gboolean settle)
               break;
             case EV_TICK:
               dirty = TRUE;
+              break;
+            case EV_SCAN:
+              dirty |= rl_evidence_set_drop_unheard (set, ev[i].since, ev[i].bands) > 0;
               break;
             }
         }
@@ -705,10 +717,73 @@ rl_replay_format (const RlReplay *r, const char *format, GError **error)
   return NULL;
 }
 
+typedef struct {
+  gint64 observed_at;
+  RlBand band;
+} Heard;
+
+static int
+cmp_key_ptr (gconstpointer a, gconstpointer b)
+{
+  return strcmp (*(const char *const *) a, *(const char *const *) b);
+}
+
+/* For the event stream, a scan becomes the withdrawals it makes: the
+ * beacons put before it on a covered band and not heard since it began
+ * (rl_evidence_set_drop_unheard on what the stream has put so far). */
+static void
+expand_scan (GHashTable *heard, const Event *e, RlReplayEventFunc func, gpointer user_data)
+{
+  g_autoptr (GPtrArray) gone = g_ptr_array_new_with_free_func (g_free);
+  GHashTableIter it;
+  gpointer key, value;
+
+  g_hash_table_iter_init (&it, heard);
+  while (g_hash_table_iter_next (&it, &key, &value))
+    {
+      const Heard *h = value;
+      if (h->observed_at < e->since && rl_band_covered (e->bands, h->band))
+        {
+          g_ptr_array_add (gone, g_strdup (key));
+          g_hash_table_iter_remove (&it);
+        }
+    }
+  g_ptr_array_sort (gone, cmp_key_ptr);
+  for (guint i = 0; i < gone->len; i++)
+    func (RL_REPLAY_EVENT_WITHDRAW, e->time, NULL, gone->pdata[i], RL_SOURCE_BEACON, user_data);
+}
+
+static void
+track_heard (GHashTable *heard, const Event *e, const RlEvidence *item)
+{
+  switch (e->type)
+    {
+    case EV_PUT:
+      if (item->kind == RL_SOURCE_BEACON)
+        {
+          Heard *h = g_new (Heard, 1);
+          h->observed_at = item->observed_at;
+          h->band = rl_band_from_freq (item->beacon.freq_mhz);
+          g_hash_table_insert (heard, g_strdup (item->key), h);
+        }
+      break;
+    case EV_WITHDRAW:
+      g_hash_table_remove (heard, e->key);
+      break;
+    case EV_WITHDRAW_KIND:
+      if (e->kind == RL_SOURCE_BEACON)
+        g_hash_table_remove_all (heard);
+      break;
+    default:
+      break;
+    }
+}
+
 void
 rl_replay_foreach_event (const RlReplay *r, RlReplayEventFunc func, gpointer user_data)
 {
   g_autoptr (GArray) sorted = g_array_copy (r->events);
+  g_autoptr (GHashTable) heard = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
   gint64 first = RL_NEVER;
   Event *ev = (Event *) (gpointer) sorted->data;
 
@@ -731,12 +806,18 @@ rl_replay_foreach_event (const RlReplay *r, RlReplayEventFunc func, gpointer use
       };
       RlEvidence item;
 
+      if (ev[k].type == EV_SCAN)
+        {
+          expand_scan (heard, &ev[k], func, user_data);
+          continue;
+        }
       if (ev[k].type == EV_PUT)
         {
           item = g_array_index (r->items, RlEvidence, ev[k].item);
           if (ev[k].at_start)
             item.observed_at = ev[k].time;
         }
+      track_heard (heard, &ev[k], &item);
       func (types[ev[k].type], ev[k].time, ev[k].type == EV_PUT ? &item : NULL, ev[k].key,
             ev[k].kind, user_data);
     }
