@@ -46,6 +46,7 @@ static const KeyDef keys[] = {
   { { "policy", "max_age_beacons", "uint", "900", "Seconds an access point counts after it was last seen (0: forever)" }, T_UINT, AGE (RL_SOURCE_BEACON), 0, 31536000 },
   { { "policy", "max_age_timezone", "uint", "0", "Seconds the timezone counts after it was read (0: forever)" }, T_UINT, AGE (RL_SOURCE_TIMEZONE), 0, 31536000 },
   { { "policy", "max_age_override", "uint", "0", "Seconds an override lasts (0: until cleared)" }, T_UINT, AGE (RL_SOURCE_OVERRIDE), 0, 31536000 },
+  { { "policy", "resume_wait", "uint", "120", "Seconds a new decision after a resume waits at most for each kind of source that delivered before the sleep to report again (0: no wait)" }, T_UINT, OFF (resume_wait_s), 0, 3600 },
 
   { { "gps", "enabled", "bool", "true", "Use gpsd fixes" }, T_BOOL, OFF (gps_enabled), 0, 0 },
   { { "gps", "host", "string", "localhost", "gpsd host" }, T_STRING, OFF (gps_host), 0, 0 },

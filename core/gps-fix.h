@@ -16,11 +16,14 @@ typedef enum {
   /* The date was carried over from another sentence of the log (RMC before
    * or after), not read from this epoch. */
   RL_GPS_FIX_DATE_INFERRED = 1 << 1,
+  /* Readers in file-order mode only (a replay of a log whose clock is
+   * broken): the record had no time at all; @time means nothing. */
+  RL_GPS_FIX_NO_TIME = 1 << 2,
   /* Not a position: the receiver said at @time that it has no fix any more
    * (gpsd TPV mode < 2, NMEA RMC status V, GGA quality 0).  lat/lon are NAN
    * and mode is 1; consumers withdraw the GPS item instead of letting an
    * old fix age out. */
-  RL_GPS_FIX_LOST = 1 << 2,
+  RL_GPS_FIX_LOST = 1 << 3,
 } RlGpsFixFlags;
 
 typedef struct {
@@ -32,8 +35,8 @@ typedef struct {
   double eph;         /* horizontal error estimate, m; NAN unknown */
   double epx, epy;    /* longitude / latitude error, m; NAN unknown */
   double hdop;        /* NAN unknown */
-  double altitude_m;  /* above mean sea level (GGA, TPV altMSL/alt, GPX ele); NAN unknown */
-  double speed_mps;   /* over ground (RMC/VTG knots, TPV speed, GPX); NAN unknown */
+  double altitude_m;  /* metres above mean sea level; NAN unknown */
+  double speed_mps;   /* speed over ground, m/s; NAN unknown */
 } RlGpsFix;
 
 void rl_gps_fix_init (RlGpsFix *fix);

@@ -36,7 +36,14 @@ static struct {
 
 static void on_changed (RlDaemon *d, RlDaemonChanges changes, RlCountry old, gpointer data) { if (bus_.bus) rl_bus_update (bus_.bus, changes, old); }
 static gboolean on_quit (gpointer data) { g_main_loop_quit (loop); return G_SOURCE_CONTINUE; }
-static gboolean on_hup (gpointer data) { rl_daemon_reload (daemon_, NULL); return G_SOURCE_CONTINUE; }
+static gboolean
+on_hup (gpointer data)
+{
+  /* A SIGHUP while starting has nothing to reload: the config is being read. */
+  if (daemon_ != NULL)
+    rl_daemon_reload (daemon_, NULL);
+  return G_SOURCE_CONTINUE;
+}
 static void on_sleep (gboolean sleeping, gpointer data) { rl_daemon_prepare_for_sleep (daemon_, sleeping); }
 
 static void bus_attach (GDBusConnection *connection);
@@ -199,6 +206,9 @@ main (int argc, char **argv)
   g_autoptr(GOptionContext) ctx = g_option_context_new ("- the Wi-Fi regulatory country daemon");
   g_autoptr(GError) error = NULL;
 
+  /* Until the handler below is in place (config, regulatory.db and a replay
+   * can take seconds to load), a reload request must not end the daemon. */
+  signal (SIGHUP, SIG_IGN);
   setlocale (LC_ALL, "");
   /* A peer that hangs up (gpsd, a bus client) must give an EPIPE to the
    * code that wrote, never end the daemon. */
@@ -217,6 +227,12 @@ main (int argc, char **argv)
       g_printerr ("reglocd: error: %s\n", error->message);
       return 1;
     }
+  /* GLib's signal sources run on its worker thread: after the privilege
+   * drop, before anything slow. */
+  loop = g_main_loop_new (NULL, FALSE);
+  g_unix_signal_add (SIGTERM, on_quit, NULL);
+  g_unix_signal_add (SIGINT, on_quit, NULL);
+  g_unix_signal_add (SIGHUP, on_hup, NULL);
   if (config == NULL)
     config = rl_daemon_find_config ();
   if (session_bus)
@@ -228,11 +244,7 @@ main (int argc, char **argv)
       g_printerr ("reglocd: error: %s\n", error->message);
       return 1;
     }
-  loop = g_main_loop_new (NULL, FALSE);
   rl_daemon_set_listener (daemon_, on_changed, NULL);
-  g_unix_signal_add (SIGTERM, on_quit, NULL);
-  g_unix_signal_add (SIGINT, on_quit, NULL);
-  g_unix_signal_add (SIGHUP, on_hup, NULL);
   rl_daemon_start (daemon_);
   if (!no_bus && !bus_start (session_bus ? G_BUS_TYPE_SESSION : G_BUS_TYPE_SYSTEM, replace, &error))
     {

@@ -1,4 +1,5 @@
 #include "readers/scanlog.h"
+#include "readers/json-depth.h"
 
 #include <math.h>
 #include <string.h>
@@ -91,6 +92,8 @@ rl_scanlog_parse (const char *line, gssize len, RlScanLogEntry *out, GError **er
   JsonNode *n;
 
   memset (out, 0, sizeof *out);
+  if (!rl_json_depth_ok (line, len < 0 ? strlen (line) : (gsize) len, RL_JSON_MAX_DEPTH))
+    return fail (error, RL_SCANLOG_ERROR_NOT_JSON, "not JSON: nested deeper than a scan log line can be");
   if (!json_parser_load_from_data (parser, line, len, &local))
     {
       g_set_error (error, RL_SCANLOG_ERROR, RL_SCANLOG_ERROR_NOT_JSON, "not JSON: %s", local->message);

@@ -4,14 +4,16 @@
 #include <stdio.h>
 #include <string.h>
 #include <gio/gio.h>
+#include "core/engine.h"
 #include "readers/country-ie.h"
 #include "readers/nl80211-scan.h"
 #include "readers/pcap-scans.h"
 #include "readers/scanlog.h"
 
 /* An AP beacons ten times a second: in a capture, one evidence item per
- * BSS every few seconds says the same, and the expiry moves by at most this. */
-#define RL_SCANS_REPEAT_US (5 * G_USEC_PER_SEC)
+ * BSS every few seconds says the same, and the expiry moves by at most
+ * this.  The same window as the live BSS table (core/engine.h). */
+#define RL_SCANS_REPEAT_US RL_BEACON_REPEAT_US
 
 /* A scan log holds the BSSs each scan heard, stamped with when each was
  * heard: one scan's lines lie within seconds of each other (a passive scan

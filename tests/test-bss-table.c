@@ -73,14 +73,17 @@ test_observe (void)
   a.seen_ms_ago = 2100;
   g_assert_false (rl_bss_table_observe (t, &a, T0 + 2 * SEC, &seen));
   g_assert_cmpuint (f.puts, ==, 1);
-  /* heard again */
+  /* heard again, but within RL_BEACON_REPEAT_US: the same observation */
   a.seen_ms_ago = 50;
-  g_assert_true (rl_bss_table_observe (t, &a, T0 + 2 * SEC, &seen));
+  g_assert_false (rl_bss_table_observe (t, &a, T0 + 2 * SEC, &seen));
+  g_assert_cmpuint (f.puts, ==, 1);
+  /* heard again later */
+  g_assert_true (rl_bss_table_observe (t, &a, T0 + 6 * SEC, &seen));
   g_assert_cmpuint (f.puts, ==, 2);
 
   /* the AP drops its Country element: what it said no longer stands */
   RlScanBss quiet = bss (1, 10, FALSE);
-  g_assert_true (rl_bss_table_observe (t, &quiet, T0 + 5 * SEC, &seen));
+  g_assert_true (rl_bss_table_observe (t, &quiet, T0 + 12 * SEC, &seen));
   g_assert_cmpuint (f.withdraws, ==, 1);
   g_assert_cmpuint (g_hash_table_size (f.items), ==, 0);
   g_assert_cmpuint (rl_bss_table_n_with_country (t), ==, 0);
@@ -88,7 +91,7 @@ test_observe (void)
 
   /* a cached entry older than max_age is not evidence */
   RlScanBss stale = bss (2, 61000, TRUE);
-  g_assert_false (rl_bss_table_observe (t, &stale, T0 + 5 * SEC, &seen));
+  g_assert_false (rl_bss_table_observe (t, &stale, T0 + 12 * SEC, &seen));
   g_assert_cmpuint (rl_bss_table_size (t), ==, 1);
   rl_bss_table_free (t);
   g_hash_table_unref (f.items);

@@ -270,13 +270,13 @@ test_flood_one_operator (void)
 /* Found by fuzz-scenario: an ssid= with bytes that are not UTF-8 went into
  * the evidence text and the explanation, and the JSON report was no longer
  * JSON.  SSIDs are shown as the beacon source shows them: printable ASCII,
- * '?' for anything else, at most 32 bytes. */
+ * '?' for anything else; more than the 32 bytes of a beacon is an error. */
 static void
 test_scenario_ssid_bytes (void)
 {
   static const char text[] =
     "at 0 beacon 3c:84:6a:01:00:01 DE ssid=Tele\xef\xef\xef\xef-\xff\n"
-    "at 0 beacon 00:1f:3f:02:00:02 DE ssid=Caf\xc3\xa9-0123456789012345678901234567890\n";
+    "at 0 beacon 00:1f:3f:02:00:02 DE ssid=Caf\xc3\xa9-01234567890123456789012345\n";
   g_autoptr (RlConfig) config = rl_config_new_default ();
   RlScenarioContext ctx = { config, tzmap, NULL, NULL };
   g_autoptr (RlReplay) replay = rl_replay_new (config, regulatory);
@@ -293,6 +293,14 @@ test_scenario_ssid_bytes (void)
   g_assert_nonnull (strstr (json, "'Tele\?\?\?\?-\?'"));
   /* ('\?' keeps "??-" from being read as a trigraph) 32 bytes: the two bytes of the e-acute are two '?', nothing is split */
   g_assert_nonnull (strstr (json, "'Caf\?\?-01234567890123456789012345'"));
+
+  /* longer than a beacon can carry: refused, never cut (a cut SSID once
+   * merged two networks) */
+  g_autoptr (RlReplay) replay2 = rl_replay_new (config, regulatory);
+  g_assert_false (rl_scenario_parse ("at 0 beacon 00:1f:3f:02:00:02 DE ssid=Caf\xc3\xa9-012345678901234567890123456\n",
+                                     "ssid.scn", &ctx, replay2, expects, &settle, &error));
+  g_assert_error (error, RL_SCENARIO_ERROR, 0);
+  g_assert_nonnull (strstr (error->message, "ssid.scn:1: beacon: ssid is 33 bytes"));
 }
 
 int

@@ -1,10 +1,12 @@
 #include "daemon/sources/bss-table.h"
+#include "core/engine.h"
 
 #include <string.h>
 
 /* A BSS is a new observation only when its last-seen time moved by more
- * than this; every dump repeats the kernel's cached entries. */
-#define RL_BSS_SAME_FRAME_US (500 * G_GINT64_CONSTANT (1000))
+ * than this; every dump repeats the kernel's cached entries.  The same
+ * window as the replay of captures (core/engine.h). */
+#define RL_BSS_SAME_FRAME_US RL_BEACON_REPEAT_US
 
 /* Entries are grouped by rl_bssid_eviction_group (OUI, or "locally
  * administered"); each group keeps its entries least recently heard first,
