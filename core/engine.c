@@ -2,6 +2,7 @@
 #include "core/engine.h"
 
 #include <string.h>
+#include "core/enum-names.h"
 
 struct RlEngine {
   RlPolicyParams params;
@@ -300,7 +301,10 @@ rl_engine_n_decisions (const RlEngine *e)
 const char *
 rl_event_type_to_string (RlEventType type)
 {
-  static const char *const names[] = { "evidence", "withdraw", "withdraw-kind", "resume", "tick" };
+  static const char *const names[] = {
+    [RL_EVENT_EVIDENCE] = "evidence", [RL_EVENT_WITHDRAW] = "withdraw", [RL_EVENT_WITHDRAW_KIND] = "withdraw-kind",
+    [RL_EVENT_RESUME] = "resume", [RL_EVENT_TICK] = "tick",
+  };
 
-  return (guint) type < G_N_ELEMENTS (names) ? names[type] : "unknown";
+  return RL_ENUM_NAME (names, type, "unknown");
 }
