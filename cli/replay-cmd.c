@@ -13,6 +13,7 @@
 #include "replay/replay.h"
 #include "replay/replay-gps.h"
 #include "replay/replay-scans.h"
+#include "replay/report.h"
 #include "replay/scenario.h"
 #include "geo/tzmap.h"
 #include "geo/boundary.h"
@@ -152,9 +153,13 @@ rl_cmd_replay (int argc, char **argv)
         rl_replay_note (replay, "timezone %s names no country: not used", o.timezone);
     }
 
+  /* text and CSV rows go out as the run decides; JSON at the end */
+  g_autoptr (RlReportWriter) writer = rl_report_writer_new (o.format, stdout, &error);
+  if (writer == NULL)
+    return die (RL_EXIT_USAGE, "%s", error->message);
+  rl_report_writer_attach (writer, replay);
   rl_replay_run (replay, settle);
-  g_autofree char *out = rl_replay_format (replay, o.format, &error);
-  fputs (out, stdout);
+  rl_report_writer_finish (writer, replay);
   if (o.check)
     {
       g_autoptr (GString) report = g_string_new (NULL);

@@ -16,6 +16,9 @@ typedef enum {
   /* The date was carried over from another sentence of the log (RMC before
    * or after), not read from this epoch. */
   RL_GPS_FIX_DATE_INFERRED = 1 << 1,
+  /* Readers in file-order mode only (a replay of a log whose clock is
+   * broken): the record had no time at all; @time means nothing. */
+  RL_GPS_FIX_NO_TIME = 1 << 2,
 } RlGpsFixFlags;
 
 typedef struct {
@@ -27,8 +30,8 @@ typedef struct {
   double eph;         /* horizontal error estimate, m; NAN unknown */
   double epx, epy;    /* longitude / latitude error, m; NAN unknown */
   double hdop;        /* NAN unknown */
-  double altitude_m;  /* metres above mean sea level; NAN unknown */
-  double speed_mps;   /* speed over ground, m/s; NAN unknown */
+  double altitude_m;  /* above mean sea level (GGA, TPV altMSL/alt, GPX ele); NAN unknown */
+  double speed_mps;   /* over ground (RMC/VTG knots, TPV speed, GPX); NAN unknown */
 } RlGpsFix;
 
 void rl_gps_fix_init (RlGpsFix *fix);

@@ -129,93 +129,181 @@ tpv_to_gps_data (JsonObject *obj, struct gps_data_t *gd)
     gd->fix.epy = NAN;
 }
 
-void
-rl_gpsd_json_parse (const char *data, gsize len, GArray *fixes, RlGpsParseStats *stats)
-{
+struct RlGpsdJsonReader {
+  const char *data;
+  gsize len, pos;
   /* struct gps_data_t is large (skyview tables): keep it off the stack. */
-  g_autofree struct gps_data_t *gd = g_new0 (struct gps_data_t, 1);
-  g_autoptr (JsonParser) parser = json_parser_new_immutable ();
-  gboolean have_last = FALSE;
-  gint64 last_time = 0;
-  gsize pos = 0;
+  struct gps_data_t *gd;
+  JsonParser *parser;
+  gboolean have_last;
+  gint64 last_time;
+  RlGpsParseStats stats;
+  gboolean file_order;
+};
 
-  g_return_if_fail (data != NULL || len == 0);
-  memset (stats, 0, sizeof *stats);
+RlGpsdJsonReader *
+rl_gpsd_json_reader_new (const char *data, gsize len)
+{
+  RlGpsdJsonReader *r;
 
-  while (pos < len)
+  g_return_val_if_fail (data != NULL || len == 0, NULL);
+  r = g_new0 (RlGpsdJsonReader, 1);
+  r->data = data;
+  r->len = len;
+  r->gd = g_new0 (struct gps_data_t, 1);
+  r->parser = json_parser_new_immutable ();
+  return r;
+}
+
+RlGpsdJsonReader *
+rl_gpsd_json_reader_new_in_file_order (const char *data, gsize len)
+{
+  RlGpsdJsonReader *r = rl_gpsd_json_reader_new (data, len);
+
+  r->file_order = TRUE;
+  return r;
+}
+
+/* File order: a report stamped before 1970 still gives its position, the
+ * time passed on as it is (negative) for the caller to judge. */
+static gboolean
+fix_before_epoch (RlGpsdJsonReader *r, RlGpsFix *fix)
+{
+  struct timespec t = r->gd->fix.time;
+  RlGpsReject why;
+  gboolean ok;
+
+  if (!(r->gd->set & TIME_SET) || t.tv_sec > 0)
+    return FALSE;
+  r->gd->fix.time.tv_sec = 1;
+  ok = rl_gps_fix_from_gps_data (r->gd, fix, &why);
+  r->gd->fix.time = t;
+  if (ok)
+    fix->time = (gint64) t.tv_sec * G_USEC_PER_SEC + t.tv_nsec / 1000;
+  return ok;
+}
+
+void
+rl_gpsd_json_reader_free (RlGpsdJsonReader *r)
+{
+  if (r == NULL)
+    return;
+  g_object_unref (r->parser);
+  g_free (r->gd);
+  g_free (r);
+}
+
+/* One line: TRUE when it gave @fix. */
+static gboolean
+read_line (RlGpsdJsonReader *r, const char *start, gsize n, RlGpsFix *fix)
+{
+  RlGpsParseStats *stats = &r->stats;
+  RlGpsReject why;
+  JsonObject *obj;
+  const char *cls;
+  double hdop;
+
+  stats->records++;
+  if (start[0] != '{' || n > MAX_LINE || memchr (start, '\0', n) != NULL)
     {
-      const char *start = data + pos;
-      const char *nl = memchr (start, '\n', len - pos);
-      gsize n = nl ? (gsize) (nl - start) : len - pos;
-      RlGpsFix fix;
-      RlGpsReject why;
-      JsonObject *obj;
-      const char *cls;
-      double hdop;
+      stats->rejected[RL_GPS_REJECT_MALFORMED]++;
+      return FALSE;
+    }
+  if (start[n - 1] != '}')
+    {
+      stats->rejected[RL_GPS_REJECT_TRUNCATED]++;
+      return FALSE;
+    }
+  if (!rl_json_depth_ok (start, n, RL_JSON_MAX_DEPTH) ||
+      !json_parser_load_from_data (r->parser, start, (gssize) n, NULL) ||
+      !JSON_NODE_HOLDS_OBJECT (json_parser_get_root (r->parser)))
+    {
+      stats->rejected[RL_GPS_REJECT_MALFORMED]++;
+      return FALSE;
+    }
+  obj = json_node_get_object (json_parser_get_root (r->parser));
+  cls = member_string (obj, "class");
+  if (cls == NULL)
+    {
+      stats->rejected[RL_GPS_REJECT_MALFORMED]++;
+      return FALSE;
+    }
+  if (strcmp (cls, "SKY") == 0)
+    {
+      /* its HDOP goes with the TPV reports that follow, as in libgps */
+      if (member_double (obj, "hdop", &hdop) && hdop > 0)
+        r->gd->dop.hdop = hdop;
+      stats->ignored++;
+      return FALSE;
+    }
+  if (strcmp (cls, "TPV") != 0)
+    {
+      /* VERSION, DEVICES, WATCH, …: no position */
+      stats->ignored++;
+      return FALSE;
+    }
+  tpv_to_gps_data (obj, r->gd);
+  if (!rl_gps_fix_from_gps_data (r->gd, fix, &why) && !(r->file_order && fix_before_epoch (r, fix)))
+    {
+      stats->rejected[why]++;
+      return FALSE;
+    }
+  if (r->have_last && fix->time <= r->last_time && !r->file_order)
+    {
+      stats->rejected[RL_GPS_REJECT_TIME_BACKWARDS]++;
+      return FALSE;
+    }
+  r->have_last = TRUE;
+  r->last_time = fix->time;
+  stats->fixes++;
+  return TRUE;
+}
 
-      pos += n + (nl ? 1 : 0);
+gboolean
+rl_gpsd_json_reader_next (RlGpsdJsonReader *r, RlGpsFix *fix)
+{
+  while (r->pos < r->len)
+    {
+      const char *start = r->data + r->pos;
+      const char *nl = memchr (start, '\n', r->len - r->pos);
+      gsize n = nl ? (gsize) (nl - start) : r->len - r->pos;
+
+      r->pos += n + (nl ? 1 : 0);
       while (n > 0 && g_ascii_isspace (start[n - 1]))
         n--;
       while (n > 0 && g_ascii_isspace (start[0]))
         start++, n--;
-      if (n == 0)
-        continue;
-      stats->records++;
-      if (start[0] != '{' || n > MAX_LINE || memchr (start, '\0', n) != NULL)
-        {
-          stats->rejected[RL_GPS_REJECT_MALFORMED]++;
-          continue;
-        }
-      if (start[n - 1] != '}')
-        {
-          stats->rejected[RL_GPS_REJECT_TRUNCATED]++;
-          continue;
-        }
-      if (!rl_json_depth_ok (start, n, RL_JSON_MAX_DEPTH) ||
-          !json_parser_load_from_data (parser, start, (gssize) n, NULL) ||
-          !JSON_NODE_HOLDS_OBJECT (json_parser_get_root (parser)))
-        {
-          stats->rejected[RL_GPS_REJECT_MALFORMED]++;
-          continue;
-        }
-      obj = json_node_get_object (json_parser_get_root (parser));
-      cls = member_string (obj, "class");
-      if (cls == NULL)
-        {
-          stats->rejected[RL_GPS_REJECT_MALFORMED]++;
-          continue;
-        }
-      if (strcmp (cls, "SKY") == 0)
-        {
-          /* its HDOP goes with the TPV reports that follow, as in libgps */
-          if (member_double (obj, "hdop", &hdop) && hdop > 0)
-            gd->dop.hdop = hdop;
-          stats->ignored++;
-          continue;
-        }
-      if (strcmp (cls, "TPV") != 0)
-        {
-          /* VERSION, DEVICES, WATCH, …: no position */
-          stats->ignored++;
-          continue;
-        }
-      tpv_to_gps_data (obj, gd);
-      if (!rl_gps_fix_from_gps_data (gd, &fix, &why))
-        {
-          stats->rejected[why]++;
-          continue;
-        }
-      if (have_last && fix.time <= last_time)
-        {
-          stats->rejected[RL_GPS_REJECT_TIME_BACKWARDS]++;
-          continue;
-        }
-      have_last = TRUE;
-      last_time = fix.time;
-      g_array_append_val (fixes, fix);
-      stats->fixes++;
+      if (n > 0 && read_line (r, start, n, fix))
+        return TRUE;
     }
-  stats->date_source = stats->fixes > 0 ? RL_GPS_DATE_FROM_FILE : RL_GPS_DATE_NONE;
+  r->stats.date_source = r->stats.fixes > 0 ? RL_GPS_DATE_FROM_FILE : RL_GPS_DATE_NONE;
+  return FALSE;
+}
+
+gsize
+rl_gpsd_json_reader_offset (const RlGpsdJsonReader *r)
+{
+  return r->pos;
+}
+
+const RlGpsParseStats *
+rl_gpsd_json_reader_stats (const RlGpsdJsonReader *r)
+{
+  return &r->stats;
+}
+
+void
+rl_gpsd_json_parse (const char *data, gsize len, GArray *fixes, RlGpsParseStats *stats)
+{
+  RlGpsdJsonReader *r;
+  RlGpsFix fix;
+
+  g_return_if_fail (data != NULL || len == 0);
+  r = rl_gpsd_json_reader_new (data, len);
+  while (rl_gpsd_json_reader_next (r, &fix))
+    g_array_append_val (fixes, fix);
+  *stats = r->stats;
+  rl_gpsd_json_reader_free (r);
 }
 
 gboolean

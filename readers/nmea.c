@@ -27,12 +27,12 @@ typedef struct {
   double hdop, epx, epy;
   gboolean has_date;
   gint64 date_us;
+  guint types;             /* file order: the position sentences it holds */
 } Epoch;
 
 typedef struct {
   GArray *fixes;
   RlGpsParseStats *stats;
-  guint first;             /* fixes->len when we started */
   Epoch ep;
   gboolean have_last;
   gint64 last_tod;
@@ -41,6 +41,10 @@ typedef struct {
   gint64 anchor;           /* midnight UTC of day 0 */
   char date_cache[6];      /* the last RMC date field and its value */
   gint64 date_cache_us;
+  /* file order (a log whose clock is broken): a repeated sentence type
+   * starts the next epoch, and times are taken as they come */
+  gboolean file_order;
+  guint cur_type;
 } Parser;
 
 typedef enum {
@@ -257,7 +261,7 @@ flush_epoch (Parser *ps)
       return;
     }
 
-  if (ps->have_last)
+  if (ps->have_last && !ps->file_order)
     {
       gint64 last_abs = ps->anchor + (gint64) ps->day * DAY_US + ps->last_tod;
 
@@ -317,13 +321,14 @@ flush_epoch (Parser *ps)
 static Epoch *
 epoch_at (Parser *ps, gint64 tod)
 {
-  if (ps->ep.open && ps->ep.tod != tod)
+  if (ps->ep.open && (ps->ep.tod != tod || (ps->file_order && (ps->ep.types & ps->cur_type))))
     flush_epoch (ps);
   if (!ps->ep.open)
     {
       ps->ep.open = TRUE;
       ps->ep.tod = tod;
     }
+  ps->ep.types |= ps->cur_type;
   return &ps->ep;
 }
 
@@ -552,6 +557,10 @@ dispatch (Parser *ps, const char *s, const Field *fields, guint n_fields)
       return;
     }
   type = fields[0].p + 2;
+  ps->cur_type = 0;
+  for (guint k = 0; k < 5; k++)
+    if (memcmp (type, "GGARMCGNSGLLGST" + 3 * k, 3) == 0)
+      ps->cur_type = 1u << k;
   if (memcmp (type, "GGA", 3) == 0)
     handle_gga (ps, fields, n_fields);
   else if (memcmp (type, "RMC", 3) == 0)
@@ -713,80 +722,200 @@ read_sentence (Parser *ps, const char *data, gsize len, gsize i)
   return i + j + 3;
 }
 
-/* Dates the fixes read before the first RMC from it, and counts how the
- * file's fixes got their dates. */
+/* One step of the scan at @*i: a sentence, a comment line or a noise byte. */
 static void
-finish_dates (Parser *ps)
+scan_step (Parser *ps, const char *data, gsize len, gsize *i, gboolean *line_start)
 {
-  guint own = 0, inferred = 0, none = 0;
+  char c = data[*i];
 
-  for (guint i = ps->first; i < ps->fixes->len; i++)
+  if (c == '$' && looks_like_address (data + *i + 1, len - *i - 1))
     {
-      RlGpsFix *fix = &g_array_index (ps->fixes, RlGpsFix, i);
-      if (fix->flags & RL_GPS_FIX_HAS_DATE)
-        own++;
-      else if (ps->have_anchor)
-        {
-          fix->time = ps->anchor + (gint64) fix->day * DAY_US + fix->time;
-          fix->flags |= RL_GPS_FIX_HAS_DATE | RL_GPS_FIX_DATE_INFERRED;
-          inferred++;
-        }
-      else
-        none++;
+      *i = read_sentence (ps, data, len, *i);
+      *line_start = FALSE;
+      return;
     }
-  if (none > 0 || own + inferred == 0)
-    ps->stats->date_source = RL_GPS_DATE_NONE;
-  else if (inferred > 0)
-    ps->stats->date_source = RL_GPS_DATE_PARTIAL;
+  if (c == '\n')
+    *line_start = TRUE;
+  else if (c == '#' && *line_start)
+    {
+      /* gpsd test logs carry '#' metadata lines */
+      const char *nl = memchr (data + *i, '\n', len - *i);
+      *i = nl ? (gsize) (nl - data) : len;
+      return;
+    }
+  else if (c != '\r' && c != ' ' && c != '\t')
+    {
+      ps->stats->noise_bytes++;
+      *line_start = FALSE;
+    }
+  (*i)++;
+}
+
+static void
+parser_init (Parser *ps, GArray *queue, RlGpsParseStats *stats)
+{
+  memset (stats, 0, sizeof *stats);
+  memset (ps, 0, sizeof *ps);
+  ps->fixes = queue;
+  ps->stats = stats;
+  epoch_reset (&ps->ep);
+}
+
+struct RlNmeaReader {
+  const char *data;
+  gsize len, pos;
+  gboolean line_start, done;
+  Parser ps;
+  RlGpsParseStats stats;
+  GArray *queue;          /* the fix or two the last sentence completed */
+  guint head;
+  gboolean have_anchor;   /* midnight UTC of day 0, from the first dated epoch */
+  gint64 anchor;
+  guint64 own, inferred, none;
+};
+
+/* Fixes before the first RMC are dated from it (counting the days the
+ * log rolled over): a second parser runs ahead to that RMC, which is near
+ * the start of nearly every log, so this costs a few sentences. */
+static void
+find_anchor (RlNmeaReader *r)
+{
+  g_autoptr (GArray) queue = g_array_new (FALSE, FALSE, sizeof (RlGpsFix));
+  RlGpsParseStats stats;
+  Parser ps;
+  gsize i = 0;
+  gboolean line_start = TRUE;
+
+  parser_init (&ps, queue, &stats);
+  while (i < r->len && !ps.have_anchor)
+    {
+      scan_step (&ps, r->data, r->len, &i, &line_start);
+      g_array_set_size (queue, 0);
+    }
+  if (!ps.have_anchor)
+    flush_epoch (&ps);
+  r->have_anchor = ps.have_anchor;
+  r->anchor = ps.anchor;
+}
+
+static RlNmeaReader *
+reader_new (const char *data, gsize len, gboolean file_order)
+{
+  RlNmeaReader *r;
+
+  g_return_val_if_fail (data != NULL || len == 0, NULL);
+  r = g_new0 (RlNmeaReader, 1);
+  r->data = data;
+  r->len = len;
+  r->line_start = TRUE;
+  r->queue = g_array_sized_new (FALSE, FALSE, sizeof (RlGpsFix), 4);
+  parser_init (&r->ps, r->queue, &r->stats);
+  r->ps.file_order = file_order;
+  if (!file_order)
+    find_anchor (r);
+  return r;
+}
+
+RlNmeaReader *
+rl_nmea_reader_new (const char *data, gsize len)
+{
+  return reader_new (data, len, FALSE);
+}
+
+RlNmeaReader *
+rl_nmea_reader_new_in_file_order (const char *data, gsize len)
+{
+  return reader_new (data, len, TRUE);
+}
+
+gboolean
+rl_nmea_reader_dated (const RlNmeaReader *r)
+{
+  return r->have_anchor;
+}
+
+void
+rl_nmea_reader_free (RlNmeaReader *r)
+{
+  if (r == NULL)
+    return;
+  g_array_unref (r->queue);
+  g_free (r);
+}
+
+/* Counts how the file's fixes got their dates (once the reader is done). */
+static void
+finish_dates (RlNmeaReader *r)
+{
+  if (r->none > 0 || r->own + r->inferred == 0)
+    r->stats.date_source = RL_GPS_DATE_NONE;
+  else if (r->inferred > 0)
+    r->stats.date_source = RL_GPS_DATE_PARTIAL;
   else
-    ps->stats->date_source = RL_GPS_DATE_FROM_FILE;
+    r->stats.date_source = RL_GPS_DATE_FROM_FILE;
+}
+
+gboolean
+rl_nmea_reader_next (RlNmeaReader *r, RlGpsFix *fix)
+{
+  if (r->head >= r->queue->len)
+    {
+      g_array_set_size (r->queue, 0);
+      r->head = 0;
+      while (r->queue->len == 0 && r->pos < r->len)
+        scan_step (&r->ps, r->data, r->len, &r->pos, &r->line_start);
+      if (r->queue->len == 0 && !r->done)
+        {
+          r->done = TRUE;
+          flush_epoch (&r->ps);
+          if (r->queue->len == 0)
+            finish_dates (r);
+        }
+      if (r->queue->len == 0)
+        return FALSE;
+    }
+  *fix = g_array_index (r->queue, RlGpsFix, r->head++);
+  if (fix->flags & RL_GPS_FIX_HAS_DATE)
+    r->own++;
+  else if (r->have_anchor)
+    {
+      fix->time = r->anchor + (gint64) fix->day * DAY_US + fix->time;
+      fix->flags |= RL_GPS_FIX_HAS_DATE | RL_GPS_FIX_DATE_INFERRED;
+      r->inferred++;
+    }
+  else
+    r->none++;
+  if (r->done && r->head >= r->queue->len)
+    finish_dates (r);
+  return TRUE;
+}
+
+gsize
+rl_nmea_reader_offset (const RlNmeaReader *r)
+{
+  return r->pos;
+}
+
+const RlGpsParseStats *
+rl_nmea_reader_stats (const RlNmeaReader *r)
+{
+  return &r->stats;
 }
 
 void
 rl_nmea_parse (const char *data, gsize len, GArray *fixes, RlGpsParseStats *stats)
 {
-  Parser ps;
-  gboolean line_start = TRUE;
-  gsize i = 0;
+  RlNmeaReader *r;
+  RlGpsFix fix;
 
   g_return_if_fail (data != NULL || len == 0);
   g_return_if_fail (fixes != NULL && stats != NULL);
 
-  memset (stats, 0, sizeof *stats);
-  memset (&ps, 0, sizeof ps);
-  ps.fixes = fixes;
-  ps.stats = stats;
-  ps.first = fixes->len;
-  epoch_reset (&ps.ep);
-
-  while (i < len)
-    {
-      char c = data[i];
-
-      if (c == '$' && looks_like_address (data + i + 1, len - i - 1))
-        {
-          i = read_sentence (&ps, data, len, i);
-          line_start = FALSE;
-          continue;
-        }
-      if (c == '\n')
-        line_start = TRUE;
-      else if (c == '#' && line_start)
-        {
-          /* gpsd test logs carry '#' metadata lines */
-          const char *nl = memchr (data + i, '\n', len - i);
-          i = nl ? (gsize) (nl - data) : len;
-          continue;
-        }
-      else if (c != '\r' && c != ' ' && c != '\t')
-        {
-          stats->noise_bytes++;
-          line_start = FALSE;
-        }
-      i++;
-    }
-  flush_epoch (&ps);
-  finish_dates (&ps);
+  r = rl_nmea_reader_new (data, len);
+  while (rl_nmea_reader_next (r, &fix))
+    g_array_append_val (fixes, fix);
+  *stats = r->stats;
+  rl_nmea_reader_free (r);
 }
 
 gboolean

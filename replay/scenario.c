@@ -1,4 +1,5 @@
 #include "replay/scenario.h"
+#include "core/engine.h"
 #include "geo/boundary.h"
 #include "geo/gps-evidence.h"
 #include "readers/country-ie.h"
@@ -61,6 +62,7 @@ typedef struct {
   RlGpsEvidenceParams gps_params;     /* lookups through the index or @points */
   RlGpsEvidenceParams fixed_params;   /* countries= lines: @points, no cache */
   RlGpsLookupCache cache;             /* one receiver: as the live source and the log replays */
+  GHashTable *heard;                  /* BSSID (guint64) → time of its last observation (gint64) */
 } Parser;
 
 static gboolean fail (const Parser *p, const char *fmt, ...) G_GNUC_PRINTF (2, 3);
@@ -365,6 +367,85 @@ put_triplet (guint8 *t, guint freq)
     }
 }
 
+static guint64
+bssid_id (const guint8 bssid[6])
+{
+  guint64 id = 0;
+
+  for (guint i = 0; i < 6; i++)
+    id = id << 8 | bssid[i];
+  return id;
+}
+
+/* The live BSS table's rule: a sighting within RL_BEACON_REPEAT_US of the
+ * last one of the same BSS is the same observation (whatever it says), not
+ * new evidence.  Counted ("scenario.repeats_merged"). */
+static gboolean
+same_observation (Parser *p, const guint8 bssid[6], gint64 t)
+{
+  guint64 id = bssid_id (bssid);
+  gint64 *last = g_hash_table_lookup (p->heard, &id);
+
+  if (last != NULL && t >= *last && t - *last < RL_BEACON_REPEAT_US)
+    {
+      rl_replay_count (p->replay, "scenario.repeats_merged", 1);
+      return TRUE;
+    }
+  if (last == NULL)
+    {
+      guint64 *k = g_new (guint64, 1);
+      *k = id;
+      last = g_new (gint64, 1);
+      g_hash_table_insert (p->heard, k, last);
+    }
+  *last = t;
+  return FALSE;
+}
+
+/* The elements an AP would send: SSID, then Country (the two characters,
+ * the environment byte, one triplet).  The real parser reads them, so a
+ * scenario and the air can never disagree on what counts. */
+static gsize
+build_ies (guint8 ies[2 + 32 + 2 + 6], const char *ssid, gsize ssid_len, const char cc[2], guint8 env, guint freq)
+{
+  gsize n = 0;
+
+  if (ssid != NULL)
+    {
+      ies[n++] = RL_IE_SSID;
+      ies[n++] = (guint8) ssid_len;
+      memcpy (ies + n, ssid, ssid_len);
+      n += ssid_len;
+    }
+  ies[n++] = RL_IE_COUNTRY;
+  ies[n++] = 6;
+  ies[n++] = (guint8) cc[0];
+  ies[n++] = (guint8) cc[1];
+  ies[n++] = env;
+  put_triplet (ies + n, freq);
+  return n + 3;
+}
+
+/* A country string the parser refuses: no vote, counted and noted.  As the
+ * live BSS table does, an AP that stops advertising a usable country no
+ * longer votes for the one it named before. */
+static void
+refuse_beacon (Parser *p, const guint8 bssid[6], gint64 t, const char cc[2], guint8 env, RlCountryIeResult res)
+{
+  g_autofree char *counter = g_strconcat ("scenario.skipped.", rl_country_ie_result_to_string (res), NULL);
+  char key[48], text[18], envbuf[48];
+
+  rl_bssid_to_string (bssid, text);
+  g_snprintf (key, sizeof key, "beacon:%s", text);
+  rl_replay_add_withdraw (p->replay, t, key);
+  rl_replay_count (p->replay, counter, 1);
+  if (p->skip_notes++ < MAX_SKIP_NOTES)
+    rl_replay_note (p->replay, "%s:%u: AP %s: country string '%c%c' (%s) is no country (%s): no vote", p->name,
+                    p->line, text, g_ascii_isprint (cc[0]) ? cc[0] : '?', g_ascii_isprint (cc[1]) ? cc[1] : '?',
+                    rl_country_ie_environment_to_string ((char) env, envbuf, sizeof envbuf),
+                    rl_country_ie_result_to_string (res));
+}
+
 static gboolean
 parse_beacon (Parser *p, char **words, gint64 t)
 {
@@ -372,10 +453,9 @@ parse_beacon (Parser *p, char **words, gint64 t)
   enum { K_SSID, K_SIGNAL, K_ENV, K_CHANNEL, K_FREQ, K_BAND };
   const char *v[G_N_ELEMENTS (keys)];
   guint8 bssid[6], ies[2 + 32 + 2 + 6], env = ' ';
-  gsize n_ies = 0, ssid_len = 0;
+  gsize n_ies, ssid_len = 0;
   gint32 signal_mbm = 0;
   guint freq = 0;
-  char key[48], bssid_text[18];
   RlEvidence ev;
   RlCountryIeResult res;
 
@@ -401,50 +481,16 @@ parse_beacon (Parser *p, char **words, gint64 t)
   if (!parse_radio (p, v[K_CHANNEL], v[K_FREQ], v[K_BAND], &freq))
     return FALSE;
 
-  /* The elements an AP would send: SSID, then Country (the two characters,
-   * the environment byte, one triplet).  The real parser reads them, so a
-   * scenario and the air can never disagree on what counts. */
-  if (v[K_SSID] != NULL)
-    {
-      ies[n_ies++] = RL_IE_SSID;
-      ies[n_ies++] = (guint8) ssid_len;
-      memcpy (ies + n_ies, v[K_SSID], ssid_len);
-      n_ies += ssid_len;
-    }
-  ies[n_ies++] = RL_IE_COUNTRY;
-  ies[n_ies++] = 6;
-  ies[n_ies++] = (guint8) words[1][0];
-  ies[n_ies++] = (guint8) words[1][1];
-  ies[n_ies++] = env;
-  put_triplet (ies + n_ies, freq);
-  n_ies += 3;
+  if (same_observation (p, bssid, t))
+    return TRUE;
 
+  n_ies = build_ies (ies, v[K_SSID], ssid_len, words[1], env, freq);
   res = rl_beacon_evidence_build (&ev, bssid, signal_mbm, freq, ies, n_ies, NULL, 0, t,
                                   p->ctx->config->policy.max_age_s[RL_SOURCE_BEACON]);
   if (res == RL_COUNTRY_IE_OK)
-    {
-      rl_replay_add_evidence (p->replay, &ev);
-      return TRUE;
-    }
-
-  /* As the live BSS table does: an AP that stops advertising a usable
-   * country no longer votes for the one it named before. */
-  rl_bssid_to_string (bssid, bssid_text);
-  g_snprintf (key, sizeof key, "beacon:%s", bssid_text);
-  rl_replay_add_withdraw (p->replay, t, key);
-  {
-    g_autofree char *counter = g_strconcat ("scenario.skipped.", rl_country_ie_result_to_string (res), NULL);
-    rl_replay_count (p->replay, counter, 1);
-  }
-  if (p->skip_notes++ < MAX_SKIP_NOTES)
-    {
-      char envbuf[48];
-      rl_replay_note (p->replay, "%s:%u: AP %s: country string '%c%c' (%s) is no country (%s): no vote", p->name,
-                      p->line, bssid_text, g_ascii_isprint (words[1][0]) ? words[1][0] : '?',
-                      g_ascii_isprint (words[1][1]) ? words[1][1] : '?',
-                      rl_country_ie_environment_to_string ((char) env, envbuf, sizeof envbuf),
-                      rl_country_ie_result_to_string (res));
-    }
+    rl_replay_add_evidence (p->replay, &ev);
+  else
+    refuse_beacon (p, bssid, t, words[1], env, res);
   return TRUE;
 }
 
@@ -576,6 +622,15 @@ parse_gps (Parser *p, char **words, gint64 t)
 
 /* ---- events and expectations --------------------------------------------- */
 
+/* An AP removed by hand is gone from the table: its next sighting is new. */
+static void
+forget_bssid (Parser *p, const guint8 bssid[6])
+{
+  guint64 id = bssid_id (bssid);
+
+  g_hash_table_remove (p->heard, &id);
+}
+
 static gboolean
 parse_event (Parser *p, char **words, gint64 t)
 {
@@ -638,6 +693,7 @@ parse_event (Parser *p, char **words, gint64 t)
           rl_bssid_to_string (bssid, text);
           g_snprintf (key, sizeof key, "beacon:%s", text);
           rl_replay_add_withdraw (p->replay, t, key);
+          forget_bssid (p, bssid);
           return TRUE;
         }
       if (words[0] == NULL || !rl_source_kind_from_string (words[0], &kind))
@@ -645,6 +701,8 @@ parse_event (Parser *p, char **words, gint64 t)
       if (!take_options (p, "remove", words, 1, no_keys, v))
         return FALSE;
       rl_replay_add_withdraw_kind (p->replay, t, kind);
+      if (kind == RL_SOURCE_BEACON)
+        g_hash_table_remove_all (p->heard);
       return TRUE;
     }
   if (strcmp (what, "resume") == 0 || strcmp (what, "check") == 0)
@@ -749,6 +807,7 @@ rl_scenario_parse (const char *text, const char *name, const RlScenarioContext *
   g_auto (GStrv) lines = g_strsplit (text, "\n", -1);
   g_autoptr (GDateTime) start_dt = g_date_time_new_utc (2026, 1, 1, 0, 0, 0);
   g_autofree Parser *p = g_new0 (Parser, 1);
+  g_autoptr (GHashTable) heard = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, g_free);
   gboolean seen_event = FALSE;
 
   p->name = name;
@@ -757,6 +816,7 @@ rl_scenario_parse (const char *text, const char *name, const RlScenarioContext *
   p->replay = replay;
   p->expects = expects;
   p->start = g_date_time_to_unix (start_dt) * RL_USEC_PER_SEC;
+  p->heard = heard;
   init_gps_params (p);
   *settle = TRUE;
   for (guint i = 0; lines[i] != NULL; i++)
