@@ -262,6 +262,8 @@ daemon_decide_at (RlDaemon *self, gint64 now)
 {
   g_autoptr(RlDecision) old = NULL;
   RlDaemonChanges changes = self->pending;
+  const RlDecision *before = rl_engine_decision (self->engine);
+  RlCountry old_country = before ? before->country : RL_COUNTRY_WORLD;
   guint expired = 0;
   gint64 next;
 
@@ -276,7 +278,7 @@ daemon_decide_at (RlDaemon *self, gint64 now)
   if (self->feed != NULL)
     next = MIN (next, rl_replay_feed_next_time (self->feed));
   daemon_schedule (self, next);
-  daemon_notify (self, changes, old ? old->country : RL_COUNTRY_WORLD);
+  daemon_notify (self, changes, old_country);
 }
 
 static void
