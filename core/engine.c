@@ -65,7 +65,11 @@ find_item (const RlEvidenceSet *set, const char *key)
 
 /* Would replacing @old by @new leave every vote as it was?  Then only the
  * expiry moved, and the decision cannot change: skip the vote (the big win
- * on long GPS logs, where fix after fix names the same country). */
+ * on long GPS logs, where fix after fix names the same country).  Every
+ * field the policy reads must be compared here: for a fix, its countries,
+ * strength and whether it is good enough (not its exact position); for an
+ * access point everything it says but its signal, which varies from scan
+ * to scan. */
 static gboolean
 same_vote (const RlPolicyParams *p, const RlEvidence *old, const RlEvidence *new)
 {
@@ -75,7 +79,8 @@ same_vote (const RlPolicyParams *p, const RlEvidence *old, const RlEvidence *new
   if (new->kind == RL_SOURCE_GPS)
     return (old->gps.error_m <= p->gps_max_error_m) == (new->gps.error_m <= p->gps_max_error_m);
   if (new->kind == RL_SOURCE_BEACON)
-    return memcmp (old->beacon.bssid, new->beacon.bssid, 6) == 0 && strcmp (old->beacon.ssid, new->beacon.ssid) == 0;
+    return memcmp (old->beacon.bssid, new->beacon.bssid, 6) == 0 && strcmp (old->beacon.ssid, new->beacon.ssid) == 0 &&
+           old->beacon.freq_mhz == new->beacon.freq_mhz && old->beacon.environment == new->beacon.environment;
   return TRUE;
 }
 
