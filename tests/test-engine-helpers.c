@@ -3,6 +3,7 @@
 #include <glib.h>
 
 #include "core/enum-names.h"
+#include "core/event.h"
 #include "core/evidence.h"
 #include "core/paths.h"
 #include "core/regdb.h"
@@ -87,6 +88,8 @@ test_enum_names (void)
   g_assert_cmpuint (kind, ==, RL_SOURCE_GPS);
   g_assert_cmpstr (rl_source_kind_to_string (RL_SOURCE_BEACON), ==, "beacons");
   g_assert_cmpstr (rl_source_kind_to_string ((RlSourceKind) 42), ==, "?");
+  g_assert_cmpstr (rl_event_type_to_string (RL_EVENT_RESUME), ==, "resume");
+  g_assert_cmpstr (rl_event_type_to_string ((RlEventType) 42), ==, "unknown");
 }
 
 static void
