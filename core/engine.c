@@ -19,12 +19,15 @@ struct RlEngine {
    * nothing left in the set by withdrawal (its source said it has nothing) */
   gint64 last_delivery[RL_N_SOURCE_KINDS];
   guint64 n_decisions;
+  gint64 last_at;           /* the last instant decide_at was asked about */
 };
 
 RlEngine *
 rl_engine_new (const RlConfig *config, const RlRegulatory *regulatory)
 {
   RlEngine *e = g_new0 (RlEngine, 1);
+
+  e->last_at = G_MININT64;
 
   /* One cap for every kind, sized for the beacons, the only kind with many keys. */
   e->set = rl_evidence_set_new (MAX (config->beacons_max_bss, RL_ENGINE_MIN_ITEMS_PER_KIND));
@@ -242,6 +245,7 @@ rl_engine_decide_at (RlEngine *e, gint64 now, RlDecision **old, guint *n_expired
   const RlEvidence *items;
   RlDecision *d;
 
+  e->last_at = MAX (e->last_at, now);
   if (e->awaited != 0 && now >= e->wait_until)
     {
       e->awaited = 0;
@@ -289,6 +293,14 @@ RlDecision *
 rl_engine_steal_decision (RlEngine *e)
 {
   return g_steal_pointer (&e->decision);
+}
+
+gint64
+rl_engine_next_due (const RlEngine *e, gint64 until)
+{
+  gint64 due = rl_engine_next_instant (e);
+
+  return due < until && (e->last_at == G_MININT64 || due > e->last_at) ? due : RL_NEVER;
 }
 
 const RlEvidence *

@@ -421,12 +421,8 @@ daemon_feed (RlDaemon *self)
     {
       gint64 due;
 
-      while (rl_engine_decision (self->engine) != NULL && (due = rl_engine_next_instant (self->engine)) < t)
-        {
-          daemon_decide_at (self, due);
-          if (rl_engine_next_instant (self->engine) <= due)
-            break;   /* no progress: let the event instant decide */
-        }
+      while ((due = rl_engine_next_due (self->engine, t)) != RL_NEVER)
+        daemon_decide_at (self, due);
       rl_replay_feed_deliver (self->feed, t, &hooks);
       self->pending |= RL_DAEMON_CHANGED_SOURCES;
       daemon_decide_at (self, t);
