@@ -262,6 +262,8 @@ daemon_decide_at (RlDaemon *self, gint64 now)
 {
   g_autoptr(RlDecision) old = NULL;
   RlDaemonChanges changes = self->pending;
+  const RlDecision *before = rl_engine_decision (self->engine);
+  RlCountry old_country = before ? before->country : RL_COUNTRY_WORLD;
   guint expired = 0;
   gint64 next;
 
@@ -276,7 +278,7 @@ daemon_decide_at (RlDaemon *self, gint64 now)
   if (self->feed != NULL)
     next = MIN (next, rl_replay_feed_next_time (self->feed));
   daemon_schedule (self, next);
-  daemon_notify (self, changes, old ? old->country : RL_COUNTRY_WORLD);
+  daemon_notify (self, changes, old_country);
 }
 
 static void
@@ -488,12 +490,8 @@ daemon_feed (RlDaemon *self)
     {
       gint64 due;
 
-      while (rl_engine_decision (self->engine) != NULL && (due = rl_engine_next_instant (self->engine)) < t)
-        {
-          daemon_decide_at (self, due);
-          if (rl_engine_next_instant (self->engine) <= due)
-            break;   /* no progress: let the event instant decide */
-        }
+      while ((due = rl_engine_next_due (self->engine, t)) != RL_NEVER)
+        daemon_decide_at (self, due);
       rl_replay_feed_deliver (self->feed, t, &hooks);
       self->pending |= RL_DAEMON_CHANGED_SOURCES;
       daemon_decide_at (self, t);

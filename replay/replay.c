@@ -91,6 +91,17 @@ rl_replay_add_resume (RlReplay *r, gint64 time)
 }
 
 void
+rl_replay_add_scan (RlReplay *r, gint64 since, gint64 time, guint bands)
+{
+  RlEvent *e;
+
+  push (r, time, RL_EVENT_SCAN, NULL);
+  e = &g_array_index (r->events, RlEvent, r->events->len - 1);
+  e->since = MIN (since, time);
+  e->bands = bands;
+}
+
+void
 rl_replay_add_tick (RlReplay *r, gint64 time)
 {
   push (r, time, RL_EVENT_TICK, NULL);
@@ -390,12 +401,8 @@ catch_up (RlReplay *r, RlEngine *engine, gint64 until)
 {
   gint64 due;
 
-  while ((due = rl_engine_next_instant (engine)) < until)
-    {
-      decide (r, engine, due);
-      if (rl_engine_next_instant (engine) <= due)
-        break;   /* no progress: the next event's instant decides */
-    }
+  while ((due = rl_engine_next_due (engine, until)) != RL_NEVER)
+    decide (r, engine, due);
 }
 
 static void
