@@ -18,7 +18,7 @@ typedef enum {
   RL_GPS_FIX_DATE_INFERRED = 1 << 1,
   /* Readers in file-order mode only (a replay of a log whose clock is
    * broken): the record had no time at all; @time means nothing. */
-  RL_GPS_FIX_NO_TIME = 1 << 2,
+  RL_GPS_FIX_NO_TIME = 1 << 3,
 } RlGpsFixFlags;
 
 typedef struct {
