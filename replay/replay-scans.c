@@ -111,7 +111,7 @@ next_line (ScanStream *s, const char **line, gsize *n)
 static void
 release_read_pages (ScanStream *s)
 {
-  const gsize step = 4u << 20;
+  const gsize step = 1u << 20;
   gsize at;
 
   if (s->map == NULL || s->pos < s->released + 2 * step)
