@@ -2,6 +2,7 @@
 #include "core/engine.h"
 
 #include <string.h>
+#include "core/contradiction.h"
 
 struct RlEngine {
   RlPolicyParams params;
@@ -14,6 +15,9 @@ struct RlEngine {
    * reported again, and the instant the engine stops waiting for them */
   guint awaited;            /* 1 << RlSourceKind */
   gint64 resumed_at, wait_until;
+  /* per kind: observed_at of the newest item added, 0 once the kind has
+   * nothing left in the set by withdrawal (its source said it has nothing) */
+  gint64 last_delivery[RL_N_SOURCE_KINDS];
   guint64 n_decisions;
 };
 
@@ -44,6 +48,7 @@ rl_engine_set_config (RlEngine *e, const RlConfig *config, const RlRegulatory *r
   e->params = config->policy;
   e->regulatory = regulatory;
   e->resume_wait = (gint64) config->resume_wait_s * RL_USEC_PER_SEC;
+  rl_evidence_set_set_gps_limits (e->set, config->gps_best_fix_window_s, config->gps_max_speed_kmh);
   e->dirty = TRUE;
 }
 
@@ -69,7 +74,8 @@ same_vote (const RlPolicyParams *p, const RlEvidence *old, const RlEvidence *new
       memcmp (old->countries, new->countries, sizeof (RlCountry) * new->n_countries) != 0)
     return FALSE;
   if (new->kind == RL_SOURCE_GPS)
-    return (old->gps.error_m <= p->gps_max_error_m) == (new->gps.error_m <= p->gps_max_error_m);
+    return (old->gps.error_m <= p->gps_max_error_m) == (new->gps.error_m <= p->gps_max_error_m) &&
+           old->gps.flags == new->gps.flags && rl_gps_is_airborne (p, old) == rl_gps_is_airborne (p, new);
   if (new->kind == RL_SOURCE_BEACON)
     return memcmp (old->beacon.bssid, new->beacon.bssid, 6) == 0 && strcmp (old->beacon.ssid, new->beacon.ssid) == 0;
   return TRUE;
@@ -78,25 +84,51 @@ same_vote (const RlPolicyParams *p, const RlEvidence *old, const RlEvidence *new
 void
 rl_engine_add (RlEngine *e, const RlEvidence *ev)
 {
-  const RlEvidence *old = find_item (e->set, ev->key);
+  const RlEvidence *old = find_item (e->set, ev->key), *stored;
+  RlEvidence before;
 
-  if (old == NULL || !same_vote (&e->params, old, ev))
-    e->dirty = TRUE;
+  if (old != NULL)
+    before = *old;
   if ((e->awaited & (1u << ev->kind)) && ev->observed_at >= e->resumed_at)
     {
       e->awaited &= ~(1u << ev->kind);
       e->dirty = TRUE;
     }
-  rl_evidence_set_put (e->set, ev);
+  e->last_delivery[ev->kind] = MAX (e->last_delivery[ev->kind], ev->observed_at);
+  /* the set may keep a GPS fix out or mark it untrusted
+   * (rl_evidence_set_set_gps_limits): what it stored is what counts */
+  if (!rl_evidence_set_put (e->set, ev))
+    return;
+  stored = find_item (e->set, ev->key);
+  if (old == NULL || stored == NULL || !same_vote (&e->params, &before, stored))
+    e->dirty = TRUE;
+}
+
+guint
+rl_engine_scan (RlEngine *e, gint64 since, guint bands)
+{
+  guint n = rl_evidence_set_drop_unheard (e->set, since, bands);
+
+  if (n > 0 && rl_evidence_set_count_kind (e->set, RL_SOURCE_BEACON) == 0)
+    e->last_delivery[RL_SOURCE_BEACON] = 0;
+  e->dirty |= n > 0;
+  return n;
 }
 
 gboolean
 rl_engine_withdraw (RlEngine *e, const char *key)
 {
-  gboolean gone = rl_evidence_set_remove (e->set, key);
+  const RlEvidence *item = find_item (e->set, key);
+  RlSourceKind kind;
 
-  e->dirty |= gone;
-  return gone;
+  if (item == NULL)
+    return FALSE;
+  kind = item->kind;
+  rl_evidence_set_remove (e->set, key);
+  if (rl_evidence_set_count_kind (e->set, kind) == 0)
+    e->last_delivery[kind] = 0;
+  e->dirty = TRUE;
+  return TRUE;
 }
 
 guint
@@ -104,30 +136,40 @@ rl_engine_withdraw_kind (RlEngine *e, RlSourceKind kind)
 {
   guint n = rl_evidence_set_remove_kind (e->set, kind);
 
+  e->last_delivery[kind] = 0;
   e->dirty |= n > 0;
   return n;
 }
 
-/* The kinds whose items a resume drops: the observations of where the
- * machine was (the timezone and an override are settings, not sightings). */
+/* The kinds of sighting (GPS, beacons: the timezone and an override are
+ * settings) that were delivering when the machine went to sleep.  The
+ * engine is not told when that was, and a long sleep has aged everything
+ * out: the last sighting of any kind marks it, and a kind counts when its
+ * own newest item still counted at that moment. */
 static guint
-delivering_kinds (const RlEvidenceSet *set, gint64 time)
+delivering_kinds (const RlEngine *e, gint64 time)
 {
-  gsize n;
-  const RlEvidence *items = rl_evidence_set_items (set, &n);
+  const RlSourceKind sightings[] = { RL_SOURCE_GPS, RL_SOURCE_BEACON };
+  gint64 asleep = 0;
   guint kinds = 0;
 
-  for (gsize i = 0; i < n; i++)
-    if ((items[i].kind == RL_SOURCE_GPS || items[i].kind == RL_SOURCE_BEACON) &&
-        items[i].observed_at < time && items[i].expires_at > time)
-      kinds |= 1u << items[i].kind;
+  for (gsize i = 0; i < G_N_ELEMENTS (sightings); i++)
+    if (e->last_delivery[sightings[i]] < time)
+      asleep = MAX (asleep, e->last_delivery[sightings[i]]);
+  for (gsize i = 0; i < G_N_ELEMENTS (sightings); i++)
+    {
+      RlSourceKind k = sightings[i];
+      gint64 t = e->last_delivery[k];
+      if (t > 0 && t < time && rl_expiry_after (t, e->params.max_age_s[k]) > asleep)
+        kinds |= 1u << k;
+    }
   return kinds;
 }
 
 guint
 rl_engine_resume (RlEngine *e, gint64 time)
 {
-  e->awaited = e->resume_wait > 0 ? delivering_kinds (e->set, time) : 0;
+  e->awaited = e->resume_wait > 0 ? delivering_kinds (e, time) : 0;
   e->resumed_at = time;
   e->wait_until = time + e->resume_wait;
   e->dirty = TRUE;
@@ -153,6 +195,9 @@ rl_engine_apply (RlEngine *e, const RlEvent *event)
       break;
     case RL_EVENT_TICK:
       /* a look at the decision: it is re-made only if due */
+      break;
+    case RL_EVENT_SCAN:
+      rl_engine_scan (e, event->since, event->bands);
       break;
     }
 }
@@ -228,7 +273,8 @@ rl_engine_decide_at (RlEngine *e, gint64 now, RlDecision **old, guint *n_expired
   if (e->decision != NULL && !e->dirty && expired == 0 && now < e->decision->next_check)
     return FALSE;
   items = rl_evidence_set_items (e->set, &n);
-  d = rl_policy_decide (&e->params, rl_regulatory_map, (gpointer) e->regulatory, e->decision, items, n, now);
+  d = rl_policy_decide (&e->params, e->regulatory ? rl_regulatory_map : NULL, (gpointer) e->regulatory,
+                        e->decision, items, n, now);
   if (e->awaited != 0)
     hold_for_resume (e, d, e->decision, now);
   e->n_decisions++;
@@ -278,7 +324,7 @@ rl_engine_n_decisions (const RlEngine *e)
 const char *
 rl_event_type_to_string (RlEventType type)
 {
-  static const char *const names[] = { "evidence", "withdraw", "withdraw-kind", "resume", "tick" };
+  static const char *const names[] = { "evidence", "withdraw", "withdraw-kind", "resume", "tick", "scan" };
 
   return (guint) type < G_N_ELEMENTS (names) ? names[type] : "unknown";
 }

@@ -39,8 +39,8 @@ G_BEGIN_DECLS
 
 typedef struct RlEngine RlEngine;
 
-/* @config and @regulatory are read now (copied / referenced: @regulatory
- * must outlive the engine or the next rl_engine_set_config). */
+/* @config is copied; @regulatory (NULL: every country has rules of its
+ * own) must outlive the engine or the next rl_engine_set_config. */
 RlEngine *rl_engine_new (const RlConfig *config, const RlRegulatory *regulatory);
 void rl_engine_free (RlEngine *engine);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (RlEngine, rl_engine_free)
@@ -55,6 +55,9 @@ guint rl_engine_withdraw_kind (RlEngine *engine, RlSourceKind kind);
 /* Resumed from sleep at @time: observations from before it no longer say
  * where the machine is; returns how many were dropped. */
 guint rl_engine_resume (RlEngine *engine, gint64 time);
+/* A scan covering @bands ran from @since: the beacons on those bands it
+ * did not hear are gone (rl_evidence_set_drop_unheard); returns how many. */
+guint rl_engine_scan (RlEngine *engine, gint64 since, guint bands);
 /* Any of the above by type. */
 void rl_engine_apply (RlEngine *engine, const RlEvent *event);
 

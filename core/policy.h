@@ -34,7 +34,10 @@ typedef enum {
   RL_REASON_NOT_IN_REGDB,       /* the winner is unknown to the regulatory database */
   RL_REASON_OVERRIDE,
   RL_REASON_SUPPORT_LOST,       /* the decided country lost its support: back to 00 */
+  RL_REASON_AIRBORNE,           /* a good GPS fix high and fast: in flight, 00 whatever the APs say */
 } RlReason;
+
+#define RL_REASON_LAST RL_REASON_AIRBORNE
 
 const char *rl_reason_to_string (RlReason reason);
 
@@ -53,6 +56,9 @@ typedef struct {
   guint beacon_max_aps_per_operator;/* 2: one operator cannot outvote the rest */
   double timezone_weight;           /* 0.4: confirms, never decides */
   guint max_age_s[RL_N_SOURCE_KINDS]; /* gps 600, beacons 900, timezone 0 = never, override 0 */
+  /* moving platforms and freshness (issue 10 items 4-5) */
+  double airborne_min_altitude_m;   /* 2000: above mean sea level … */
+  double airborne_min_speed_kmh;    /* 150: … and faster than this: airborne */
 } RlPolicyParams;
 
 void rl_policy_params_init (RlPolicyParams *params);
@@ -83,6 +89,10 @@ typedef struct {
   GArray *candidates;      /* RlCandidate, best first */
   char *explanation;       /* one paragraph for people */
   char *summary;           /* one line: the key reason in words */
+  /* Access points a good GPS fix contradicted (RlSuspect, by key): no
+   * witness while they are heard, carried from decision to decision
+   * (core/contradiction.h). */
+  GArray *suspects;
 } RlDecision;
 
 RlDecision *rl_decision_new_initial (void);

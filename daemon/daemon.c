@@ -74,27 +74,35 @@ daemon_may_apply (RlDaemon *self)
 }
 
 static gint64
-boot_clock (void)
+boot_clock (RlDaemon *self)
 {
   struct timespec ts;
 
+  if (self->options.clock != NULL)
+    return self->options.clock (self->options.clock_data);
   if (clock_gettime (CLOCK_BOOTTIME, &ts) != 0)
     return g_get_monotonic_time ();
   return (gint64) ts.tv_sec * RL_USEC_PER_SEC + ts.tv_nsec / 1000;
 }
 
+static gint64
+wall_clock (RlDaemon *self)
+{
+  return self->options.clock != NULL ? self->options.clock (self->options.clock_data) : g_get_real_time ();
+}
+
 static void
 daemon_set_origin (RlDaemon *self)
 {
-  self->origin_wall = g_get_real_time ();
-  self->origin_boot = boot_clock ();
+  self->origin_wall = wall_clock (self);
+  self->origin_boot = boot_clock (self);
   self->clock_shift = 0;
 }
 
 static gint64
 daemon_now (RlDaemon *self)
 {
-  gint64 wall = self->origin_wall + (boot_clock () - self->origin_boot);
+  gint64 wall = self->origin_wall + (boot_clock (self) - self->origin_boot);
 
   if (self->feed == NULL)
     return wall;
@@ -107,7 +115,7 @@ evidence_to_wall (RlDaemon *self, gint64 t)
   if (t == 0 || t == RL_NEVER)
     return t;
   if (self->feed == NULL)
-    return t - (daemon_now (self) - g_get_real_time ());
+    return t - (daemon_now (self) - wall_clock (self));
   return self->origin_wall + (gint64) ((double) (t - self->origin_evidence) / self->speed);
 }
 
@@ -148,6 +156,19 @@ on_timer (gpointer user_data)
     daemon_feed (self);
   daemon_redecide (self);
   return G_SOURCE_REMOVE;
+}
+
+gint64
+rl_daemon_timer_due (RlDaemon *self)
+{
+  return self->timer_id != 0 ? self->timer_at : RL_NEVER;
+}
+
+void
+rl_daemon_fire_timer (RlDaemon *self)
+{
+  g_clear_handle_id (&self->timer_id, g_source_remove);
+  on_timer (self);
 }
 
 static void
@@ -221,7 +242,7 @@ daemon_take_decision (RlDaemon *self, const RlDecision *old, const RlDecision *d
 {
   if (old == NULL || old->country != dec->country || old->state != dec->state)
     {
-      self->last_change_wall = g_get_real_time ();
+      self->last_change_wall = wall_clock (self);
       daemon_log_change (self, old, dec);
       daemon_apply (self, dec->country);
       return RL_DAEMON_CHANGED_DECISION;
@@ -275,7 +296,7 @@ restamp (RlDaemon *self, RlEvidence *ev)
 
   if (self->feed == NULL)
     {
-      shift = daemon_now (self) - g_get_real_time ();
+      shift = daemon_now (self) - wall_clock (self);
       if (ABS (shift - self->clock_shift) > RL_CLOCK_JUMP_US)
         g_message ("The system clock was set %s by %.0f s; evidence keeps ageing by the time since boot",
                    shift > self->clock_shift ? "back" : "forward",

@@ -16,6 +16,12 @@
  * this.  The same window as the live BSS table (core/engine.h). */
 #define RL_SCANS_REPEAT_US RL_BEACON_REPEAT_US
 
+/* A scan log holds the BSSs each scan heard, stamped with when each was
+ * heard: one scan's lines lie within seconds of each other (a passive scan
+ * of every 5 GHz channel takes a few), and scans are further apart than
+ * this.  A longer silence starts the next scan. */
+#define RL_SCANS_GAP_US (5 * G_USEC_PER_SEC)
+
 /* One scan log or capture, read while the replay runs. */
 typedef struct {
   RlEventStream stream;
@@ -31,6 +37,13 @@ typedef struct {
   const char *text;
   gsize len, pos, released;
   guint line_no, good, bad;
+  /* scan logs: the scan being read (see RL_SCANS_GAP_US), and the event
+   * that says it ended, handed out before the line that ended it */
+  gboolean in_scan;
+  gint64 scan_start, scan_last;
+  guint scan_bands;       /* RlBand mask of what it heard */
+  RlEvent scan_event;
+  gboolean evidence_pending;
   /* captures */
   RlPcapReader *pcap;
   GError *pcap_error;
@@ -121,6 +134,44 @@ release_read_pages (ScanStream *s)
   s->released = at;
 }
 
+/* The scan read so far is complete: TRUE with s->scan_event saying that
+ * what it did not hear on its bands is gone. */
+static gboolean
+end_scan (ScanStream *s)
+{
+  if (!s->in_scan)
+    return FALSE;
+  s->in_scan = FALSE;
+  if (s->scan_bands == 0)
+    return FALSE;   /* no frequency known: it says nothing about any band */
+  memset (&s->scan_event, 0, sizeof s->scan_event);
+  s->scan_event.type = RL_EVENT_SCAN;
+  s->scan_event.time = s->scan_last;
+  s->scan_event.since = MIN (s->scan_start, s->scan_last);
+  s->scan_event.bands = s->scan_bands;
+  rl_replay_count (s->replay, "scans.scans", 1);
+  return TRUE;
+}
+
+/* TRUE when the line heard at @time ended the scan before it. */
+static gboolean
+note_heard (ScanStream *s, gint64 time, guint32 freq_mhz)
+{
+  gboolean ended = FALSE;
+
+  if (s->in_scan && (time < s->scan_last || time - s->scan_last > RL_SCANS_GAP_US))
+    ended = end_scan (s);
+  if (!s->in_scan)
+    {
+      s->in_scan = TRUE;
+      s->scan_start = time;
+      s->scan_bands = 0;
+    }
+  s->scan_last = time;
+  s->scan_bands |= rl_band_from_freq (freq_mhz);
+  return ended;
+}
+
 static const RlEvent *
 json_lines_next (RlEventStream *self)
 {
@@ -128,11 +179,16 @@ json_lines_next (RlEventStream *self)
   const char *line;
   gsize n;
 
+  if (s->evidence_pending)
+    {
+      s->evidence_pending = FALSE;
+      return &s->event;
+    }
   while (next_line (s, &line, &n))
     {
       RlScanLogEntry e;
       g_autoptr (GError) local = NULL;
-      gboolean used;
+      gboolean used, ended;
 
       if (!rl_scanlog_parse (line, (gssize) n, &e, &local))
         {
@@ -142,13 +198,19 @@ json_lines_next (RlEventStream *self)
           continue;
         }
       s->good++;
+      ended = note_heard (s, e.time, e.freq_mhz);
       used = feed_bss (s, e.time, e.bssid, e.freq_mhz, e.has_signal, e.signal_mbm, e.ies, e.ies_len);
       rl_scanlog_entry_clear (&e);
       release_read_pages (s);
+      if (ended)
+        {
+          s->evidence_pending = used;
+          return &s->scan_event;
+        }
       if (used)
         return &s->event;
     }
-  return NULL;
+  return end_scan (s) ? &s->scan_event : NULL;
 }
 
 static const RlEvent *

@@ -1,4 +1,5 @@
 #include "replay/scenario.h"
+#include "core/engine.h"
 #include "geo/boundary.h"
 #include "geo/gps-evidence.h"
 #include "readers/country-ie.h"
@@ -18,7 +19,7 @@ G_DEFINE_QUARK (rl-scenario-error-quark, rl_scenario_error)
 gboolean
 rl_reason_from_string (const char *text, RlReason *out)
 {
-  for (guint i = 0; i <= RL_REASON_SUPPORT_LOST; i++)
+  for (guint i = 0; i <= RL_REASON_LAST; i++)
     if (g_strcmp0 (text, rl_reason_to_string ((RlReason) i)) == 0)
       {
         *out = (RlReason) i;
@@ -61,6 +62,7 @@ typedef struct {
   RlGpsEvidenceParams gps_params;     /* lookups through the index or @points */
   RlGpsEvidenceParams fixed_params;   /* countries= lines: @points, no cache */
   RlGpsLookupCache cache;             /* one receiver: as the live source and the log replays */
+  GHashTable *heard;                  /* BSSID (guint64) → time of its last observation (gint64) */
 } Parser;
 
 static gboolean fail (const Parser *p, const char *fmt, ...) G_GNUC_PRINTF (2, 3);
@@ -323,6 +325,40 @@ parse_radio (const Parser *p, const char *channel, const char *freq, const char 
   return TRUE;
 }
 
+/* "scan [band=2.4,5,6]": a Wi-Fi scan covering those bands (all, and APs
+ * of unknown band, without band=) ended at @t; the access points on them
+ * not heard at @t are gone (as the live BSS table and scan logs read a
+ * scan that no longer hears an AP). */
+static gboolean
+parse_scan (const Parser *p, char **words, gint64 t)
+{
+  static const char *const keys[] = { "band", NULL };
+  const char *v[G_N_ELEMENTS (keys)];
+  guint bands = 0;
+
+  if (!take_options (p, "scan", words, 0, keys, v))
+    return FALSE;
+  if (v[0] == NULL)
+    bands = RL_BANDS_ANY;
+  else
+    {
+      g_auto (GStrv) parts = g_strsplit (v[0], ",", -1);
+      for (guint i = 0; parts[i] != NULL; i++)
+        {
+          if (strcmp (parts[i], "2.4") == 0)
+            bands |= RL_BAND_2GHZ;
+          else if (strcmp (parts[i], "5") == 0)
+            bands |= RL_BAND_5GHZ;
+          else if (strcmp (parts[i], "6") == 0)
+            bands |= RL_BAND_6GHZ;
+          else
+            return fail (p, "scan: band=%s: expected 2.4, 5 and/or 6 (GHz), comma-separated", v[0]);
+        }
+    }
+  rl_replay_add_scan (p->replay, t, t, bands);
+  return TRUE;
+}
+
 /* env=: the third byte of the country string. */
 static gboolean
 parse_environment (const char *text, guint8 *out)
@@ -365,6 +401,41 @@ put_triplet (guint8 *t, guint freq)
     }
 }
 
+static guint64
+bssid_id (const guint8 bssid[6])
+{
+  guint64 id = 0;
+
+  for (guint i = 0; i < 6; i++)
+    id = id << 8 | bssid[i];
+  return id;
+}
+
+/* The live BSS table's rule: a sighting within RL_BEACON_REPEAT_US of the
+ * last one of the same BSS is the same observation (whatever it says), not
+ * new evidence.  Counted ("scenario.repeats_merged"). */
+static gboolean
+same_observation (Parser *p, const guint8 bssid[6], gint64 t)
+{
+  guint64 id = bssid_id (bssid);
+  gint64 *last = g_hash_table_lookup (p->heard, &id);
+
+  if (last != NULL && t >= *last && t - *last < RL_BEACON_REPEAT_US)
+    {
+      rl_replay_count (p->replay, "scenario.repeats_merged", 1);
+      return TRUE;
+    }
+  if (last == NULL)
+    {
+      guint64 *k = g_new (guint64, 1);
+      *k = id;
+      last = g_new (gint64, 1);
+      g_hash_table_insert (p->heard, k, last);
+    }
+  *last = t;
+  return FALSE;
+}
+
 static gboolean
 parse_beacon (Parser *p, char **words, gint64 t)
 {
@@ -400,6 +471,9 @@ parse_beacon (Parser *p, char **words, gint64 t)
                  "or a byte 0x00…0xff", v[K_ENV]);
   if (!parse_radio (p, v[K_CHANNEL], v[K_FREQ], v[K_BAND], &freq))
     return FALSE;
+
+  if (same_observation (p, bssid, t))
+    return TRUE;
 
   /* The elements an AP would send: SSID, then Country (the two characters,
    * the environment byte, one triplet).  The real parser reads them, so a
@@ -576,6 +650,15 @@ parse_gps (Parser *p, char **words, gint64 t)
 
 /* ---- events and expectations --------------------------------------------- */
 
+/* An AP removed by hand is gone from the table: its next sighting is new. */
+static void
+forget_bssid (Parser *p, const guint8 bssid[6])
+{
+  guint64 id = bssid_id (bssid);
+
+  g_hash_table_remove (p->heard, &id);
+}
+
 static gboolean
 parse_event (Parser *p, char **words, gint64 t)
 {
@@ -638,6 +721,7 @@ parse_event (Parser *p, char **words, gint64 t)
           rl_bssid_to_string (bssid, text);
           g_snprintf (key, sizeof key, "beacon:%s", text);
           rl_replay_add_withdraw (p->replay, t, key);
+          forget_bssid (p, bssid);
           return TRUE;
         }
       if (words[0] == NULL || !rl_source_kind_from_string (words[0], &kind))
@@ -645,8 +729,12 @@ parse_event (Parser *p, char **words, gint64 t)
       if (!take_options (p, "remove", words, 1, no_keys, v))
         return FALSE;
       rl_replay_add_withdraw_kind (p->replay, t, kind);
+      if (kind == RL_SOURCE_BEACON)
+        g_hash_table_remove_all (p->heard);
       return TRUE;
     }
+  if (strcmp (what, "scan") == 0)
+    return parse_scan (p, words, t);
   if (strcmp (what, "resume") == 0 || strcmp (what, "check") == 0)
     {
       if (!take_options (p, what, words, 0, no_keys, v))
@@ -657,7 +745,7 @@ parse_event (Parser *p, char **words, gint64 t)
         rl_replay_add_tick (p->replay, t);
       return TRUE;
     }
-  return fail (p, "unknown event '%s': expected gps, beacon, timezone, override, remove, resume or check", what);
+  return fail (p, "unknown event '%s': expected gps, beacon, timezone, override, remove, scan, resume or check", what);
 }
 
 /* CC [STATE|any [REASON]] */
@@ -749,6 +837,7 @@ rl_scenario_parse (const char *text, const char *name, const RlScenarioContext *
   g_auto (GStrv) lines = g_strsplit (text, "\n", -1);
   g_autoptr (GDateTime) start_dt = g_date_time_new_utc (2026, 1, 1, 0, 0, 0);
   g_autofree Parser *p = g_new0 (Parser, 1);
+  g_autoptr (GHashTable) heard = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, g_free);
   gboolean seen_event = FALSE;
 
   p->name = name;
@@ -757,6 +846,7 @@ rl_scenario_parse (const char *text, const char *name, const RlScenarioContext *
   p->replay = replay;
   p->expects = expects;
   p->start = g_date_time_to_unix (start_dt) * RL_USEC_PER_SEC;
+  p->heard = heard;
   init_gps_params (p);
   *settle = TRUE;
   for (guint i = 0; lines[i] != NULL; i++)
