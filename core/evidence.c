@@ -1,4 +1,5 @@
 #include "core/evidence.h"
+#include "core/eu-members.h"
 
 #include <math.h>
 #include <string.h>
@@ -158,4 +159,16 @@ rl_band_covered (guint bands, RlBand band)
   if (bands == RL_BANDS_ANY)
     return TRUE;
   return band != RL_BAND_UNKNOWN && (bands & band) != 0;
+}
+
+gboolean
+rl_country_is_eu_member (RlCountry country)
+{
+  char cc[3];
+
+  rl_country_to_string (country, cc);
+  for (gsize i = 0; i < G_N_ELEMENTS (rl_eu_member_codes); i++)
+    if (memcmp (rl_eu_member_codes[i], cc, 2) == 0)
+      return TRUE;
+  return FALSE;
 }

@@ -35,8 +35,8 @@ typedef struct {
   double eph;         /* horizontal error estimate, m; NAN unknown */
   double epx, epy;    /* longitude / latitude error, m; NAN unknown */
   double hdop;        /* NAN unknown */
-  double altitude_m;  /* metres above mean sea level; NAN unknown */
-  double speed_mps;   /* speed over ground, m/s; NAN unknown */
+  double altitude_m;  /* above mean sea level (GGA, TPV altMSL/alt, GPX ele); NAN unknown */
+  double speed_mps;   /* over ground (RMC/VTG knots, TPV speed, GPX); NAN unknown */
 } RlGpsFix;
 
 void rl_gps_fix_init (RlGpsFix *fix);

@@ -436,6 +436,50 @@ same_observation (Parser *p, const guint8 bssid[6], gint64 t)
   return FALSE;
 }
 
+/* The elements an AP would send: SSID, then Country (the two characters,
+ * the environment byte, one triplet).  The real parser reads them, so a
+ * scenario and the air can never disagree on what counts. */
+static gsize
+build_ies (guint8 ies[2 + 32 + 2 + 6], const char *ssid, gsize ssid_len, const char cc[2], guint8 env, guint freq)
+{
+  gsize n = 0;
+
+  if (ssid != NULL)
+    {
+      ies[n++] = RL_IE_SSID;
+      ies[n++] = (guint8) ssid_len;
+      memcpy (ies + n, ssid, ssid_len);
+      n += ssid_len;
+    }
+  ies[n++] = RL_IE_COUNTRY;
+  ies[n++] = 6;
+  ies[n++] = (guint8) cc[0];
+  ies[n++] = (guint8) cc[1];
+  ies[n++] = env;
+  put_triplet (ies + n, freq);
+  return n + 3;
+}
+
+/* A country string the parser refuses: no vote, counted and noted.  As the
+ * live BSS table does, an AP that stops advertising a usable country no
+ * longer votes for the one it named before. */
+static void
+refuse_beacon (Parser *p, const guint8 bssid[6], gint64 t, const char cc[2], guint8 env, RlCountryIeResult res)
+{
+  g_autofree char *counter = g_strconcat ("scenario.skipped.", rl_country_ie_result_to_string (res), NULL);
+  char key[48], text[18], envbuf[48];
+
+  rl_bssid_to_string (bssid, text);
+  g_snprintf (key, sizeof key, "beacon:%s", text);
+  rl_replay_add_withdraw (p->replay, t, key);
+  rl_replay_count (p->replay, counter, 1);
+  if (p->skip_notes++ < MAX_SKIP_NOTES)
+    rl_replay_note (p->replay, "%s:%u: AP %s: country string '%c%c' (%s) is no country (%s): no vote", p->name,
+                    p->line, text, g_ascii_isprint (cc[0]) ? cc[0] : '?', g_ascii_isprint (cc[1]) ? cc[1] : '?',
+                    rl_country_ie_environment_to_string ((char) env, envbuf, sizeof envbuf),
+                    rl_country_ie_result_to_string (res));
+}
+
 static gboolean
 parse_beacon (Parser *p, char **words, gint64 t)
 {
@@ -443,10 +487,9 @@ parse_beacon (Parser *p, char **words, gint64 t)
   enum { K_SSID, K_SIGNAL, K_ENV, K_CHANNEL, K_FREQ, K_BAND };
   const char *v[G_N_ELEMENTS (keys)];
   guint8 bssid[6], ies[2 + 32 + 2 + 6], env = ' ';
-  gsize n_ies = 0, ssid_len = 0;
+  gsize n_ies, ssid_len = 0;
   gint32 signal_mbm = 0;
   guint freq = 0;
-  char key[48], bssid_text[18];
   RlEvidence ev;
   RlCountryIeResult res;
 
@@ -475,50 +518,13 @@ parse_beacon (Parser *p, char **words, gint64 t)
   if (same_observation (p, bssid, t))
     return TRUE;
 
-  /* The elements an AP would send: SSID, then Country (the two characters,
-   * the environment byte, one triplet).  The real parser reads them, so a
-   * scenario and the air can never disagree on what counts. */
-  if (v[K_SSID] != NULL)
-    {
-      ies[n_ies++] = RL_IE_SSID;
-      ies[n_ies++] = (guint8) ssid_len;
-      memcpy (ies + n_ies, v[K_SSID], ssid_len);
-      n_ies += ssid_len;
-    }
-  ies[n_ies++] = RL_IE_COUNTRY;
-  ies[n_ies++] = 6;
-  ies[n_ies++] = (guint8) words[1][0];
-  ies[n_ies++] = (guint8) words[1][1];
-  ies[n_ies++] = env;
-  put_triplet (ies + n_ies, freq);
-  n_ies += 3;
-
+  n_ies = build_ies (ies, v[K_SSID], ssid_len, words[1], env, freq);
   res = rl_beacon_evidence_build (&ev, bssid, signal_mbm, freq, ies, n_ies, NULL, 0, t,
                                   p->ctx->config->policy.max_age_s[RL_SOURCE_BEACON]);
   if (res == RL_COUNTRY_IE_OK)
-    {
-      rl_replay_add_evidence (p->replay, &ev);
-      return TRUE;
-    }
-
-  /* As the live BSS table does: an AP that stops advertising a usable
-   * country no longer votes for the one it named before. */
-  rl_bssid_to_string (bssid, bssid_text);
-  g_snprintf (key, sizeof key, "beacon:%s", bssid_text);
-  rl_replay_add_withdraw (p->replay, t, key);
-  {
-    g_autofree char *counter = g_strconcat ("scenario.skipped.", rl_country_ie_result_to_string (res), NULL);
-    rl_replay_count (p->replay, counter, 1);
-  }
-  if (p->skip_notes++ < MAX_SKIP_NOTES)
-    {
-      char envbuf[48];
-      rl_replay_note (p->replay, "%s:%u: AP %s: country string '%c%c' (%s) is no country (%s): no vote", p->name,
-                      p->line, bssid_text, g_ascii_isprint (words[1][0]) ? words[1][0] : '?',
-                      g_ascii_isprint (words[1][1]) ? words[1][1] : '?',
-                      rl_country_ie_environment_to_string ((char) env, envbuf, sizeof envbuf),
-                      rl_country_ie_result_to_string (res));
-    }
+    rl_replay_add_evidence (p->replay, &ev);
+  else
+    refuse_beacon (p, bssid, t, words[1], env, res);
   return TRUE;
 }
 
