@@ -8,10 +8,12 @@
 
 #include "cli/commands.h"
 #include "core/config.h"
+#include "core/paths.h"
 #include "core/regdb.h"
 #include "replay/replay.h"
 #include "replay/replay-gps.h"
 #include "replay/replay-scans.h"
+#include "replay/report.h"
 #include "replay/scenario.h"
 #include "geo/tzmap.h"
 #include "geo/boundary.h"
@@ -134,8 +136,8 @@ rl_cmd_replay (int argc, char **argv)
   rl_replay_set_keep_evidence (replay, o.evidence);
   /* without the index GPS lines must name their countries; say why once */
   g_autoptr (GError) index_error = NULL;
-  g_autoptr (RlBoundaryIndex) index =
-    rl_boundary_index_open (config->boundary_index ? config->boundary_index : rl_boundary_index_default_path (), &index_error);
+  g_autofree char *index_path = rl_data_path (RL_DATA_BOUNDARY_INDEX, config->boundary_index);
+  g_autoptr (RlBoundaryIndex) index = rl_boundary_index_open (index_path, &index_error);
   if (index == NULL)
     rl_replay_note (replay, "boundary index unavailable (%s): GPS positions cannot be placed", index_error->message);
   if (!load_inputs (&o, config, tzmap, index, replay, expects, &settle, &error))
@@ -151,9 +153,13 @@ rl_cmd_replay (int argc, char **argv)
         rl_replay_note (replay, "timezone %s names no country: not used", o.timezone);
     }
 
+  /* text and CSV rows go out as the run decides; JSON at the end */
+  g_autoptr (RlReportWriter) writer = rl_report_writer_new (o.format, stdout, &error);
+  if (writer == NULL)
+    return die (RL_EXIT_USAGE, "%s", error->message);
+  rl_report_writer_attach (writer, replay);
   rl_replay_run (replay, settle);
-  g_autofree char *out = rl_replay_format (replay, o.format, &error);
-  fputs (out, stdout);
+  rl_report_writer_finish (writer, replay);
   if (o.check)
     {
       g_autoptr (GString) report = g_string_new (NULL);

@@ -3,11 +3,9 @@
 #include "core/territory.h"
 
 #include <string.h>
-#include "rl-build-config.h"
+#include "core/paths.h"
 
 G_DEFINE_QUARK (rl-territory-error-quark, rl_territory_error)
-
-#define TABLE_NAME "territory-sovereigns.tsv"
 
 typedef struct {
   RlCountry sovereign;
@@ -64,25 +62,10 @@ rl_territories_new_from_text (const char *text, const char *name, GError **error
   return g_steal_pointer (&t);
 }
 
-static char *
-default_path (void)
-{
-  const char *env = g_getenv ("REGLOC_TERRITORY_SOVEREIGNS");
-  char *installed;
-
-  if (env != NULL && env[0] != '\0')
-    return g_strdup (env);
-  installed = g_build_filename (RL_DATADIR, TABLE_NAME, NULL);
-  if (g_file_test (installed, G_FILE_TEST_EXISTS))
-    return installed;
-  g_free (installed);
-  return g_build_filename (RL_BUILD_DATADIR, TABLE_NAME, NULL);
-}
-
 RlTerritories *
 rl_territories_load (const char *path, GError **error)
 {
-  g_autofree char *p = path ? g_strdup (path) : default_path ();
+  g_autofree char *p = rl_data_path (RL_DATA_TERRITORY_SOVEREIGNS, path);
   g_autofree char *text = NULL;
 
   if (!g_file_get_contents (p, &text, NULL, error))

@@ -126,12 +126,28 @@ rl_bus_update (RlBus *self, RlDaemonChanges changes, RlCountry old_country)
 
 /* --- methods ---------------------------------------------------------------- */
 
+/* A read whose check was refused for load (not for lack of permission) gets
+ * the error, not the redacted answer: the caller should come back later. */
+static gboolean
+return_if_busy (GDBusMethodInvocation *invocation, const GError *error)
+{
+  if (!g_error_matches (error, G_DBUS_ERROR, G_DBUS_ERROR_LIMITS_EXCEEDED))
+    return FALSE;
+  g_dbus_method_invocation_return_gerror (invocation, error);
+  return TRUE;
+}
+
 static void
 on_explain_authorized (GDBusMethodInvocation *invocation, gboolean allowed, const GError *error, gpointer user_data)
 {
   RlBus *self = user_data;
-  g_autofree char *text = rl_daemon_explain (self->daemon);
-  g_autofree char *redacted = allowed ? NULL : redact_positions (text);
+  g_autofree char *text = NULL;
+  g_autofree char *redacted = NULL;
+
+  if (return_if_busy (invocation, error))
+    return;
+  text = rl_daemon_explain (self->daemon);
+  redacted = allowed ? NULL : redact_positions (text);
 
   rl_dbus_manager_complete_explain (self->skeleton, invocation, allowed ? text : redacted);
 }
@@ -197,6 +213,8 @@ on_get_evidence_authorized (GDBusMethodInvocation *invocation, gboolean allowed,
   gsize n = 0;
   GVariantBuilder b;
 
+  if (return_if_busy (invocation, error))
+    return;
   /* A refusal only hides the coordinates: the rest is public. */
   items = rl_daemon_evidence (self->daemon, &n);
   g_variant_builder_init (&b, G_VARIANT_TYPE ("aa{sv}"));
@@ -303,5 +321,7 @@ rl_bus_free (RlBus *self)
         g_dbus_interface_skeleton_unexport (G_DBUS_INTERFACE_SKELETON (self->skeleton));
       g_clear_object (&self->skeleton);
     }
+  /* Cached answers belong to callers of the connection that goes away. */
+  rl_auth_reset ();
   g_free (self);
 }

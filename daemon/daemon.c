@@ -1,6 +1,7 @@
 #define G_LOG_DOMAIN "reglocd"
 
 #include "daemon/daemon.h"
+#include "core/engine.h"
 #include "replay/replay-feed.h"
 #include "daemon/sources/source.h"
 #include "daemon/sources/override.h"
@@ -19,8 +20,6 @@
 /* A difference between the wall clock and the boot clock that moves by
  * more than this was someone setting the clock, not NTP slewing it. */
 #define RL_CLOCK_JUMP_US (2 * RL_USEC_PER_SEC)
-/* Memory stays bounded under a beacon flood ([beacons] max_bss). */
-#define RL_MIN_ITEMS_PER_KIND 16
 
 G_DEFINE_QUARK (rl-daemon-error-quark, rl_daemon_error)
 
@@ -34,8 +33,7 @@ struct RlDaemon {
   char *config_path;
   RlConfig *config;
   RlRegulatory *regulatory;
-  RlEvidenceSet *evidence;
-  RlDecision *decision;
+  RlEngine *engine;               /* the evidence and the decision in force */
   gint64 last_change_wall;
 
   GArray *slots;                  /* RlSourceSlot, registry order */
@@ -76,27 +74,35 @@ daemon_may_apply (RlDaemon *self)
 }
 
 static gint64
-boot_clock (void)
+boot_clock (RlDaemon *self)
 {
   struct timespec ts;
 
+  if (self->options.clock != NULL)
+    return self->options.clock (self->options.clock_data);
   if (clock_gettime (CLOCK_BOOTTIME, &ts) != 0)
     return g_get_monotonic_time ();
   return (gint64) ts.tv_sec * RL_USEC_PER_SEC + ts.tv_nsec / 1000;
 }
 
+static gint64
+wall_clock (RlDaemon *self)
+{
+  return self->options.clock != NULL ? self->options.clock (self->options.clock_data) : g_get_real_time ();
+}
+
 static void
 daemon_set_origin (RlDaemon *self)
 {
-  self->origin_wall = g_get_real_time ();
-  self->origin_boot = boot_clock ();
+  self->origin_wall = wall_clock (self);
+  self->origin_boot = boot_clock (self);
   self->clock_shift = 0;
 }
 
 static gint64
 daemon_now (RlDaemon *self)
 {
-  gint64 wall = self->origin_wall + (boot_clock () - self->origin_boot);
+  gint64 wall = self->origin_wall + (boot_clock (self) - self->origin_boot);
 
   if (self->feed == NULL)
     return wall;
@@ -109,7 +115,7 @@ evidence_to_wall (RlDaemon *self, gint64 t)
   if (t == 0 || t == RL_NEVER)
     return t;
   if (self->feed == NULL)
-    return t - (daemon_now (self) - g_get_real_time ());
+    return t - (daemon_now (self) - wall_clock (self));
   return self->origin_wall + (gint64) ((double) (t - self->origin_evidence) / self->speed);
 }
 
@@ -150,6 +156,19 @@ on_timer (gpointer user_data)
     daemon_feed (self);
   daemon_redecide (self);
   return G_SOURCE_REMOVE;
+}
+
+gint64
+rl_daemon_timer_due (RlDaemon *self)
+{
+  return self->timer_id != 0 ? self->timer_at : RL_NEVER;
+}
+
+void
+rl_daemon_fire_timer (RlDaemon *self)
+{
+  g_clear_handle_id (&self->timer_id, g_source_remove);
+  on_timer (self);
 }
 
 static void
@@ -217,55 +236,49 @@ daemon_apply (RlDaemon *self, RlCountry country)
   self->applied = country;
 }
 
-/* The next instant the decision may change with no new evidence. */
-static gint64
-daemon_next_instant (RlDaemon *self)
+/* The changes a new decision brings, logged and applied. */
+static RlDaemonChanges
+daemon_take_decision (RlDaemon *self, const RlDecision *old, const RlDecision *dec)
 {
-  gint64 next = rl_evidence_set_next_expiry (self->evidence);
-
-  return self->decision ? MIN (self->decision->next_check, next) : next;
+  if (old == NULL || old->country != dec->country || old->state != dec->state)
+    {
+      self->last_change_wall = wall_clock (self);
+      daemon_log_change (self, old, dec);
+      daemon_apply (self, dec->country);
+      return RL_DAEMON_CHANGED_DECISION;
+    }
+  if (old->reason != dec->reason || fabs (old->confidence - dec->confidence) > 1e-9 ||
+      g_strcmp0 (old->summary, dec->summary) != 0)
+    {
+      g_debug ("Decision unchanged (%s), reason now %s", rl_state_to_string (dec->state),
+               dec->summary ? dec->summary : rl_reason_to_string (dec->reason));
+      return RL_DAEMON_CHANGED_DECISION;
+    }
+  return 0;
 }
 
 static void
 daemon_decide_at (RlDaemon *self, gint64 now)
 {
   g_autoptr(RlDecision) old = NULL;
-  RlDecision *dec;
   RlDaemonChanges changes = self->pending;
-  const RlEvidence *items;
-  gsize n_items = 0;
+  const RlDecision *before = rl_engine_decision (self->engine);
+  RlCountry old_country = before ? before->country : RL_COUNTRY_WORLD;
+  guint expired = 0;
   gint64 next;
 
   g_clear_handle_id (&self->idle_id, g_source_remove);
   self->pending = 0;
-  if (rl_evidence_set_expire (self->evidence, now) > 0)
+  if (rl_engine_decide_at (self->engine, now, &old, &expired))
+    changes |= daemon_take_decision (self, old, rl_engine_decision (self->engine));
+  if (expired > 0)
     changes |= RL_DAEMON_CHANGED_SOURCES;
-  items = rl_evidence_set_items (self->evidence, &n_items);
-  dec = rl_policy_decide (&self->config->policy, rl_regulatory_map, self->regulatory,
-                          self->decision, items, n_items, now);
-  old = self->decision;
-  self->decision = dec;
 
-  if (old == NULL || old->country != dec->country || old->state != dec->state)
-    {
-      self->last_change_wall = g_get_real_time ();
-      daemon_log_change (self, old, dec);
-      daemon_apply (self, dec->country);
-      changes |= RL_DAEMON_CHANGED_DECISION;
-    }
-  else if (old->reason != dec->reason || fabs (old->confidence - dec->confidence) > 1e-9 ||
-           g_strcmp0 (old->summary, dec->summary) != 0)
-    {
-      g_debug ("Decision unchanged (%s), reason now %s", rl_state_to_string (dec->state),
-               dec->summary ? dec->summary : rl_reason_to_string (dec->reason));
-      changes |= RL_DAEMON_CHANGED_DECISION;
-    }
-
-  next = daemon_next_instant (self);
+  next = rl_engine_next_instant (self->engine);
   if (self->feed != NULL)
     next = MIN (next, rl_replay_feed_next_time (self->feed));
   daemon_schedule (self, next);
-  daemon_notify (self, changes, old ? old->country : RL_COUNTRY_WORLD);
+  daemon_notify (self, changes, old_country);
 }
 
 static void
@@ -285,7 +298,7 @@ restamp (RlDaemon *self, RlEvidence *ev)
 
   if (self->feed == NULL)
     {
-      shift = daemon_now (self) - g_get_real_time ();
+      shift = daemon_now (self) - wall_clock (self);
       if (ABS (shift - self->clock_shift) > RL_CLOCK_JUMP_US)
         g_message ("The system clock was set %s by %.0f s; evidence keeps ageing by the time since boot",
                    shift > self->clock_shift ? "back" : "forward",
@@ -306,7 +319,7 @@ on_source_put (RlSource *source, const RlEvidence *evidence, gpointer user_data)
   RlEvidence ev = *evidence;
 
   restamp (self, &ev);
-  rl_evidence_set_put (self->evidence, &ev);
+  rl_engine_add (self->engine, &ev);
   /* The source's last-evidence time moved: published with the decision. */
   self->pending |= RL_DAEMON_CHANGED_SOURCES;
   daemon_queue_redecide (self);
@@ -317,7 +330,7 @@ on_source_withdraw (RlSource *source, const char *key, gpointer user_data)
 {
   RlDaemon *self = user_data;
 
-  if (rl_evidence_set_remove (self->evidence, key))
+  if (rl_engine_withdraw (self->engine, key))
     daemon_queue_redecide (self);
 }
 
@@ -355,61 +368,111 @@ daemon_stop_sources (RlDaemon *self)
       slot->source = NULL;
       /* A stopped source's evidence no longer stands. */
       if (self->feed == NULL || slot->ops->kind == RL_SOURCE_OVERRIDE)
-        rl_evidence_set_remove_kind (self->evidence, slot->ops->kind);
+        rl_engine_withdraw_kind (self->engine, slot->ops->kind);
     }
   g_array_set_size (self->slots, 0);
+}
+
+static RlSource *
+daemon_create_source (RlDaemon *self, const RlSourceOps *ops)
+{
+  RlSourceSink sink = { on_source_put, on_source_withdraw, on_source_status, self };
+  RlSource *source;
+
+  /* Replay feeds stand in for every live source but the override,
+   * which stays so a recorded trip can be overridden like a live one. */
+  if (self->feed != NULL && ops->kind != RL_SOURCE_OVERRIDE)
+    return NULL;
+  source = ops->create (self->config, &sink);
+  if (source != NULL)
+    {
+      g_debug ("Starting source %s", ops->name);
+      ops->start (source);
+    }
+  return source;
 }
 
 static void
 daemon_start_sources (RlDaemon *self)
 {
-  RlSourceSink sink = { on_source_put, on_source_withdraw, on_source_status, self };
-
   for (guint i = 0; rl_source_registry[i] != NULL; i++)
     {
-      const RlSourceOps *ops = rl_source_registry[i];
-      RlSourceSlot slot = { ops, NULL };
+      RlSourceSlot slot = { rl_source_registry[i], NULL };
 
-      /* Replay feeds stand in for every live source but the override,
-       * which stays so a recorded trip can be overridden like a live one. */
-      if (self->feed == NULL || ops->kind == RL_SOURCE_OVERRIDE)
-        slot.source = ops->create (self->config, &sink);
+      slot.source = daemon_create_source (self, slot.ops);
       g_array_append_val (self->slots, slot);
-      if (slot.source != NULL)
-        {
-          g_debug ("Starting source %s", ops->name);
-          ops->start (slot.source);
-        }
     }
+}
+
+/* The settings a source reads when it is created: its own group, and the
+ * [general] and [policy] keys named here.  A reload that changes none of
+ * them keeps the source running, and its evidence standing. */
+static gboolean
+source_settings_unchanged (const RlSourceOps *ops, const RlConfig *old, const RlConfig *new)
+{
+  static const struct {
+    const char *name;
+    const char *general_key;        /* NULL: none */
+    const char *policy_prefixes[3];
+  } deps[] = {
+    { "beacons", NULL, { "max_age_beacons", NULL } },
+    { "gps", "boundary_index", { "max_age_gps", "gps_", "air" } },
+    { "timezone", "zoneinfo_dir", { "max_age_timezone", NULL } },
+    { "override", NULL, { "max_age_override", NULL } },
+  };
+
+  for (gsize i = 0; i < G_N_ELEMENTS (deps); i++)
+    {
+      if (strcmp (deps[i].name, ops->name) != 0)
+        continue;
+      if (!rl_config_keys_equal (old, new, ops->name, NULL) ||
+          (deps[i].general_key != NULL && !rl_config_keys_equal (old, new, "general", deps[i].general_key)))
+        return FALSE;
+      for (gsize k = 0; k < G_N_ELEMENTS (deps[i].policy_prefixes) && deps[i].policy_prefixes[k]; k++)
+        if (!rl_config_keys_equal (old, new, "policy", deps[i].policy_prefixes[k]))
+          return FALSE;
+      return TRUE;
+    }
+  /* A source not listed here: every key counts. */
+  return FALSE;
+}
+
+/* Stops the sources whose settings @config changes, and those that are
+ * unavailable; returns how many. */
+static guint
+daemon_stop_changed_sources (RlDaemon *self, const RlConfig *config)
+{
+  guint stopped = 0;
+
+  for (guint i = 0; i < self->slots->len; i++)
+    {
+      RlSourceSlot *slot = &g_array_index (self->slots, RlSourceSlot, i);
+
+      if (slot->source == NULL ||
+          (slot->source->available && source_settings_unchanged (slot->ops, self->config, config)))
+        continue;
+      /* An unavailable source is retried too: SIGHUP is how an administrator
+       * says a data file (the boundary index) was replaced. */
+      g_message ("Restarting source %s: %s", slot->ops->name,
+                 slot->source->available ? "its settings changed" : "it was unavailable");
+      slot->ops->stop (slot->source);
+      slot->ops->free (slot->source);
+      slot->source = NULL;
+      if (self->feed == NULL || slot->ops->kind == RL_SOURCE_OVERRIDE)
+        rl_engine_withdraw_kind (self->engine, slot->ops->kind);
+      stopped++;
+    }
+  return stopped;
 }
 
 /* --- replay -------------------------------------------------------------- */
 
 static void
-on_feed_evidence (const RlEvidence *ev, gpointer user_data)
+on_feed_event (const RlEvent *event, gpointer user_data)
 {
   RlDaemon *self = user_data;
 
-  rl_evidence_set_put (self->evidence, ev);
-}
-
-static void
-on_feed_withdraw (const char *key, gboolean whole_kind, RlSourceKind kind, gpointer user_data)
-{
-  RlDaemon *self = user_data;
-
-  if (whole_kind)
-    rl_evidence_set_remove_kind (self->evidence, kind);
-  else
-    rl_evidence_set_remove (self->evidence, key);
-}
-
-static void
-on_feed_resume (gint64 time, gpointer user_data)
-{
-  RlDaemon *self = user_data;
-
-  rl_evidence_set_drop_observed_before (self->evidence, time);
+  rl_engine_apply (self->engine, event);
 }
 
 /* Hands over every recorded event that is due on the replay clock, instant
@@ -419,7 +482,7 @@ on_feed_resume (gint64 time, gpointer user_data)
 static void
 daemon_feed (RlDaemon *self)
 {
-  RlReplayFeedHooks hooks = { on_feed_evidence, on_feed_withdraw, on_feed_resume, self };
+  RlReplayFeedHooks hooks = { on_feed_event, self };
   gint64 now = daemon_now (self);
   gint64 t;
 
@@ -427,12 +490,8 @@ daemon_feed (RlDaemon *self)
     {
       gint64 due;
 
-      while (self->decision != NULL && (due = daemon_next_instant (self)) < t)
-        {
-          daemon_decide_at (self, due);
-          if (daemon_next_instant (self) <= due)
-            break;   /* no progress: let the event instant decide */
-        }
+      while ((due = rl_engine_next_due (self->engine, t)) != RL_NEVER)
+        daemon_decide_at (self, due);
       rl_replay_feed_deliver (self->feed, t, &hooks);
       self->pending |= RL_DAEMON_CHANGED_SOURCES;
       daemon_decide_at (self, t);
@@ -508,6 +567,29 @@ daemon_load_regulatory (const RlConfig *config)
   return reg;
 }
 
+/* A persisted override must name a country SetOverride would accept: a
+ * code the installed regulatory.db lacks (a file edited by hand, a database
+ * downgraded) is ignored with a warning, as a damaged file is.  Without a
+ * readable database nothing can be checked, and the override stands. */
+static void
+daemon_check_persisted_override (RlDaemon *self)
+{
+  RlSource *source = daemon_find_source (self, &rl_override_source_ops);
+  gboolean from_config = FALSE;
+  RlCountry country;
+  char cc[3];
+
+  if (source == NULL || rl_regulatory_problem (self->regulatory) != NULL)
+    return;
+  country = rl_override_source_current (source, &from_config);
+  if (country == RL_COUNTRY_NONE || country == RL_COUNTRY_WORLD || from_config ||
+      rl_regulatory_has (self->regulatory, country))
+    return;
+  g_warning ("Ignoring the persisted override: %s is not in the regulatory database",
+             rl_country_to_string (country, cc));
+  rl_override_source_set_dbus (source, RL_COUNTRY_NONE);
+}
+
 RlDaemon *
 rl_daemon_new (const RlDaemonOptions *options, GError **error)
 {
@@ -525,8 +607,7 @@ rl_daemon_new (const RlDaemonOptions *options, GError **error)
   if (self->config == NULL)
     return NULL;
   self->regulatory = daemon_load_regulatory (self->config);
-  /* One cap for every kind, sized for the beacons, the only kind with many keys. */
-  self->evidence = rl_evidence_set_new (MAX (self->config->beacons_max_bss, RL_MIN_ITEMS_PER_KIND));
+  self->engine = rl_engine_new (self->config, self->regulatory);
   if (options->replay != NULL && options->replay[0] != NULL)
     {
       self->feed = rl_replay_feed_load (options->replay, self->config, self->regulatory, error);
@@ -553,6 +634,7 @@ rl_daemon_start (RlDaemon *self)
 
   daemon_start_applier (self);
   daemon_start_sources (self);
+  daemon_check_persisted_override (self);
   if (self->feed != NULL)
     {
       g_message ("Replaying %s at %g× from %s", rl_replay_feed_describe (self->feed), self->speed,
@@ -574,8 +656,7 @@ rl_daemon_free (RlDaemon *self)
   g_clear_pointer (&self->slots, g_array_unref);
   daemon_stop_applier (self);
   g_clear_pointer (&self->feed, rl_replay_feed_free);
-  g_clear_pointer (&self->decision, rl_decision_free);
-  g_clear_pointer (&self->evidence, rl_evidence_set_free);
+  g_clear_pointer (&self->engine, rl_engine_free);
   g_clear_pointer (&self->regulatory, rl_regulatory_free);
   g_clear_pointer (&self->config, rl_config_free);
   g_free (self->config_path);
@@ -590,6 +671,7 @@ rl_daemon_reload (RlDaemon *self, GError **error)
 {
   g_autoptr(GError) local = NULL;
   RlConfig *config = daemon_load_config (self->config_path, &local);
+  gboolean apply_changed;
 
   if (config == NULL)
     {
@@ -598,14 +680,25 @@ rl_daemon_reload (RlDaemon *self, GError **error)
       return FALSE;
     }
   g_message ("Reloaded the configuration from %s", self->config_path ? self->config_path : "built-in defaults");
-  daemon_stop_sources (self);
-  daemon_stop_applier (self);
+  /* Only what a changed setting concerns restarts: the evidence of every
+   * other source stands, and a changed policy re-decides on it. */
+  daemon_stop_changed_sources (self, config);
+  apply_changed = !rl_config_keys_equal (self->config, config, "general", "apply");
+  if (apply_changed)
+    daemon_stop_applier (self);
   rl_config_free (self->config);
   self->config = config;
   rl_regulatory_free (self->regulatory);
   self->regulatory = daemon_load_regulatory (self->config);
-  daemon_start_applier (self);   /* apply= may have changed; the decision is re-sent */
-  daemon_start_sources (self);
+  rl_engine_set_config (self->engine, self->config, self->regulatory);
+  if (apply_changed)
+    daemon_start_applier (self);   /* the decision is re-sent */
+  for (guint i = 0; i < self->slots->len; i++)
+    {
+      RlSourceSlot *slot = &g_array_index (self->slots, RlSourceSlot, i);
+      if (slot->source == NULL)
+        slot->source = daemon_create_source (self, slot->ops);
+    }
   daemon_redecide (self);
   daemon_notify (self, RL_DAEMON_CHANGED_SOURCES | RL_DAEMON_CHANGED_OVERRIDE, RL_COUNTRY_NONE);
   return TRUE;
@@ -624,7 +717,7 @@ rl_daemon_prepare_for_sleep (RlDaemon *self, gboolean sleeping)
     }
   /* The machine may have moved while it slept: what was seen before the
    * resume no longer says where it is. */
-  dropped = rl_evidence_set_drop_observed_before (self->evidence, now);
+  dropped = rl_engine_resume (self->engine, now);
   g_message ("Resumed from sleep: dropped %u observations from before it", dropped);
   self->sleep_started = 0;
   daemon_redecide (self);
@@ -710,7 +803,7 @@ rl_daemon_clear_override (RlDaemon *self, GError **error)
 const RlDecision *
 rl_daemon_decision (RlDaemon *self)
 {
-  return self->decision;
+  return rl_engine_decision (self->engine);
 }
 
 gint64
@@ -777,7 +870,7 @@ rl_daemon_source_status (RlDaemon *self)
 const RlEvidence *
 rl_daemon_evidence (RlDaemon *self, gsize *n_items)
 {
-  return rl_evidence_set_items (self->evidence, n_items);
+  return rl_engine_items (self->engine, n_items);
 }
 
 gint64
@@ -792,10 +885,10 @@ rl_daemon_explain (RlDaemon *self)
   GString *s = g_string_new (NULL);
   gboolean from_config = FALSE;
   RlCountry ov = rl_daemon_override (self, &from_config);
+  const RlDecision *decision = rl_engine_decision (self->engine);
   char cc[3];
 
-  g_string_append (s, self->decision && self->decision->explanation ? self->decision->explanation
-                                                                    : "No decision yet.");
+  g_string_append (s, decision && decision->explanation ? decision->explanation : "No decision yet.");
   if (ov != RL_COUNTRY_NONE)
     g_string_append_printf (s, "\nOverride %s is set (%s).", rl_country_to_string (ov, cc),
                             from_config ? "in regloc.conf" : "with SetOverride; persisted");

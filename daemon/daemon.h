@@ -44,6 +44,10 @@ typedef struct {
   const char *const *replay;   /* NULL: live sources; else files fed in place of them */
   double replay_speed;         /* evidence seconds per wall second (≥ 1) */
   const RlApplierOps *applier; /* NULL: none (KernelCountry stays unknown) */
+  /* Tests: a fake clock (µs) read in place of both the wall clock and the
+   * boot clock; NULL: the real ones. */
+  gint64 (*clock) (gpointer user_data);
+  gpointer clock_data;
 } RlDaemonOptions;
 
 typedef struct {
@@ -90,6 +94,11 @@ const RlEvidence *rl_daemon_evidence (RlDaemon *daemon, gsize *n_items);
 /* An item's observed_at / expires_at as the wall clock reads now (they
  * differ once the clock has been set); in replay mode the recorded time. */
 gint64 rl_daemon_evidence_wall_time (RlDaemon *daemon, gint64 t);
+/* Tests on a fake clock: the evidence time the one timer is set for
+ * (RL_NEVER: none), and firing it now instead of waiting. */
+gint64 rl_daemon_timer_due (RlDaemon *daemon);
+void rl_daemon_fire_timer (RlDaemon *daemon);
+
 /* The explanation paragraph, with the sources' state and what is applied. */
 char *rl_daemon_explain (RlDaemon *daemon);
 

@@ -1,4 +1,5 @@
 #include "readers/gpsd-json.h"
+#include "readers/json-depth.h"
 
 #include <math.h>
 #include <string.h>
@@ -26,6 +27,16 @@ rl_gps_fix_from_gps_data (const struct gps_data_t *data, RlGpsFix *fix, RlGpsRej
   rl_gps_fix_init (fix);
   if (f->mode < MODE_2D)
     {
+      /* With a time it is an event: the receiver lost its fix then.
+       * (MODE_NOT_SEEN is no such statement: nothing was said.) */
+      if (f->mode == MODE_NO_FIX && (data->set & TIME_SET) && f->time.tv_sec > 0 &&
+          f->time.tv_sec <= G_GINT64_CONSTANT (253402300799) && f->time.tv_nsec >= 0 &&
+          f->time.tv_nsec < 1000000000)
+        {
+          rl_gps_fix_init_lost (fix, (gint64) f->time.tv_sec * G_USEC_PER_SEC + f->time.tv_nsec / 1000, 0,
+                                RL_GPS_FIX_HAS_DATE);
+          return TRUE;
+        }
       *why = RL_GPS_REJECT_NO_FIX;
       return FALSE;
     }
@@ -57,6 +68,12 @@ rl_gps_fix_from_gps_data (const struct gps_data_t *data, RlGpsFix *fix, RlGpsRej
   fix->epy = finite_or_nan (f->epy);
   /* libgps fills dop from SKY reports; 0 means never set. */
   fix->hdop = data->dop.hdop > 0 ? finite_or_nan (data->dop.hdop) : NAN;
+  /* above mean sea level; the ellipsoid height (within ~100 m of it) when
+   * that is all the receiver gives */
+  if ((data->set & ALTITUDE_SET) && f->mode >= MODE_3D)
+    fix->altitude_m = isfinite (f->altMSL) ? f->altMSL : (isfinite (f->altHAE) ? f->altHAE : NAN);
+  if ((data->set & SPEED_SET) && isfinite (f->speed) && f->speed >= 0)
+    fix->speed_mps = f->speed;
   return TRUE;
 }
 
@@ -107,6 +124,13 @@ tpv_to_gps_data (JsonObject *obj, struct gps_data_t *gd)
   gd->fix.mode = member_double (obj, "mode", &v) && v >= 0 && v <= 3 ? (int) v : MODE_NOT_SEEN;
   gd->fix.latitude = gd->fix.longitude = NAN;
   gd->fix.eph = gd->fix.epx = gd->fix.epy = NAN;
+  gd->fix.altMSL = gd->fix.altHAE = gd->fix.speed = NAN;
+  /* gpsd < 3.20 wrote "alt" (above mean sea level); later ones altMSL and altHAE */
+  if (member_double (obj, "altMSL", &gd->fix.altMSL) || member_double (obj, "alt", &gd->fix.altMSL) ||
+      member_double (obj, "altHAE", &gd->fix.altHAE))
+    gd->set |= ALTITUDE_SET;
+  if (member_double (obj, "speed", &gd->fix.speed))
+    gd->set |= SPEED_SET;
   if (t != NULL)
     {
       g_autoptr (GTimeZone) utc = g_time_zone_new_utc ();
@@ -128,92 +152,183 @@ tpv_to_gps_data (JsonObject *obj, struct gps_data_t *gd)
     gd->fix.epy = NAN;
 }
 
-void
-rl_gpsd_json_parse (const char *data, gsize len, GArray *fixes, RlGpsParseStats *stats)
-{
+struct RlGpsdJsonReader {
+  const char *data;
+  gsize len, pos;
   /* struct gps_data_t is large (skyview tables): keep it off the stack. */
-  g_autofree struct gps_data_t *gd = g_new0 (struct gps_data_t, 1);
-  g_autoptr (JsonParser) parser = json_parser_new_immutable ();
-  gboolean have_last = FALSE;
-  gint64 last_time = 0;
-  gsize pos = 0;
+  struct gps_data_t *gd;
+  JsonParser *parser;
+  gboolean have_last;
+  gint64 last_time;
+  RlGpsParseStats stats;
+  gboolean file_order;
+};
 
-  g_return_if_fail (data != NULL || len == 0);
-  memset (stats, 0, sizeof *stats);
+RlGpsdJsonReader *
+rl_gpsd_json_reader_new (const char *data, gsize len)
+{
+  RlGpsdJsonReader *r;
 
-  while (pos < len)
+  g_return_val_if_fail (data != NULL || len == 0, NULL);
+  r = g_new0 (RlGpsdJsonReader, 1);
+  r->data = data;
+  r->len = len;
+  r->gd = g_new0 (struct gps_data_t, 1);
+  r->parser = json_parser_new_immutable ();
+  return r;
+}
+
+RlGpsdJsonReader *
+rl_gpsd_json_reader_new_in_file_order (const char *data, gsize len)
+{
+  RlGpsdJsonReader *r = rl_gpsd_json_reader_new (data, len);
+
+  r->file_order = TRUE;
+  return r;
+}
+
+/* File order: a report stamped before 1970 still gives its position, the
+ * time passed on as it is (negative) for the caller to judge. */
+static gboolean
+fix_before_epoch (RlGpsdJsonReader *r, RlGpsFix *fix)
+{
+  struct timespec t = r->gd->fix.time;
+  RlGpsReject why;
+  gboolean ok;
+
+  if (!(r->gd->set & TIME_SET) || t.tv_sec > 0)
+    return FALSE;
+  r->gd->fix.time.tv_sec = 1;
+  ok = rl_gps_fix_from_gps_data (r->gd, fix, &why);
+  r->gd->fix.time = t;
+  if (ok)
+    fix->time = (gint64) t.tv_sec * G_USEC_PER_SEC + t.tv_nsec / 1000;
+  return ok;
+}
+
+void
+rl_gpsd_json_reader_free (RlGpsdJsonReader *r)
+{
+  if (r == NULL)
+    return;
+  g_object_unref (r->parser);
+  g_free (r->gd);
+  g_free (r);
+}
+
+/* One line: TRUE when it gave @fix. */
+static gboolean
+read_line (RlGpsdJsonReader *r, const char *start, gsize n, RlGpsFix *fix)
+{
+  RlGpsParseStats *stats = &r->stats;
+  RlGpsReject why;
+  JsonObject *obj;
+  const char *cls;
+  double hdop;
+
+  stats->records++;
+  if (start[0] != '{' || n > MAX_LINE || memchr (start, '\0', n) != NULL)
     {
-      const char *start = data + pos;
-      const char *nl = memchr (start, '\n', len - pos);
-      gsize n = nl ? (gsize) (nl - start) : len - pos;
-      RlGpsFix fix;
-      RlGpsReject why;
-      JsonObject *obj;
-      const char *cls;
-      double hdop;
+      stats->rejected[RL_GPS_REJECT_MALFORMED]++;
+      return FALSE;
+    }
+  if (start[n - 1] != '}')
+    {
+      stats->rejected[RL_GPS_REJECT_TRUNCATED]++;
+      return FALSE;
+    }
+  if (!rl_json_depth_ok (start, n, RL_JSON_MAX_DEPTH) ||
+      !json_parser_load_from_data (r->parser, start, (gssize) n, NULL) ||
+      !JSON_NODE_HOLDS_OBJECT (json_parser_get_root (r->parser)))
+    {
+      stats->rejected[RL_GPS_REJECT_MALFORMED]++;
+      return FALSE;
+    }
+  obj = json_node_get_object (json_parser_get_root (r->parser));
+  cls = member_string (obj, "class");
+  if (cls == NULL)
+    {
+      stats->rejected[RL_GPS_REJECT_MALFORMED]++;
+      return FALSE;
+    }
+  if (strcmp (cls, "SKY") == 0)
+    {
+      /* its HDOP goes with the TPV reports that follow, as in libgps */
+      if (member_double (obj, "hdop", &hdop) && hdop > 0)
+        r->gd->dop.hdop = hdop;
+      stats->ignored++;
+      return FALSE;
+    }
+  if (strcmp (cls, "TPV") != 0)
+    {
+      /* VERSION, DEVICES, WATCH, …: no position */
+      stats->ignored++;
+      return FALSE;
+    }
+  tpv_to_gps_data (obj, r->gd);
+  if (!rl_gps_fix_from_gps_data (r->gd, fix, &why) && !(r->file_order && fix_before_epoch (r, fix)))
+    {
+      stats->rejected[why]++;
+      return FALSE;
+    }
+  if (r->have_last && fix->time <= r->last_time && !r->file_order)
+    {
+      stats->rejected[RL_GPS_REJECT_TIME_BACKWARDS]++;
+      return FALSE;
+    }
+  r->have_last = TRUE;
+  r->last_time = fix->time;
+  stats->fixes++;
+  if (rl_gps_fix_is_lost (fix))
+    stats->fix_lost++;
+  return TRUE;
+}
 
-      pos += n + (nl ? 1 : 0);
+gboolean
+rl_gpsd_json_reader_next (RlGpsdJsonReader *r, RlGpsFix *fix)
+{
+  while (r->pos < r->len)
+    {
+      const char *start = r->data + r->pos;
+      const char *nl = memchr (start, '\n', r->len - r->pos);
+      gsize n = nl ? (gsize) (nl - start) : r->len - r->pos;
+
+      r->pos += n + (nl ? 1 : 0);
       while (n > 0 && g_ascii_isspace (start[n - 1]))
         n--;
       while (n > 0 && g_ascii_isspace (start[0]))
         start++, n--;
-      if (n == 0)
-        continue;
-      stats->records++;
-      if (start[0] != '{' || n > MAX_LINE || memchr (start, '\0', n) != NULL)
-        {
-          stats->rejected[RL_GPS_REJECT_MALFORMED]++;
-          continue;
-        }
-      if (start[n - 1] != '}')
-        {
-          stats->rejected[RL_GPS_REJECT_TRUNCATED]++;
-          continue;
-        }
-      if (!json_parser_load_from_data (parser, start, (gssize) n, NULL) ||
-          !JSON_NODE_HOLDS_OBJECT (json_parser_get_root (parser)))
-        {
-          stats->rejected[RL_GPS_REJECT_MALFORMED]++;
-          continue;
-        }
-      obj = json_node_get_object (json_parser_get_root (parser));
-      cls = member_string (obj, "class");
-      if (cls == NULL)
-        {
-          stats->rejected[RL_GPS_REJECT_MALFORMED]++;
-          continue;
-        }
-      if (strcmp (cls, "SKY") == 0)
-        {
-          /* its HDOP goes with the TPV reports that follow, as in libgps */
-          if (member_double (obj, "hdop", &hdop) && hdop > 0)
-            gd->dop.hdop = hdop;
-          stats->ignored++;
-          continue;
-        }
-      if (strcmp (cls, "TPV") != 0)
-        {
-          /* VERSION, DEVICES, WATCH, …: no position */
-          stats->ignored++;
-          continue;
-        }
-      tpv_to_gps_data (obj, gd);
-      if (!rl_gps_fix_from_gps_data (gd, &fix, &why))
-        {
-          stats->rejected[why]++;
-          continue;
-        }
-      if (have_last && fix.time <= last_time)
-        {
-          stats->rejected[RL_GPS_REJECT_TIME_BACKWARDS]++;
-          continue;
-        }
-      have_last = TRUE;
-      last_time = fix.time;
-      g_array_append_val (fixes, fix);
-      stats->fixes++;
+      if (n > 0 && read_line (r, start, n, fix))
+        return TRUE;
     }
-  stats->date_source = stats->fixes > 0 ? RL_GPS_DATE_FROM_FILE : RL_GPS_DATE_NONE;
+  r->stats.date_source = r->stats.fixes > 0 ? RL_GPS_DATE_FROM_FILE : RL_GPS_DATE_NONE;
+  return FALSE;
+}
+
+gsize
+rl_gpsd_json_reader_offset (const RlGpsdJsonReader *r)
+{
+  return r->pos;
+}
+
+const RlGpsParseStats *
+rl_gpsd_json_reader_stats (const RlGpsdJsonReader *r)
+{
+  return &r->stats;
+}
+
+void
+rl_gpsd_json_parse (const char *data, gsize len, GArray *fixes, RlGpsParseStats *stats)
+{
+  RlGpsdJsonReader *r;
+  RlGpsFix fix;
+
+  g_return_if_fail (data != NULL || len == 0);
+  r = rl_gpsd_json_reader_new (data, len);
+  while (rl_gpsd_json_reader_next (r, &fix))
+    g_array_append_val (fixes, fix);
+  *stats = r->stats;
+  rl_gpsd_json_reader_free (r);
 }
 
 gboolean

@@ -12,6 +12,19 @@ G_BEGIN_DECLS
 /* Pure: memory in, fixes out (appended to @fixes; @stats zeroed first). */
 void rl_gpsd_json_parse (const char *data, gsize len, GArray *fixes, RlGpsParseStats *stats);
 
+/* The same as a pull iterator over @data (which must outlive it); the
+ * stats are complete once rl_gpsd_json_reader_next() returned FALSE. */
+typedef struct RlGpsdJsonReader RlGpsdJsonReader;
+RlGpsdJsonReader *rl_gpsd_json_reader_new (const char *data, gsize len);
+/* For a log whose clock is broken: times before 1970 and times that do
+ * not move forward are passed on as they are, for the caller to judge. */
+RlGpsdJsonReader *rl_gpsd_json_reader_new_in_file_order (const char *data, gsize len);
+gboolean rl_gpsd_json_reader_next (RlGpsdJsonReader *reader, RlGpsFix *fix);
+gsize rl_gpsd_json_reader_offset (const RlGpsdJsonReader *reader);
+const RlGpsParseStats *rl_gpsd_json_reader_stats (const RlGpsdJsonReader *reader);
+void rl_gpsd_json_reader_free (RlGpsdJsonReader *reader);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (RlGpsdJsonReader, rl_gpsd_json_reader_free)
+
 /* TRUE when the first non-blank line is a gpsd JSON object ("class":…). */
 gboolean rl_gpsd_json_sniff (const char *data, gsize len);
 

@@ -4,30 +4,9 @@
 #include <string.h>
 #include <libxml/parser.h>
 #include <libxml/tree.h>
+#include <libxml/xmlreader.h>
 
 G_DEFINE_QUARK (rl-gpx-error-quark, rl_gpx_error)
-
-typedef struct {
-  GArray *fixes;
-  RlGpsParseStats *stats;
-  GTimeZone *utc;
-} Reader;
-
-static gboolean
-name_is (const xmlNode *node, const char *name)
-{
-  return node->type == XML_ELEMENT_NODE && strcmp ((const char *) node->name, name) == 0;
-}
-
-static char *
-node_text (xmlNode *node)
-{
-  xmlChar *content = xmlNodeGetContent (node);
-  char *text = g_strstrip (g_strdup ((const char *) content));
-
-  xmlFree (content);
-  return text;
-}
 
 /* A whole-string decimal (g_ascii_strtod is locale-independent). */
 static gboolean
@@ -45,13 +24,52 @@ parse_double (const char *text, double *out)
   return TRUE;
 }
 
+/* GPX nests four levels deep; a deeper document is not worth walking into. */
+#define MAX_DEPTH 16
+
+struct RlGpxReader {
+  xmlTextReader *xml;
+  GTimeZone *utc;
+  RlGpsParseStats stats;
+  gboolean done, failed;
+  gboolean advanced;        /* the cursor is already on the next node */
+  int next_rc;
+  gboolean has_meta_time;
+  gint64 meta_time;
+  GError *error;
+  gboolean file_order;
+  /* the point being read: its <pdop> (stands in for a missing <hdop>) */
+  double pdop;
+  /* the fix before, for a speed when a point has none */
+  gboolean have_prev;
+  double prev_lat, prev_lon;
+  gint64 prev_time;
+};
+
 static gboolean
-attr_double (xmlNode *node, const char *name, double *out, gboolean *present)
+name_is (xmlTextReader *x, const char *name)
 {
-  xmlChar *value = xmlGetProp (node, (const xmlChar *) name);
+  const xmlChar *n = xmlTextReaderConstLocalName (x);
+  return n != NULL && strcmp ((const char *) n, name) == 0;
+}
+
+/* The text of the element under the cursor, stripped (owned). */
+static char *
+element_text (xmlTextReader *x)
+{
+  xmlChar *content = xmlTextReaderReadString (x);
+  char *text = g_strstrip (g_strdup (content != NULL ? (const char *) content : ""));
+
+  xmlFree (content);
+  return text;
+}
+
+static gboolean
+attr_double (xmlTextReader *x, const char *name, double *out)
+{
+  xmlChar *value = xmlTextReaderGetAttribute (x, (const xmlChar *) name);
   g_autofree char *text = NULL;
 
-  *present = value != NULL;
   if (value == NULL)
     return FALSE;
   text = g_strstrip (g_strdup ((const char *) value));
@@ -59,139 +77,377 @@ attr_double (xmlNode *node, const char *name, double *out, gboolean *present)
   return parse_double (text, out);
 }
 
-static void
-read_point (Reader *r, xmlNode *pt)
+static gboolean
+parse_time_any (GTimeZone *utc, const char *text, gint64 *out, gboolean before_1970)
 {
-  RlGpsFix fix;
-  gboolean have_lat, have_lon, have_time = FALSE, no_fix = FALSE;
-  double lat = 0, lon = 0;
+  g_autoptr (GDateTime) dt = g_date_time_new_from_iso8601 (text, utc);
 
-  r->stats->records++;
-  rl_gps_fix_init (&fix);
-  fix.mode = 2;
-  if (!attr_double (pt, "lat", &lat, &have_lat) || !attr_double (pt, "lon", &lon, &have_lon))
-    {
-      r->stats->rejected[RL_GPS_REJECT_MALFORMED]++;
-      return;
-    }
-  if (fabs (lat) > 90 || fabs (lon) > 180)
-    {
-      r->stats->rejected[RL_GPS_REJECT_BAD_VALUE]++;
-      return;
-    }
-
-  for (xmlNode *c = pt->children; c != NULL; c = c->next)
-    {
-      g_autofree char *text = NULL;
-
-      if (c->type != XML_ELEMENT_NODE || name_is (c, "extensions"))
-        continue;
-      if (name_is (c, "time"))
-        {
-          g_autoptr (GDateTime) dt = NULL;
-
-          text = node_text (c);
-          dt = g_date_time_new_from_iso8601 (text, r->utc);
-          if (dt == NULL || g_date_time_get_year (dt) < 1970)
-            {
-              r->stats->rejected[RL_GPS_REJECT_BAD_VALUE]++;
-              return;
-            }
-          fix.time = g_date_time_to_unix (dt) * G_USEC_PER_SEC + g_date_time_get_microsecond (dt);
-          have_time = TRUE;
-        }
-      else if (name_is (c, "hdop"))
-        {
-          double v;
-          text = node_text (c);
-          if (parse_double (text, &v) && v >= 0)
-            fix.hdop = v;
-        }
-      else if (name_is (c, "fix"))
-        {
-          /* GPX <fix>: none | 2d | 3d | dgps | pps */
-          text = node_text (c);
-          if (g_strcmp0 (text, "none") == 0)
-            no_fix = TRUE;
-          else if (g_strcmp0 (text, "3d") == 0)
-            fix.mode = 3;
-        }
-    }
-  if (no_fix)
-    {
-      r->stats->rejected[RL_GPS_REJECT_NO_FIX]++;
-      return;
-    }
-  if (!have_time)
-    {
-      r->stats->rejected[RL_GPS_REJECT_NO_TIME]++;
-      return;
-    }
-  fix.flags = RL_GPS_FIX_HAS_DATE;
-  fix.lat = lat;
-  fix.lon = lon;
-  g_array_append_val (r->fixes, fix);
-  r->stats->fixes++;
+  if (dt == NULL || (g_date_time_get_year (dt) < 1970 && !before_1970))
+    return FALSE;
+  *out = g_date_time_to_unix (dt) * G_USEC_PER_SEC + g_date_time_get_microsecond (dt);
+  return TRUE;
 }
 
-/* Walks every element except <extensions> subtrees; points can sit in trk/trkseg,
- * rte or at the top level (wpt). */
-static void
-walk (Reader *r, xmlNode *node, guint depth)
+static gboolean
+parse_time (GTimeZone *utc, const char *text, gint64 *out)
 {
-  /* GPX nests four levels deep; a deeper document is not worth recursing into. */
-  if (depth > 16)
-    return;
-  for (xmlNode *c = node; c != NULL; c = c->next)
+  return parse_time_any (utc, text, out, FALSE);
+}
+
+/* The next node; after skip_subtree() the cursor already is on it. */
+static int
+advance (RlGpxReader *r)
+{
+  if (r->advanced)
     {
-      if (c->type != XML_ELEMENT_NODE || name_is (c, "extensions") || name_is (c, "metadata"))
-        continue;
-      if (name_is (c, "trkpt") || name_is (c, "rtept") || name_is (c, "wpt"))
-        read_point (r, c);
-      else if (name_is (c, "trk") || name_is (c, "trkseg") || name_is (c, "rte"))
-        walk (r, c->children, depth + 1);
-      else
-        r->stats->ignored++;
+      r->advanced = FALSE;
+      return r->next_rc;
     }
+  return xmlTextReaderRead (r->xml);
+}
+
+/* Moves past the subtree under the cursor. */
+static void
+skip_subtree (RlGpxReader *r)
+{
+  r->next_rc = xmlTextReaderNext (r->xml);
+  r->advanced = TRUE;
+}
+
+/* One child of a point: the first verdict of the point's children wins. */
+static void
+point_child (RlGpxReader *r, RlGpsFix *fix, RlGpsReject *verdict, gboolean *have_time)
+{
+  g_autofree char *text = NULL;
+  double v;
+
+  if (*verdict != RL_GPS_N_REJECTS || name_is (r->xml, "extensions"))
+    return;
+  if (name_is (r->xml, "time"))
+    {
+      text = element_text (r->xml);
+      if (!parse_time_any (r->utc, text, &fix->time, r->file_order))
+        *verdict = RL_GPS_REJECT_BAD_VALUE;
+      else
+        *have_time = TRUE;
+    }
+  else if (name_is (r->xml, "hdop"))
+    {
+      text = element_text (r->xml);
+      if (parse_double (text, &v) && v >= 0)
+        fix->hdop = v;
+    }
+  else if (name_is (r->xml, "pdop"))
+    {
+      /* HDOP ≤ PDOP: an upper bound when HDOP is missing */
+      text = element_text (r->xml);
+      if (parse_double (text, &v) && v >= 0)
+        r->pdop = v;
+    }
+  else if (name_is (r->xml, "ele"))
+    {
+      text = element_text (r->xml);
+      if (parse_double (text, &v) && fabs (v) < 1e6)
+        fix->altitude_m = v;
+    }
+  else if (name_is (r->xml, "speed"))
+    {
+      /* GPX 1.0 <speed>, metres per second */
+      text = element_text (r->xml);
+      if (parse_double (text, &v) && v >= 0 && v < 1e6)
+        fix->speed_mps = v;
+    }
+  else if (name_is (r->xml, "fix"))
+    {
+      /* GPX <fix>: none | 2d | 3d | dgps | pps */
+      text = element_text (r->xml);
+      if (g_strcmp0 (text, "none") == 0)
+        *verdict = RL_GPS_REJECT_NO_FIX;
+      else if (g_strcmp0 (text, "3d") == 0)
+        fix->mode = 3;
+    }
+}
+
+/* Points further apart in time than this say nothing about the speed. */
+#define SPEED_MAX_GAP_US (60 * G_USEC_PER_SEC)
+
+/* Great-circle metres (haversine). */
+static double
+distance_m (double lat1, double lon1, double lat2, double lon2)
+{
+  const double rad = G_PI / 180;
+  double dlat = (lat2 - lat1) * rad, dlon = (lon2 - lon1) * rad;
+  double a = sin (dlat / 2) * sin (dlat / 2) + cos (lat1 * rad) * cos (lat2 * rad) * sin (dlon / 2) * sin (dlon / 2);
+  return 2 * 6371008.8 * asin (sqrt (MIN (1.0, a)));
+}
+
+/* Most GPX 1.1 tracks carry no speed: the distance from the fix before
+ * over the time between them gives it. */
+static void
+derive_speed (RlGpxReader *r, RlGpsFix *fix)
+{
+  gint64 dt = fix->time - r->prev_time;
+
+  if (isnan (fix->speed_mps) && r->have_prev && !(fix->flags & RL_GPS_FIX_NO_TIME) && dt > 0 &&
+      dt <= SPEED_MAX_GAP_US)
+    fix->speed_mps = distance_m (r->prev_lat, r->prev_lon, fix->lat, fix->lon) / ((double) dt / G_USEC_PER_SEC);
+  r->have_prev = !(fix->flags & RL_GPS_FIX_NO_TIME);
+  r->prev_lat = fix->lat;
+  r->prev_lon = fix->lon;
+  r->prev_time = fix->time;
+}
+
+/* The point under the cursor, read to its end; FALSE when it is no fix. */
+static gboolean
+read_point (RlGpxReader *r, RlGpsFix *fix)
+{
+  RlGpsReject verdict = RL_GPS_N_REJECTS;
+  gboolean have_time = FALSE;
+  double lat = 0, lon = 0;
+  int depth = xmlTextReaderDepth (r->xml), rc;
+
+  r->stats.records++;
+  rl_gps_fix_init (fix);
+  fix->mode = 2;
+  r->pdop = NAN;
+  if (!attr_double (r->xml, "lat", &lat) || !attr_double (r->xml, "lon", &lon))
+    verdict = RL_GPS_REJECT_MALFORMED;
+  else if (fabs (lat) > 90 || fabs (lon) > 180)
+    verdict = RL_GPS_REJECT_BAD_VALUE;
+  if (!xmlTextReaderIsEmptyElement (r->xml))
+    {
+      while ((rc = advance (r)) == 1 && xmlTextReaderDepth (r->xml) > depth)
+        if (xmlTextReaderNodeType (r->xml) == XML_READER_TYPE_ELEMENT)
+          {
+            point_child (r, fix, &verdict, &have_time);
+            skip_subtree (r);
+          }
+      if (rc != 1)
+        return FALSE;   /* the document broke off: rl_gpx_reader_next() says so */
+    }
+  if (verdict == RL_GPS_REJECT_NO_FIX && have_time && !r->file_order)
+    {
+      /* <fix>none</fix> at a time: the receiver lost its fix then */
+      rl_gps_fix_init_lost (fix, fix->time, 0, RL_GPS_FIX_HAS_DATE);
+      r->have_prev = FALSE;
+      r->stats.fixes++;
+      r->stats.fix_lost++;
+      return TRUE;
+    }
+  if (verdict == RL_GPS_N_REJECTS && !have_time)
+    {
+      if (r->file_order)
+        fix->flags |= RL_GPS_FIX_NO_TIME;
+      else
+        verdict = RL_GPS_REJECT_NO_TIME;
+    }
+  if (verdict != RL_GPS_N_REJECTS)
+    {
+      r->stats.rejected[verdict]++;
+      return FALSE;
+    }
+  fix->flags |= RL_GPS_FIX_HAS_DATE;
+  fix->lat = lat;
+  fix->lon = lon;
+  if (isnan (fix->hdop) && !isnan (r->pdop))
+    fix->hdop = r->pdop;
+  derive_speed (r, fix);
+  r->stats.fixes++;
+  return TRUE;
+}
+
+/* <metadata><time>: the document's own time (for points that have none). */
+static void
+read_metadata (RlGpxReader *r)
+{
+  int depth = xmlTextReaderDepth (r->xml);
+
+  if (xmlTextReaderIsEmptyElement (r->xml))
+    return;
+  while (advance (r) == 1 && xmlTextReaderDepth (r->xml) > depth)
+    if (xmlTextReaderNodeType (r->xml) == XML_READER_TYPE_ELEMENT)
+      {
+        if (name_is (r->xml, "time") && !r->has_meta_time)
+          {
+            g_autofree char *text = element_text (r->xml);
+            r->has_meta_time = parse_time (r->utc, text, &r->meta_time);
+          }
+        skip_subtree (r);
+      }
+}
+
+static void
+on_xml_error (void *user_data, const xmlError *e)
+{
+  RlGpxReader *r = user_data;
+
+  if (r->error == NULL && e != NULL && e->level >= XML_ERR_ERROR)
+    {
+      g_autofree char *msg = g_strchomp (g_strdup (e->message ? e->message : "error"));
+      g_set_error (&r->error, RL_GPX_ERROR, RL_GPX_ERROR_NOT_XML, "not XML: %s (line %d)", msg, e->line);
+    }
+}
+
+RlGpxReader *
+rl_gpx_reader_new (const char *data, gsize len, GError **error)
+{
+  RlGpxReader *r;
+
+  if (len > G_MAXINT || len == 0)
+    {
+      g_set_error (error, RL_GPX_ERROR, RL_GPX_ERROR_NOT_XML, len ? "file too large for GPX" : "not XML: empty");
+      return NULL;
+    }
+  r = g_new0 (RlGpxReader, 1);
+  /* No network, no entity expansion, no messages on stderr. */
+  r->xml = xmlReaderForMemory (data, (int) len, NULL, NULL, XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING);
+  if (r->xml != NULL)
+    xmlTextReaderSetStructuredErrorHandler (r->xml, (xmlStructuredErrorFunc) (void (*) (void)) on_xml_error, r);
+  while (r->xml != NULL && xmlTextReaderRead (r->xml) == 1)
+    if (xmlTextReaderNodeType (r->xml) == XML_READER_TYPE_ELEMENT)
+      {
+        if (!name_is (r->xml, "gpx"))
+          {
+            g_clear_error (&r->error);
+            g_set_error (&r->error, RL_GPX_ERROR, RL_GPX_ERROR_NOT_GPX, "XML but not GPX (root element <%s>)",
+                         (const char *) xmlTextReaderConstName (r->xml));
+            break;
+          }
+        r->utc = g_time_zone_new_utc ();
+        r->done = xmlTextReaderIsEmptyElement (r->xml);
+        return r;
+      }
+  if (r->error == NULL)
+    g_set_error (&r->error, RL_GPX_ERROR, RL_GPX_ERROR_NOT_XML, "not XML");
+  g_propagate_error (error, g_steal_pointer (&r->error));
+  rl_gpx_reader_free (r);
+  return NULL;
+}
+
+RlGpxReader *
+rl_gpx_reader_new_in_file_order (const char *data, gsize len, GError **error)
+{
+  RlGpxReader *r = rl_gpx_reader_new (data, len, error);
+
+  if (r != NULL)
+    r->file_order = TRUE;
+  return r;
+}
+
+void
+rl_gpx_reader_free (RlGpxReader *r)
+{
+  if (r == NULL)
+    return;
+  if (r->xml != NULL)
+    xmlFreeTextReader (r->xml);
+  if (r->utc != NULL)
+    g_time_zone_unref (r->utc);
+  g_clear_error (&r->error);
+  g_free (r);
+}
+
+/* One element at the level of points: TRUE when it was a fix. */
+static gboolean
+visit (RlGpxReader *r, RlGpsFix *fix)
+{
+  int depth = xmlTextReaderDepth (r->xml);
+
+  /* points sit in trk/trkseg, rte or at the top level (wpt) */
+  if (depth - 1 > MAX_DEPTH)
+    skip_subtree (r);
+  else if (name_is (r->xml, "metadata") && depth == 1)
+    read_metadata (r);
+  else if (name_is (r->xml, "extensions") || name_is (r->xml, "metadata"))
+    skip_subtree (r);
+  else if (name_is (r->xml, "trkpt") || name_is (r->xml, "rtept") || name_is (r->xml, "wpt"))
+    return read_point (r, fix);
+  else if (!name_is (r->xml, "trk") && !name_is (r->xml, "trkseg") && !name_is (r->xml, "rte"))
+    {
+      /* GPX 1.0 puts the document's time right under <gpx> */
+      if (depth == 1 && name_is (r->xml, "time") && !r->has_meta_time)
+        {
+          g_autofree char *text = element_text (r->xml);
+          r->has_meta_time = parse_time (r->utc, text, &r->meta_time);
+        }
+      r->stats.ignored++;
+      skip_subtree (r);
+    }
+  return FALSE;
+}
+
+gboolean
+rl_gpx_reader_next (RlGpxReader *r, RlGpsFix *fix)
+{
+  int rc;
+
+  while (!r->done)
+    {
+      rc = advance (r);
+      if (rc != 1)
+        {
+          r->done = TRUE;
+          if (rc < 0 && r->error == NULL)
+            g_set_error (&r->error, RL_GPX_ERROR, RL_GPX_ERROR_NOT_XML, "not XML (line %d)",
+                         xmlTextReaderGetParserLineNumber (r->xml));
+          break;
+        }
+      if (xmlTextReaderNodeType (r->xml) == XML_READER_TYPE_ELEMENT && visit (r, fix))
+        return TRUE;
+    }
+  r->stats.date_source = r->stats.fixes > 0 ? RL_GPS_DATE_FROM_FILE : RL_GPS_DATE_NONE;
+  return FALSE;
+}
+
+const GError *
+rl_gpx_reader_error (const RlGpxReader *r)
+{
+  return r->error;
+}
+
+gboolean
+rl_gpx_reader_metadata_time (const RlGpxReader *r, gint64 *time)
+{
+  if (r->has_meta_time)
+    *time = r->meta_time;
+  return r->has_meta_time;
+}
+
+const RlGpsParseStats *
+rl_gpx_reader_stats (const RlGpxReader *r)
+{
+  return &r->stats;
+}
+
+gsize
+rl_gpx_reader_offset (const RlGpxReader *r)
+{
+  long n = xmlTextReaderByteConsumed (r->xml);
+  return n > 0 ? (gsize) n : 0;
 }
 
 gboolean
 rl_gpx_parse (const char *data, gsize len, GArray *fixes, RlGpsParseStats *stats, GError **error)
 {
-  xmlDoc *doc;
-  xmlNode *root;
-  Reader r = { fixes, stats, NULL };
+  g_autoptr (GArray) got = g_array_new (FALSE, FALSE, sizeof (RlGpsFix));
+  RlGpxReader *r;
+  RlGpsFix fix;
 
   memset (stats, 0, sizeof *stats);
-  if (len > G_MAXINT)
+  r = rl_gpx_reader_new (data, len, error);
+  if (r == NULL)
+    return FALSE;
+  while (rl_gpx_reader_next (r, &fix))
+    g_array_append_val (got, fix);
+  *stats = r->stats;
+  if (r->error != NULL)
     {
-      g_set_error (error, RL_GPX_ERROR, RL_GPX_ERROR_NOT_XML, "file too large for GPX");
+      g_propagate_error (error, g_steal_pointer (&r->error));
+      rl_gpx_reader_free (r);
       return FALSE;
     }
-  /* No network, no entity expansion, no messages on stderr. */
-  doc = xmlReadMemory (data, (int) len, NULL, NULL,
-                       XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING);
-  if (doc == NULL)
-    {
-      const xmlError *e = xmlGetLastError ();
-      g_set_error (error, RL_GPX_ERROR, RL_GPX_ERROR_NOT_XML, "not XML%s%s (line %d)",
-                   e && e->message ? ": " : "", e && e->message ? g_strchomp (e->message) : "",
-                   e ? e->line : 0);
-      return FALSE;
-    }
-  root = xmlDocGetRootElement (doc);
-  if (root == NULL || !name_is (root, "gpx"))
-    {
-      g_set_error (error, RL_GPX_ERROR, RL_GPX_ERROR_NOT_GPX, "XML but not GPX (root element <%s>)",
-                   root ? (const char *) root->name : "");
-      xmlFreeDoc (doc);
-      return FALSE;
-    }
-  r.utc = g_time_zone_new_utc ();
-  walk (&r, root->children, 0);
-  g_time_zone_unref (r.utc);
-  xmlFreeDoc (doc);
-  stats->date_source = stats->fixes > 0 ? RL_GPS_DATE_FROM_FILE : RL_GPS_DATE_NONE;
+  g_array_append_vals (fixes, got->data, got->len);
+  rl_gpx_reader_free (r);
   return TRUE;
 }
 

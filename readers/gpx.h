@@ -20,6 +20,25 @@ typedef enum {
  * @data is not XML or its root is not <gpx>. */
 gboolean rl_gpx_parse (const char *data, gsize len, GArray *fixes, RlGpsParseStats *stats, GError **error);
 
+/* The same as a pull iterator (libxml2's stream reader: memory does not
+ * grow with the file).  NULL with @error when @data is not XML or its root
+ * is not <gpx>.  A document that breaks off later ends the points there:
+ * rl_gpx_reader_error() says why. */
+typedef struct RlGpxReader RlGpxReader;
+RlGpxReader *rl_gpx_reader_new (const char *data, gsize len, GError **error);
+/* For a document whose clock is broken: points without a time
+ * (RL_GPS_FIX_NO_TIME) and times before 1970 are passed on. */
+RlGpxReader *rl_gpx_reader_new_in_file_order (const char *data, gsize len, GError **error);
+gboolean rl_gpx_reader_next (RlGpxReader *reader, RlGpsFix *fix);
+const GError *rl_gpx_reader_error (const RlGpxReader *reader);
+/* The document's own time (GPX 1.1 <metadata><time>, GPX 1.0 <time>), once
+ * the reader has passed it. */
+gboolean rl_gpx_reader_metadata_time (const RlGpxReader *reader, gint64 *time);
+gsize rl_gpx_reader_offset (const RlGpxReader *reader);
+const RlGpsParseStats *rl_gpx_reader_stats (const RlGpxReader *reader);
+void rl_gpx_reader_free (RlGpxReader *reader);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (RlGpxReader, rl_gpx_reader_free)
+
 /* TRUE when @data starts like an XML document with a <gpx> root. */
 gboolean rl_gpx_sniff (const char *data, gsize len);
 

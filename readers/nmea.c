@@ -25,14 +25,15 @@ typedef struct {
   gboolean said_no_fix;
   int gsa_mode;            /* 0 unknown */
   double hdop, epx, epy;
+  double altitude_m, speed_mps;
   gboolean has_date;
   gint64 date_us;
+  guint types;             /* file order: the position sentences it holds */
 } Epoch;
 
 typedef struct {
   GArray *fixes;
   RlGpsParseStats *stats;
-  guint first;             /* fixes->len when we started */
   Epoch ep;
   gboolean have_last;
   gint64 last_tod;
@@ -41,6 +42,10 @@ typedef struct {
   gint64 anchor;           /* midnight UTC of day 0 */
   char date_cache[6];      /* the last RMC date field and its value */
   gint64 date_cache_us;
+  /* file order (a log whose clock is broken): a repeated sentence type
+   * starts the next epoch, and times are taken as they come */
+  gboolean file_order;
+  guint cur_type;
 } Parser;
 
 typedef enum {
@@ -237,6 +242,7 @@ epoch_reset (Epoch *ep)
 {
   memset (ep, 0, sizeof *ep);
   ep->hdop = ep->epx = ep->epy = NAN;
+  ep->altitude_m = ep->speed_mps = NAN;
 }
 
 static void
@@ -248,16 +254,16 @@ flush_epoch (Parser *ps)
 
   if (!ep->open)
     return;
-  if (!ep->has_pos || ep->said_no_fix || ep->gsa_mode == 1)
+  gboolean lost = ep->said_no_fix || ep->gsa_mode == 1;
+
+  /* An epoch of only GST, GSA or VTG says nothing. */
+  if (!ep->has_pos && !lost)
     {
-      /* An epoch of only GST or GSA has nothing to reject. */
-      if (ep->said_no_fix || ep->gsa_mode == 1)
-        reject (ps, RL_GPS_REJECT_NO_FIX);
       epoch_reset (ep);
       return;
     }
 
-  if (ps->have_last)
+  if (ps->have_last && !ps->file_order)
     {
       gint64 last_abs = ps->anchor + (gint64) ps->day * DAY_US + ps->last_tod;
 
@@ -293,21 +299,34 @@ flush_epoch (Parser *ps)
   ps->last_tod = ep->tod;
   ps->day = day;
 
-  rl_gps_fix_init (&fix);
-  fix.day = day;
-  if (ep->has_date)
+  if (lost)
     {
-      fix.flags |= RL_GPS_FIX_HAS_DATE;
-      fix.time = ep->date_us + ep->tod;
+      /* the receiver says it has no fix (RMC V, GGA quality 0, GSA mode 1):
+       * an event, so that the position it gave before is withdrawn */
+      rl_gps_fix_init_lost (&fix, ep->has_date ? ep->date_us + ep->tod : ep->tod, day,
+                            ep->has_date ? RL_GPS_FIX_HAS_DATE : 0);
+      ps->stats->fix_lost++;
     }
   else
-    fix.time = ep->tod;
-  fix.lat = ep->lat;
-  fix.lon = ep->lon;
-  fix.mode = ep->gsa_mode >= 2 ? ep->gsa_mode : 2;
-  fix.hdop = ep->hdop;
-  fix.epx = ep->epx;
-  fix.epy = ep->epy;
+    {
+      rl_gps_fix_init (&fix);
+      fix.day = day;
+      if (ep->has_date)
+        {
+          fix.flags |= RL_GPS_FIX_HAS_DATE;
+          fix.time = ep->date_us + ep->tod;
+        }
+      else
+        fix.time = ep->tod;
+      fix.lat = ep->lat;
+      fix.lon = ep->lon;
+      fix.mode = ep->gsa_mode >= 2 ? ep->gsa_mode : 2;
+      fix.hdop = ep->hdop;
+      fix.epx = ep->epx;
+      fix.epy = ep->epy;
+      fix.altitude_m = ep->altitude_m;
+      fix.speed_mps = ep->speed_mps;
+    }
   g_array_append_val (ps->fixes, fix);
   ps->stats->fixes++;
   epoch_reset (ep);
@@ -317,13 +336,14 @@ flush_epoch (Parser *ps)
 static Epoch *
 epoch_at (Parser *ps, gint64 tod)
 {
-  if (ps->ep.open && ps->ep.tod != tod)
+  if (ps->ep.open && (ps->ep.tod != tod || (ps->file_order && (ps->ep.types & ps->cur_type))))
     flush_epoch (ps);
   if (!ps->ep.open)
     {
       ps->ep.open = TRUE;
       ps->ep.tod = tod;
     }
+  ps->ep.types |= ps->cur_type;
   return &ps->ep;
 }
 
@@ -390,6 +410,27 @@ optional_decimal (Field f)
   return parse_decimal (f, &v) == VAL_OK ? v : NAN;
 }
 
+/* Altitude can be below sea level (Dead Sea shore: -430 m). */
+static double
+optional_signed (Field f)
+{
+  if (f.n > 1 && f.p[0] == '-')
+    {
+      Field rest = { f.p + 1, f.n - 1 };
+      return -optional_decimal (rest);
+    }
+  return optional_decimal (f);
+}
+
+static void
+set_speed_knots (Epoch *ep, Field f)
+{
+  double kn = optional_decimal (f);
+
+  if (isnan (ep->speed_mps) && !isnan (kn))
+    ep->speed_mps = kn * 1852.0 / 3600.0;
+}
+
 static void
 handle_gga (Parser *ps, const Field *f, guint n)
 {
@@ -402,8 +443,9 @@ handle_gga (Parser *ps, const Field *f, guint n)
     }
   /* 0 invalid, 6 dead reckoning, 7 manual input, 8 simulator: no fix. */
   q = f[6].n == 1 ? f[6].p[0] : '0';
-  take_position (ps, f[1], f[2], f[3], f[4], f[5],
-                 q >= '1' && q <= '5', optional_decimal (f[8]));
+  if (take_position (ps, f[1], f[2], f[3], f[4], f[5], q >= '1' && q <= '5', optional_decimal (f[8])) &&
+      n > 10 && isnan (ps->ep.altitude_m) && (f[10].n == 0 || (f[10].n == 1 && f[10].p[0] == 'M')))
+    ps->ep.altitude_m = optional_signed (f[9]);
 }
 
 static void
@@ -428,11 +470,42 @@ handle_rmc (Parser *ps, const Field *f, guint n)
       reject (ps, val_reject (r));
       return;
     }
-  if (take_position (ps, f[1], f[3], f[4], f[5], f[6], valid, NAN) && r == VAL_OK)
+  if (take_position (ps, f[1], f[3], f[4], f[5], f[6], valid, NAN))
     {
-      ps->ep.has_date = TRUE;
-      ps->ep.date_us = date_us;
+      if (r == VAL_OK)
+        {
+          ps->ep.has_date = TRUE;
+          ps->ep.date_us = date_us;
+        }
+      if (valid)
+        set_speed_knots (&ps->ep, f[7]);
     }
+}
+
+/* Course and speed over ground; no time: it belongs to the epoch being
+ * assembled.  Speed in knots (field 5), else km/h (field 7). */
+static void
+handle_vtg (Parser *ps, const Field *f, guint n)
+{
+  double kmh;
+
+  if (n < 9)
+    {
+      reject (ps, RL_GPS_REJECT_MALFORMED);
+      return;
+    }
+  if (!ps->ep.open)
+    {
+      ps->stats->ignored++;
+      return;
+    }
+  /* NMEA 2.3 mode N: not valid */
+  if (n > 9 && f[9].n == 1 && f[9].p[0] == 'N')
+    return;
+  set_speed_knots (&ps->ep, f[5]);
+  kmh = optional_decimal (f[7]);
+  if (isnan (ps->ep.speed_mps) && !isnan (kmh))
+    ps->ep.speed_mps = kmh / 3.6;
 }
 
 static void
@@ -552,6 +625,10 @@ dispatch (Parser *ps, const char *s, const Field *fields, guint n_fields)
       return;
     }
   type = fields[0].p + 2;
+  ps->cur_type = 0;
+  for (guint k = 0; k < 5; k++)
+    if (memcmp (type, "GGARMCGNSGLLGST" + 3 * k, 3) == 0)
+      ps->cur_type = 1u << k;
   if (memcmp (type, "GGA", 3) == 0)
     handle_gga (ps, fields, n_fields);
   else if (memcmp (type, "RMC", 3) == 0)
@@ -564,6 +641,8 @@ dispatch (Parser *ps, const char *s, const Field *fields, guint n_fields)
     handle_gsa (ps, fields, n_fields);
   else if (memcmp (type, "GST", 3) == 0)
     handle_gst (ps, fields, n_fields);
+  else if (memcmp (type, "VTG", 3) == 0)
+    handle_vtg (ps, fields, n_fields);
   else
     ps->stats->ignored++;
 }
@@ -713,80 +792,200 @@ read_sentence (Parser *ps, const char *data, gsize len, gsize i)
   return i + j + 3;
 }
 
-/* Dates the fixes read before the first RMC from it, and counts how the
- * file's fixes got their dates. */
+/* One step of the scan at @*i: a sentence, a comment line or a noise byte. */
 static void
-finish_dates (Parser *ps)
+scan_step (Parser *ps, const char *data, gsize len, gsize *i, gboolean *line_start)
 {
-  guint own = 0, inferred = 0, none = 0;
+  char c = data[*i];
 
-  for (guint i = ps->first; i < ps->fixes->len; i++)
+  if (c == '$' && looks_like_address (data + *i + 1, len - *i - 1))
     {
-      RlGpsFix *fix = &g_array_index (ps->fixes, RlGpsFix, i);
-      if (fix->flags & RL_GPS_FIX_HAS_DATE)
-        own++;
-      else if (ps->have_anchor)
-        {
-          fix->time = ps->anchor + (gint64) fix->day * DAY_US + fix->time;
-          fix->flags |= RL_GPS_FIX_HAS_DATE | RL_GPS_FIX_DATE_INFERRED;
-          inferred++;
-        }
-      else
-        none++;
+      *i = read_sentence (ps, data, len, *i);
+      *line_start = FALSE;
+      return;
     }
-  if (none > 0 || own + inferred == 0)
-    ps->stats->date_source = RL_GPS_DATE_NONE;
-  else if (inferred > 0)
-    ps->stats->date_source = RL_GPS_DATE_PARTIAL;
+  if (c == '\n')
+    *line_start = TRUE;
+  else if (c == '#' && *line_start)
+    {
+      /* gpsd test logs carry '#' metadata lines */
+      const char *nl = memchr (data + *i, '\n', len - *i);
+      *i = nl ? (gsize) (nl - data) : len;
+      return;
+    }
+  else if (c != '\r' && c != ' ' && c != '\t')
+    {
+      ps->stats->noise_bytes++;
+      *line_start = FALSE;
+    }
+  (*i)++;
+}
+
+static void
+parser_init (Parser *ps, GArray *queue, RlGpsParseStats *stats)
+{
+  memset (stats, 0, sizeof *stats);
+  memset (ps, 0, sizeof *ps);
+  ps->fixes = queue;
+  ps->stats = stats;
+  epoch_reset (&ps->ep);
+}
+
+struct RlNmeaReader {
+  const char *data;
+  gsize len, pos;
+  gboolean line_start, done;
+  Parser ps;
+  RlGpsParseStats stats;
+  GArray *queue;          /* the fix or two the last sentence completed */
+  guint head;
+  gboolean have_anchor;   /* midnight UTC of day 0, from the first dated epoch */
+  gint64 anchor;
+  guint64 own, inferred, none;
+};
+
+/* Fixes before the first RMC are dated from it (counting the days the
+ * log rolled over): a second parser runs ahead to that RMC, which is near
+ * the start of nearly every log, so this costs a few sentences. */
+static void
+find_anchor (RlNmeaReader *r)
+{
+  g_autoptr (GArray) queue = g_array_new (FALSE, FALSE, sizeof (RlGpsFix));
+  RlGpsParseStats stats;
+  Parser ps;
+  gsize i = 0;
+  gboolean line_start = TRUE;
+
+  parser_init (&ps, queue, &stats);
+  while (i < r->len && !ps.have_anchor)
+    {
+      scan_step (&ps, r->data, r->len, &i, &line_start);
+      g_array_set_size (queue, 0);
+    }
+  if (!ps.have_anchor)
+    flush_epoch (&ps);
+  r->have_anchor = ps.have_anchor;
+  r->anchor = ps.anchor;
+}
+
+static RlNmeaReader *
+reader_new (const char *data, gsize len, gboolean file_order)
+{
+  RlNmeaReader *r;
+
+  g_return_val_if_fail (data != NULL || len == 0, NULL);
+  r = g_new0 (RlNmeaReader, 1);
+  r->data = data;
+  r->len = len;
+  r->line_start = TRUE;
+  r->queue = g_array_sized_new (FALSE, FALSE, sizeof (RlGpsFix), 4);
+  parser_init (&r->ps, r->queue, &r->stats);
+  r->ps.file_order = file_order;
+  if (!file_order)
+    find_anchor (r);
+  return r;
+}
+
+RlNmeaReader *
+rl_nmea_reader_new (const char *data, gsize len)
+{
+  return reader_new (data, len, FALSE);
+}
+
+RlNmeaReader *
+rl_nmea_reader_new_in_file_order (const char *data, gsize len)
+{
+  return reader_new (data, len, TRUE);
+}
+
+gboolean
+rl_nmea_reader_dated (const RlNmeaReader *r)
+{
+  return r->have_anchor;
+}
+
+void
+rl_nmea_reader_free (RlNmeaReader *r)
+{
+  if (r == NULL)
+    return;
+  g_array_unref (r->queue);
+  g_free (r);
+}
+
+/* Counts how the file's fixes got their dates (once the reader is done). */
+static void
+finish_dates (RlNmeaReader *r)
+{
+  if (r->none > 0 || r->own + r->inferred == 0)
+    r->stats.date_source = RL_GPS_DATE_NONE;
+  else if (r->inferred > 0)
+    r->stats.date_source = RL_GPS_DATE_PARTIAL;
   else
-    ps->stats->date_source = RL_GPS_DATE_FROM_FILE;
+    r->stats.date_source = RL_GPS_DATE_FROM_FILE;
+}
+
+gboolean
+rl_nmea_reader_next (RlNmeaReader *r, RlGpsFix *fix)
+{
+  if (r->head >= r->queue->len)
+    {
+      g_array_set_size (r->queue, 0);
+      r->head = 0;
+      while (r->queue->len == 0 && r->pos < r->len)
+        scan_step (&r->ps, r->data, r->len, &r->pos, &r->line_start);
+      if (r->queue->len == 0 && !r->done)
+        {
+          r->done = TRUE;
+          flush_epoch (&r->ps);
+          if (r->queue->len == 0)
+            finish_dates (r);
+        }
+      if (r->queue->len == 0)
+        return FALSE;
+    }
+  *fix = g_array_index (r->queue, RlGpsFix, r->head++);
+  if (fix->flags & RL_GPS_FIX_HAS_DATE)
+    r->own++;
+  else if (r->have_anchor)
+    {
+      fix->time = r->anchor + (gint64) fix->day * DAY_US + fix->time;
+      fix->flags |= RL_GPS_FIX_HAS_DATE | RL_GPS_FIX_DATE_INFERRED;
+      r->inferred++;
+    }
+  else
+    r->none++;
+  if (r->done && r->head >= r->queue->len)
+    finish_dates (r);
+  return TRUE;
+}
+
+gsize
+rl_nmea_reader_offset (const RlNmeaReader *r)
+{
+  return r->pos;
+}
+
+const RlGpsParseStats *
+rl_nmea_reader_stats (const RlNmeaReader *r)
+{
+  return &r->stats;
 }
 
 void
 rl_nmea_parse (const char *data, gsize len, GArray *fixes, RlGpsParseStats *stats)
 {
-  Parser ps;
-  gboolean line_start = TRUE;
-  gsize i = 0;
+  RlNmeaReader *r;
+  RlGpsFix fix;
 
   g_return_if_fail (data != NULL || len == 0);
   g_return_if_fail (fixes != NULL && stats != NULL);
 
-  memset (stats, 0, sizeof *stats);
-  memset (&ps, 0, sizeof ps);
-  ps.fixes = fixes;
-  ps.stats = stats;
-  ps.first = fixes->len;
-  epoch_reset (&ps.ep);
-
-  while (i < len)
-    {
-      char c = data[i];
-
-      if (c == '$' && looks_like_address (data + i + 1, len - i - 1))
-        {
-          i = read_sentence (&ps, data, len, i);
-          line_start = FALSE;
-          continue;
-        }
-      if (c == '\n')
-        line_start = TRUE;
-      else if (c == '#' && line_start)
-        {
-          /* gpsd test logs carry '#' metadata lines */
-          const char *nl = memchr (data + i, '\n', len - i);
-          i = nl ? (gsize) (nl - data) : len;
-          continue;
-        }
-      else if (c != '\r' && c != ' ' && c != '\t')
-        {
-          stats->noise_bytes++;
-          line_start = FALSE;
-        }
-      i++;
-    }
-  flush_epoch (&ps);
-  finish_dates (&ps);
+  r = rl_nmea_reader_new (data, len);
+  while (rl_nmea_reader_next (r, &fix))
+    g_array_append_val (fixes, fix);
+  *stats = r->stats;
+  rl_nmea_reader_free (r);
 }
 
 gboolean

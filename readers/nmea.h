@@ -17,6 +17,25 @@ G_BEGIN_DECLS
  * (zeroed first).  Never fails: a file with nothing usable gives no fixes. */
 void rl_nmea_parse (const char *data, gsize len, GArray *fixes, RlGpsParseStats *stats);
 
+/* The same as a pull iterator: one fix at a time, in file order, from
+ * @data (which must outlive the reader).  Fixes before the first RMC are
+ * dated from it as rl_nmea_parse() does.  The stats are complete once
+ * rl_nmea_reader_next() returned FALSE. */
+typedef struct RlNmeaReader RlNmeaReader;
+RlNmeaReader *rl_nmea_reader_new (const char *data, gsize len);
+gboolean rl_nmea_reader_next (RlNmeaReader *reader, RlGpsFix *fix);
+/* For a log whose clock is broken (every sentence stamped alike): an
+ * epoch ends where a position sentence type repeats, and times are
+ * neither checked nor dated, only passed on for the caller to judge. */
+RlNmeaReader *rl_nmea_reader_new_in_file_order (const char *data, gsize len);
+/* TRUE when the log says its date somewhere (every fix will be dated). */
+gboolean rl_nmea_reader_dated (const RlNmeaReader *reader);
+/* Bytes of @data read so far: nothing before it is looked at again. */
+gsize rl_nmea_reader_offset (const RlNmeaReader *reader);
+const RlGpsParseStats *rl_nmea_reader_stats (const RlNmeaReader *reader);
+void rl_nmea_reader_free (RlNmeaReader *reader);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (RlNmeaReader, rl_nmea_reader_free)
+
 /* TRUE when @data looks like NMEA: a checksummed sentence near the start. */
 gboolean rl_nmea_sniff (const char *data, gsize len);
 

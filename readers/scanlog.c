@@ -1,4 +1,6 @@
 #include "readers/scanlog.h"
+#include "core/enum-names.h"
+#include "readers/json-depth.h"
 
 #include <math.h>
 #include <string.h>
@@ -7,23 +9,18 @@
 
 G_DEFINE_QUARK (rl-scanlog-error-quark, rl_scanlog_error)
 
+static const char *const error_names[] = {
+  [RL_SCANLOG_ERROR_NOT_JSON] = "bad_json",
+  [RL_SCANLOG_ERROR_BAD_TIME] = "bad_time",
+  [RL_SCANLOG_ERROR_BAD_BSSID] = "bad_bssid",
+  [RL_SCANLOG_ERROR_BAD_IES] = "bad_ies",
+  [RL_SCANLOG_ERROR_BAD_FIELD] = "bad_field",
+};
+
 const char *
 rl_scanlog_error_to_string (RlScanLogError code)
 {
-  switch (code)
-    {
-    case RL_SCANLOG_ERROR_NOT_JSON:
-      return "bad_json";
-    case RL_SCANLOG_ERROR_BAD_TIME:
-      return "bad_time";
-    case RL_SCANLOG_ERROR_BAD_BSSID:
-      return "bad_bssid";
-    case RL_SCANLOG_ERROR_BAD_IES:
-      return "bad_ies";
-    case RL_SCANLOG_ERROR_BAD_FIELD:
-    default:
-      return "bad_field";
-    }
+  return RL_ENUM_NAME (error_names, code, "bad_field");
 }
 
 void
@@ -91,6 +88,8 @@ rl_scanlog_parse (const char *line, gssize len, RlScanLogEntry *out, GError **er
   JsonNode *n;
 
   memset (out, 0, sizeof *out);
+  if (!rl_json_depth_ok (line, len < 0 ? strlen (line) : (gsize) len, RL_JSON_MAX_DEPTH))
+    return fail (error, RL_SCANLOG_ERROR_NOT_JSON, "not JSON: nested deeper than a scan log line can be");
   if (!json_parser_load_from_data (parser, line, len, &local))
     {
       g_set_error (error, RL_SCANLOG_ERROR, RL_SCANLOG_ERROR_NOT_JSON, "not JSON: %s", local->message);

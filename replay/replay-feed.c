@@ -5,28 +5,12 @@
 #include "replay/scenario.h"
 #include "geo/tzmap.h"
 #include "geo/boundary.h"
-#include "rl-build-config.h"
+#include "core/paths.h"
 
 #include <string.h>
 
-typedef enum {
-  FEED_EVIDENCE,
-  FEED_WITHDRAW,
-  FEED_WITHDRAW_KIND,
-  FEED_RESUME,
-  FEED_TICK,
-} FeedType;
-
-typedef struct {
-  gint64 time;
-  FeedType type;
-  RlSourceKind kind;
-  char key[48];
-  RlEvidence ev;
-} FeedEvent;
-
 struct RlReplayFeed {
-  GArray *events;     /* FeedEvent, sorted by time (stable) */
+  GArray *events;     /* RlEvent, sorted by time (stable) */
   guint next;
   gint64 last_time;
   char *describe;
@@ -45,7 +29,7 @@ rl_replay_feed_load (const char *const *paths, const RlConfig *config, const RlR
   g_autofree char *names = NULL;
   g_autoptr(GDateTime) start = NULL;
 
-  feed->events = g_array_new (FALSE, TRUE, sizeof (FeedEvent));
+  feed->events = g_array_new (FALSE, TRUE, sizeof (RlEvent));
   if (!feed_read_files (feed, paths, config, regulatory, error))
     {
       rl_replay_feed_free (feed);
@@ -80,13 +64,13 @@ rl_replay_feed_free (RlReplayFeed *feed)
 gint64
 rl_replay_feed_start_time (const RlReplayFeed *feed)
 {
-  return feed->events->len ? g_array_index (feed->events, FeedEvent, 0).time : 0;
+  return feed->events->len ? g_array_index (feed->events, RlEvent, 0).time : 0;
 }
 
 gint64
 rl_replay_feed_next_time (const RlReplayFeed *feed)
 {
-  return feed->next < feed->events->len ? g_array_index (feed->events, FeedEvent, feed->next).time : RL_NEVER;
+  return feed->next < feed->events->len ? g_array_index (feed->events, RlEvent, feed->next).time : RL_NEVER;
 }
 
 gint64
@@ -108,17 +92,10 @@ rl_replay_feed_deliver (RlReplayFeed *feed, gint64 now, const RlReplayFeedHooks 
 
   while (feed->next < feed->events->len)
     {
-      const FeedEvent *e = &g_array_index (feed->events, FeedEvent, feed->next);
+      const RlEvent *e = &g_array_index (feed->events, RlEvent, feed->next);
       if (e->time > now)
         break;
-      switch (e->type)
-        {
-        case FEED_EVIDENCE: hooks->evidence (&e->ev, hooks->user_data); break;
-        case FEED_WITHDRAW: hooks->withdraw (e->key, FALSE, e->kind, hooks->user_data); break;
-        case FEED_WITHDRAW_KIND: hooks->withdraw (NULL, TRUE, e->kind, hooks->user_data); break;
-        case FEED_RESUME: hooks->resume (e->time, hooks->user_data); break;
-        case FEED_TICK: break;
-        }
+      hooks->event (e, hooks->user_data);
       feed->last_time = e->time;
       feed->next++;
       n++;
@@ -156,18 +133,15 @@ rl_replay_feed_status (const RlReplayFeed *feed)
 char *
 rl_replay_feed_resolve (const char *name)
 {
-  const char *dirs[] = { RL_DATADIR "/trips", RL_SOURCE_DATADIR "/trips" };
+  g_autofree char *base = NULL, *relative = NULL;
+  char *found;
 
   if (strchr (name, '/') != NULL || g_file_test (name, G_FILE_TEST_EXISTS))
     return g_strdup (name);
-  for (gsize i = 0; i < G_N_ELEMENTS (dirs); i++)
-    {
-      g_autofree char *base = g_str_has_suffix (name, ".scn") ? g_strdup (name) : g_strconcat (name, ".scn", NULL);
-      g_autofree char *path = g_build_filename (dirs[i], base, NULL);
-      if (g_file_test (path, G_FILE_TEST_IS_REGULAR))
-        return g_steal_pointer (&path);
-    }
-  return g_strdup (name);
+  base = g_str_has_suffix (name, ".scn") ? g_strdup (name) : g_strconcat (name, ".scn", NULL);
+  relative = g_build_filename ("trips", base, NULL);
+  found = rl_data_find (relative);
+  return found != NULL ? found : g_strdup (name);
 }
 
 static gboolean
@@ -191,24 +165,11 @@ feed_add_file (RlReplay *replay, const char *path, const RlScenarioContext *ctx,
 }
 
 static void
-on_replay_event (RlReplayEventType type, gint64 time, const RlEvidence *ev, const char *key,
-                 RlSourceKind kind, gpointer user_data)
+on_replay_event (const RlEvent *event, gpointer user_data)
 {
   RlReplayFeed *feed = user_data;
-  FeedEvent e;
 
-  memset (&e, 0, sizeof e);
-  e.time = time;
-  e.kind = kind;
-  switch (type)
-    {
-    case RL_REPLAY_EVENT_EVIDENCE: e.type = FEED_EVIDENCE; e.ev = *ev; break;
-    case RL_REPLAY_EVENT_WITHDRAW: e.type = FEED_WITHDRAW; g_strlcpy (e.key, key, sizeof e.key); break;
-    case RL_REPLAY_EVENT_WITHDRAW_KIND: e.type = FEED_WITHDRAW_KIND; break;
-    case RL_REPLAY_EVENT_RESUME: e.type = FEED_RESUME; break;
-    case RL_REPLAY_EVENT_TICK: e.type = FEED_TICK; break;
-    }
-  g_array_append_val (feed->events, e);
+  g_array_append_vals (feed->events, event, 1);
 }
 
 static gboolean
@@ -218,9 +179,8 @@ feed_read_files (RlReplayFeed *feed, const char *const *paths, const RlConfig *c
   g_autoptr(RlReplay) replay = rl_replay_new (config, regulatory);
   g_autoptr(RlTzMap) tzmap = rl_tzmap_new (config->zoneinfo_dir, NULL);
   g_autoptr(GError) index_error = NULL;
-  g_autoptr(RlBoundaryIndex) index =
-    rl_boundary_index_open (config->boundary_index ? config->boundary_index : rl_boundary_index_default_path (),
-                            &index_error);
+  g_autofree char *index_path = rl_data_path (RL_DATA_BOUNDARY_INDEX, config->boundary_index);
+  g_autoptr(RlBoundaryIndex) index = rl_boundary_index_open (index_path, &index_error);
   RlScenarioContext ctx = { config, tzmap, rl_scenario_boundary_lookup, index };
 
   if (index == NULL)

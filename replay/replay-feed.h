@@ -10,7 +10,7 @@
 #pragma once
 
 #include <glib.h>
-#include "core/evidence.h"
+#include "core/event.h"
 #include "core/config.h"
 #include "core/regdb.h"
 
@@ -19,9 +19,7 @@ G_BEGIN_DECLS
 typedef struct RlReplayFeed RlReplayFeed;
 
 typedef struct {
-  void (*evidence) (const RlEvidence *ev, gpointer user_data);
-  void (*withdraw) (const char *key, gboolean whole_kind, RlSourceKind kind, gpointer user_data);
-  void (*resume) (gint64 time, gpointer user_data);
+  void (*event) (const RlEvent *event, gpointer user_data);
   gpointer user_data;
 } RlReplayFeedHooks;
 

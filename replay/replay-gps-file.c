@@ -14,7 +14,8 @@ rl_replay_load_gps_file (RlReplay *replay, const char *path, const char *format,
 
   g_return_val_if_fail (replay != NULL && path != NULL && config != NULL, FALSE);
 
-  /* Mapped, not copied: benchmark logs run to hundreds of megabytes. */
+  /* Mapped, not copied, and read once front to back while the replay runs:
+   * benchmark logs run to hundreds of megabytes. */
   map = g_mapped_file_new (path, FALSE, &local);
   if (map == NULL)
     {
@@ -29,7 +30,6 @@ rl_replay_load_gps_file (RlReplay *replay, const char *path, const char *format,
     }
   name = g_path_get_basename (path);
   rl_gps_evidence_params_init (&params, config, rl_boundary_lookup, index);
-  return rl_replay_load_gps_data (replay, name, g_mapped_file_get_contents (map),
-                                  g_mapped_file_get_length (map), format, date, &params,
-                                  config->policy.gps_max_error_m, error);
+  return rl_replay_load_gps_mapped (replay, name, map, format, date, &params,
+                                    config->policy.gps_max_error_m, error);
 }

@@ -2,6 +2,7 @@
 
 #include <math.h>
 #include <string.h>
+#include <sys/mman.h>
 #include "readers/nmea.h"
 #include "readers/gpsd-json.h"
 #include "readers/gpx.h"
@@ -62,65 +63,447 @@ count_stats (RlReplay *replay, const char *format, const RlGpsParseStats *stats)
       }
 }
 
+/* ---- one GPS file as a stream of evidence ------------------------------ */
+
+typedef enum { FMT_NMEA, FMT_GPSD, FMT_GPX } Format;
+
+/* Real logs whose clock is broken, replayed in file order (see below). */
+typedef enum {
+  TIME_OK,
+  TIME_IDENTICAL,   /* every fix stamped with the same time */
+  TIME_PRE_1970,    /* times before the epoch: a clock counted back from 0 */
+  TIME_GPX_META,    /* GPX points without time, the document's metadata has one */
+} TimeTrouble;
+
+typedef struct {
+  RlEventStream stream;
+  RlReplay *replay;
+  char *file;                     /* name for notes and errors */
+  Format format;
+  const char *format_name;
+  GBytes *bytes;                  /* what the readers read (a copy or the mapping) */
+  GMappedFile *map;               /* the file, when it is mapped */
+  gsize released;                 /* mapped bytes handed back to the kernel */
+  RlNmeaReader *nmea;
+  RlGpsdJsonReader *gpsd;
+  RlGpxReader *gpx;
+  RlGpsEvidenceParams params;
+  double max_error_m;
+  RlGpsLookupCache cache;
+  char *date;                     /* --date, or NULL */
+  gint64 base;                    /* midnight UTC the undated fixes count from */
+  gboolean undated;               /* the file never says the date */
+  gpointer note_slot;
+  RlEvent event;
+  guint64 used, inaccurate, outside;
+  /* file order */
+  TimeTrouble trouble;
+  gboolean have_prev;
+  gint64 raw_first, prev;
+} GpsStream;
+
 static gboolean
-parse_any (const char *name, const char *format, const char *data, gsize len,
-           GArray *fixes, RlGpsParseStats *stats, GError **error)
+reader_next (GpsStream *g, RlGpsFix *fix)
 {
+  switch (g->format)
+    {
+    case FMT_NMEA:
+      return rl_nmea_reader_next (g->nmea, fix);
+    case FMT_GPSD:
+      return rl_gpsd_json_reader_next (g->gpsd, fix);
+    case FMT_GPX:
+    default:
+      return rl_gpx_reader_next (g->gpx, fix);
+    }
+}
+
+static const RlGpsParseStats *
+reader_stats (GpsStream *g)
+{
+  switch (g->format)
+    {
+    case FMT_NMEA:
+      return rl_nmea_reader_stats (g->nmea);
+    case FMT_GPSD:
+      return rl_gpsd_json_reader_stats (g->gpsd);
+    case FMT_GPX:
+    default:
+      return rl_gpx_reader_stats (g->gpx);
+    }
+}
+
+static gsize
+reader_offset (GpsStream *g)
+{
+  switch (g->format)
+    {
+    case FMT_NMEA:
+      return rl_nmea_reader_offset (g->nmea);
+    case FMT_GPSD:
+      return rl_gpsd_json_reader_offset (g->gpsd);
+    case FMT_GPX:
+    default:
+      return rl_gpx_reader_offset (g->gpx);
+    }
+}
+
+/* A mapped log is read once, front to back: the pages behind the reader
+ * go back to the kernel, so the resident size stays flat however long
+ * the log is (a later touch would read them in again, so this is safe). */
+#define RELEASE_STEP (1u << 20)
+
+static void
+release_read_pages (GpsStream *g)
+{
+  gsize at = reader_offset (g), page = 4096;
+  const char *base;
+
+  if (g->map == NULL || at < g->released + 2 * RELEASE_STEP)
+    return;
+  base = g_mapped_file_get_contents (g->map);
+  at = (at - RELEASE_STEP) / page * page;
+  madvise ((char *) base + g->released, at - g->released, MADV_DONTNEED);
+  g->released = at;
+}
+
+/* The time a fix is replayed at: its own, or in file order when the
+ * file's clock is broken: the first fix at the base, each later one where
+ * the file's clock puts it when that moves forward, else one second on. */
+static gint64
+replay_time (GpsStream *g, const RlGpsFix *fix)
+{
+  gint64 t, raw;
+  gboolean has_raw;
+
+  if (g->trouble == TIME_OK)
+    return g->undated ? rl_gps_fix_absolute_time (fix, g->base) : fix->time;
+  has_raw = !(fix->flags & RL_GPS_FIX_NO_TIME);
+  raw = fix->flags & RL_GPS_FIX_HAS_DATE ? fix->time : rl_gps_fix_absolute_time (fix, 0);
+  if (!g->have_prev)
+    {
+      g->have_prev = TRUE;
+      g->raw_first = raw;
+      g->prev = g->base;
+      return g->prev;
+    }
+  t = g->prev + G_USEC_PER_SEC;
+  if (has_raw && raw - g->raw_first > t - g->base)
+    t = g->base + (raw - g->raw_first);
+  g->prev = t;
+  return t;
+}
+
+static const RlEvent *
+gps_next (RlEventStream *self)
+{
+  GpsStream *g = (GpsStream *) self;
+  RlGpsFix fix;
+  gboolean assumed;
+
+  while (reader_next (g, &fix))
+    {
+      if (rl_gps_fix_is_lost (&fix))
+        {
+          /* the receiver said it lost its fix: its last position stops counting now */
+          g->event.type = RL_EVENT_WITHDRAW;
+          g->event.time = replay_time (g, &fix);
+          rl_evidence_init (&g->event.ev, RL_SOURCE_GPS, "gps", g->event.time, RL_NEVER);
+          return &g->event;
+        }
+      if (!rl_gps_evidence_from_fix_cached (&g->params, &g->cache, &fix, replay_time (g, &fix), &g->event.ev))
+        {
+          g->outside++;
+          continue;
+        }
+      /* Still delivered: a newer fix replaces the older one even when it is
+       * too coarse to be a witness; the policy judges the radius. */
+      if (rl_gps_fix_error_m (&fix, g->params.uere_m, g->params.unknown_error_m, &assumed) > g->max_error_m)
+        g->inaccurate++;
+      else
+        g->used++;
+      release_read_pages (g);
+      g->event.type = RL_EVENT_EVIDENCE;
+      g->event.time = g->event.ev.observed_at;
+      return &g->event;
+    }
+  return NULL;
+}
+
+/* Says how the file's fixes got their dates (once it is read). */
+static void
+note_dates (GpsStream *g, const RlGpsParseStats *stats)
+{
+  RlReplay *r = g->replay;
+
+  if (stats->date_source == RL_GPS_DATE_FROM_FILE || stats->date_source == RL_GPS_DATE_PARTIAL)
+    {
+      if (g->date != NULL)
+        rl_replay_note_at (r, g->note_slot, "%s: --date %s ignored: the file carries its own date", g->file, g->date);
+      rl_replay_note_at (r, g->note_slot, "%s: date taken from the file%s", g->file,
+                         stats->date_source == RL_GPS_DATE_PARTIAL ? " (some epochs from a neighbouring RMC)" : "");
+    }
+  else if (stats->fixes > 0 && g->trouble == TIME_OK)
+    {
+      if (g->date != NULL)
+        rl_replay_note_at (r, g->note_slot, "%s: no date in the file; date taken from --date %s", g->file, g->date);
+      else
+        rl_replay_note_at (r, g->note_slot, "%s: no date in the file (time of day only); counting from an "
+                           "arbitrary day, %d-01-01 (give --date YYYY-MM-DD)", g->file, ARBITRARY_YEAR);
+    }
+}
+
+static void
+gps_finish (RlEventStream *self)
+{
+  GpsStream *g = (GpsStream *) self;
+  const RlGpsParseStats *stats = reader_stats (g);
+  RlReplay *r = g->replay;
+
+  note_dates (g, stats);
+  count_stats (r, g->format_name, stats);
+  if (stats->fix_lost > 0)
+    rl_replay_count (r, "gps.fix_lost", stats->fix_lost);
+  rl_replay_count (r, "gps.fixes_used", g->used);
+  if (g->inaccurate > 0)
+    rl_replay_count (r, "gps.fixes_too_inaccurate", g->inaccurate);
+  if (g->outside > 0)
+    rl_replay_count (r, "gps.rejected.lookup_failed", g->outside);
+  if (g->format == FMT_GPX && rl_gpx_reader_error (g->gpx) != NULL)
+    {
+      rl_replay_count (r, "gpx.broken_off", 1);
+      rl_replay_note_at (r, g->note_slot, "%s: %s: the document ends there; the points before it were used",
+                         g->file, rl_gpx_reader_error (g->gpx)->message);
+    }
+  rl_replay_note_at (r, g->note_slot, "%s: %s, %" G_GUINT64_FORMAT " records, %" G_GUINT64_FORMAT " fixes, %"
+                     G_GUINT64_FORMAT " rejected", g->file, g->format_name, stats->records, stats->fixes,
+                     rl_gps_parse_stats_rejected_total (stats));
+  rl_replay_note_slot_close (r, g->note_slot);
+  g->note_slot = NULL;
+}
+
+static void
+gps_free (RlEventStream *self)
+{
+  GpsStream *g = (GpsStream *) self;
+
+  rl_nmea_reader_free (g->nmea);
+  rl_gpsd_json_reader_free (g->gpsd);
+  rl_gpx_reader_free (g->gpx);
+  if (g->map != NULL)
+    g_mapped_file_unref (g->map);
+  g_bytes_unref (g->bytes);
+  g_free (g->file);
+  g_free (g->date);
+  g_free (g);
+}
+
+static gboolean
+open_reader (GpsStream *g, const char *format, GError **error)
+{
+  gsize len;
+  const char *data = g_bytes_get_data (g->bytes, &len);
+
   if (g_strcmp0 (format, "nmea") == 0)
-    rl_nmea_parse (data, len, fixes, stats);
+    {
+      g->format = FMT_NMEA;
+      g->nmea = rl_nmea_reader_new (data, len);
+    }
   else if (g_strcmp0 (format, "gpsd") == 0)
-    rl_gpsd_json_parse (data, len, fixes, stats);
+    {
+      g->format = FMT_GPSD;
+      g->gpsd = rl_gpsd_json_reader_new (data, len);
+    }
   else if (g_strcmp0 (format, "gpx") == 0)
     {
       g_autoptr (GError) local = NULL;
-      if (!rl_gpx_parse (data, len, fixes, stats, &local))
+      g->format = FMT_GPX;
+      g->gpx = rl_gpx_reader_new (data, len, &local);
+      if (g->gpx == NULL)
         {
-          g_set_error (error, RL_REPLAY_GPS_ERROR, RL_REPLAY_GPS_ERROR_FORMAT, "%s: %s", name, local->message);
+          g_set_error (error, RL_REPLAY_GPS_ERROR, RL_REPLAY_GPS_ERROR_FORMAT, "%s: %s", g->file, local->message);
           return FALSE;
         }
     }
   else
     {
       g_set_error (error, RL_REPLAY_GPS_ERROR, RL_REPLAY_GPS_ERROR_FORMAT,
-                   "%s: unknown GPS format '%s' (use nmea, gpsd or gpx)", name, format);
+                   "%s: unknown GPS format '%s' (use nmea, gpsd or gpx)", g->file, format);
       return FALSE;
+    }
+  g->format_name = format;
+  return TRUE;
+}
+
+/* The day time-of-day-only fixes count from: --date, or an arbitrary one. */
+static gboolean
+choose_base_day (GpsStream *g, GError **error)
+{
+  if (g->date != NULL)
+    return parse_date_arg (g->date, &g->base, error);
+  rl_gps_civil_to_us (ARBITRARY_YEAR, 1, 1, &g->base);
+  return TRUE;
+}
+
+/* How many fixes the look at a log's clock reads from its start. */
+#define PROBE_FIXES 1000
+
+typedef struct {
+  guint n, n_timed;
+  gboolean same, all_before_1970;
+  gint64 first_raw;
+  gboolean has_meta;
+  gint64 meta_time;
+} Probe;
+
+static void
+probe_fix (Probe *p, const RlGpsFix *fix)
+{
+  gint64 raw = fix->flags & RL_GPS_FIX_HAS_DATE ? fix->time : rl_gps_fix_absolute_time (fix, 0);
+
+  p->n++;
+  if (fix->flags & RL_GPS_FIX_NO_TIME)
+    return;
+  if (p->n_timed++ == 0)
+    p->first_raw = raw;
+  else if (raw != p->first_raw)
+    p->same = FALSE;
+  if (!(fix->flags & RL_GPS_FIX_HAS_DATE) || raw >= 0)
+    p->all_before_1970 = FALSE;
+}
+
+/* Reads the start of the log with its clock unchecked: is the clock broken? */
+static TimeTrouble
+probe_clock (GpsStream *g, const char *data, gsize len, Probe *p)
+{
+  RlGpsFix fix;
+  RlNmeaReader *nmea = NULL;
+  RlGpsdJsonReader *gpsd = NULL;
+  RlGpxReader *gpx = NULL;
+
+  *p = (Probe) { .same = TRUE, .all_before_1970 = TRUE };
+  if (g->format == FMT_NMEA)
+    nmea = rl_nmea_reader_new_in_file_order (data, len);
+  else if (g->format == FMT_GPSD)
+    gpsd = rl_gpsd_json_reader_new_in_file_order (data, len);
+  else
+    gpx = rl_gpx_reader_new_in_file_order (data, len, NULL);
+  while (p->n < PROBE_FIXES && (nmea ? rl_nmea_reader_next (nmea, &fix)
+                                : gpsd ? rl_gpsd_json_reader_next (gpsd, &fix)
+                                : gpx != NULL && rl_gpx_reader_next (gpx, &fix)))
+    probe_fix (p, &fix);
+  if (gpx != NULL)
+    p->has_meta = rl_gpx_reader_metadata_time (gpx, &p->meta_time);
+  rl_nmea_reader_free (nmea);
+  rl_gpsd_json_reader_free (gpsd);
+  rl_gpx_reader_free (gpx);
+  if (p->n_timed == 0)
+    return p->n > 0 && p->has_meta ? TIME_GPX_META : TIME_OK;
+  if (p->n_timed < p->n)
+    return TIME_OK;   /* some points have no time: those alone are rejected */
+  if (p->all_before_1970)
+    return TIME_PRE_1970;
+  if (p->n >= 2 && p->same)
+    return TIME_IDENTICAL;
+  return TIME_OK;
+}
+
+static char *
+time_text (gint64 t)
+{
+  g_autoptr (GDateTime) dt = g_date_time_new_from_unix_utc (t / G_USEC_PER_SEC);
+
+  return dt ? g_date_time_format (dt, "%Y-%m-%d %H:%M:%S") : g_strdup ("?");
+}
+
+/* A broken clock: the log is replayed in file order from a base time. */
+static gboolean
+file_order_base (GpsStream *g, const Probe *p, GError **error)
+{
+  g_autofree char *from = NULL, *raw = NULL;
+
+  if (g->trouble == TIME_GPX_META)
+    g->base = p->meta_time;
+  else if (g->trouble == TIME_IDENTICAL && p->first_raw >= 0 && p->first_raw >= G_USEC_PER_SEC * G_GINT64_CONSTANT (86400) * 2)
+    g->base = p->first_raw;    /* a real date: start there */
+  else
+    {
+      if (!choose_base_day (g, error))
+        return FALSE;
+      if (g->trouble == TIME_IDENTICAL)
+        g->base += p->first_raw;   /* a time of day */
+    }
+  from = time_text (g->base);
+  raw = time_text (p->first_raw);
+  if (g->trouble == TIME_IDENTICAL)
+    rl_replay_note_at (g->replay, g->note_slot, "%s: every fix carries the same time (%s): replayed in file order from %s, "
+                    "one second apart", g->file, raw, from);
+  else if (g->trouble == TIME_PRE_1970)
+    rl_replay_note_at (g->replay, g->note_slot, "%s: the times are before 1970 (first %" G_GINT64_FORMAT " s from the epoch: a clock "
+                    "that underflowed): replayed in file order from %s%s", g->file, p->first_raw / G_USEC_PER_SEC,
+                    from, g->date ? "" : " (an arbitrary day; give --date YYYY-MM-DD)");
+  else
+    rl_replay_note_at (g->replay, g->note_slot, "%s: the points carry no time: replayed in file order from the document's "
+                    "metadata time, %s, one second apart", g->file, from);
+  return TRUE;
+}
+
+/* Undated logs, broken clocks: where the fixes go on the timeline. */
+static gboolean
+prepare_times (GpsStream *g, const char *data, gsize len, GError **error)
+{
+  Probe p;
+
+  g->trouble = probe_clock (g, data, len, &p);
+  if (g->trouble != TIME_OK)
+    {
+      rl_nmea_reader_free (g->nmea);
+      rl_gpsd_json_reader_free (g->gpsd);
+      rl_gpx_reader_free (g->gpx);
+      g->nmea = g->format == FMT_NMEA ? rl_nmea_reader_new_in_file_order (data, len) : NULL;
+      g->gpsd = g->format == FMT_GPSD ? rl_gpsd_json_reader_new_in_file_order (data, len) : NULL;
+      g->gpx = g->format == FMT_GPX ? rl_gpx_reader_new_in_file_order (data, len, NULL) : NULL;
+      return file_order_base (g, &p, error);
+    }
+  if (g->format == FMT_NMEA && !rl_nmea_reader_dated (g->nmea) && p.n > 0)
+    {
+      g->undated = TRUE;
+      return choose_base_day (g, error);
     }
   return TRUE;
 }
 
-/* Picks the day that time-of-day-only fixes count from, and says which. */
+/* Takes @bytes (and @map, which holds them, when not NULL). */
 static gboolean
-choose_base_day (RlReplay *replay, const char *name, const RlGpsParseStats *stats,
-                 const char *date, gint64 *base, GError **error)
+load_stream (RlReplay *replay, const char *name, GBytes *bytes, GMappedFile *map, const char *format,
+             const char *date, const RlGpsEvidenceParams *params, double max_error_m, GError **error)
 {
-  *base = 0;
-  switch (stats->date_source)
+  GpsStream *g = g_new0 (GpsStream, 1);
+  gsize len;
+  const char *data = g_bytes_get_data (bytes, &len);
+
+  g->stream = (RlEventStream) { .next = gps_next, .finish = gps_finish, .free = gps_free, .ordered = TRUE,
+                              .name = g_strdup (name) };
+  g->replay = replay;
+  g->file = g_strdup (name);
+  g->bytes = bytes;
+  g->map = map;
+  g->date = g_strdup (date);
+  g->params = *params;
+  g->max_error_m = max_error_m;
+  if (format == NULL)
+    format = rl_gps_detect_format (data, len);
+  if (format == NULL)
+    g_set_error (error, RL_REPLAY_GPS_ERROR, RL_REPLAY_GPS_ERROR_FORMAT,
+                 "%s: unknown format: not NMEA 0183, gpsd JSON or GPX (force one with --gps-format)", name);
+  g->note_slot = rl_replay_note_slot (replay);
+  if (format == NULL || !open_reader (g, format, error) || !prepare_times (g, data, len, error))
     {
-    case RL_GPS_DATE_FROM_FILE:
-    case RL_GPS_DATE_PARTIAL:
-      if (date != NULL)
-        rl_replay_note (replay, "%s: --date %s ignored: the file carries its own date", name, date);
-      rl_replay_note (replay, "%s: date taken from the file%s", name,
-                      stats->date_source == RL_GPS_DATE_PARTIAL ? " (some epochs from a neighbouring RMC)" : "");
-      return TRUE;
-    case RL_GPS_DATE_NONE:
-    default:
-      if (stats->fixes == 0)
-        return TRUE;
-      if (date != NULL)
-        {
-          if (!parse_date_arg (date, base, error))
-            return FALSE;
-          rl_replay_note (replay, "%s: no date in the file; date taken from --date %s", name, date);
-        }
-      else
-        {
-          rl_gps_civil_to_us (ARBITRARY_YEAR, 1, 1, base);
-          rl_replay_note (replay, "%s: no date in the file (time of day only); counting from an "
-                          "arbitrary day, %d-01-01 (give --date YYYY-MM-DD)", name, ARBITRARY_YEAR);
-        }
-      return TRUE;
+      rl_replay_note_slot_drop (replay, g->note_slot);
+      rl_event_stream_free (&g->stream);
+      return FALSE;
     }
+  rl_replay_add_stream (replay, &g->stream);
+  return TRUE;
 }
 
 gboolean
@@ -129,56 +512,17 @@ rl_replay_load_gps_data (RlReplay *replay, const char *name, const char *data, g
                          const RlGpsEvidenceParams *params, double max_error_m,
                          GError **error)
 {
-  g_autoptr (GArray) fixes = g_array_new (FALSE, FALSE, sizeof (RlGpsFix));
-  RlGpsParseStats stats;
-  guint64 used = 0, inaccurate = 0, outside = 0;
-  RlGpsLookupCache cache = { 0 };
-  gint64 base;
+  /* a copy: the replay reads it when it runs, the caller may free it before */
+  return load_stream (replay, name, g_bytes_new (data, len), NULL, format, date, params, max_error_m, error);
+}
 
-  if (format == NULL)
-    {
-      format = rl_gps_detect_format (data, len);
-      if (format == NULL)
-        {
-          g_set_error (error, RL_REPLAY_GPS_ERROR, RL_REPLAY_GPS_ERROR_FORMAT,
-                       "%s: unknown format: not NMEA 0183, gpsd JSON or GPX (force one with --gps-format)",
-                       name);
-          return FALSE;
-        }
-    }
-  if (!parse_any (name, format, data, len, fixes, &stats, error))
-    return FALSE;
-  if (!choose_base_day (replay, name, &stats, date, &base, error))
-    return FALSE;
+gboolean
+rl_replay_load_gps_mapped (RlReplay *replay, const char *name, GMappedFile *map,
+                           const char *format, const char *date,
+                           const RlGpsEvidenceParams *params, double max_error_m,
+                           GError **error)
+{
+  GBytes *bytes = g_mapped_file_get_bytes (map);
 
-  for (guint i = 0; i < fixes->len; i++)
-    {
-      const RlGpsFix *fix = &g_array_index (fixes, RlGpsFix, i);
-      RlEvidence ev;
-      gboolean assumed;
-
-      if (!rl_gps_evidence_from_fix_cached (params, &cache, fix, rl_gps_fix_absolute_time (fix, base), &ev))
-        {
-          outside++;
-          continue;
-        }
-      /* Still pushed: a newer fix replaces the older one even when it is too
-       * coarse to be a witness; the policy judges the radius. */
-      if (rl_gps_fix_error_m (fix, params->uere_m, &assumed) > max_error_m)
-        inaccurate++;
-      else
-        used++;
-      rl_replay_add_evidence (replay, &ev);
-    }
-
-  count_stats (replay, format, &stats);
-  rl_replay_count (replay, "gps.fixes_used", used);
-  if (inaccurate > 0)
-    rl_replay_count (replay, "gps.fixes_too_inaccurate", inaccurate);
-  if (outside > 0)
-    rl_replay_count (replay, "gps.rejected.lookup_failed", outside);
-  rl_replay_note (replay, "%s: %s, %" G_GUINT64_FORMAT " records, %" G_GUINT64_FORMAT " fixes, %"
-                  G_GUINT64_FORMAT " rejected", name, format, stats.records, stats.fixes,
-                  rl_gps_parse_stats_rejected_total (&stats));
-  return TRUE;
+  return load_stream (replay, name, bytes, g_mapped_file_ref (map), format, date, params, max_error_m, error);
 }

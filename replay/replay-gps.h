@@ -18,15 +18,24 @@ typedef enum {
   RL_REPLAY_GPS_ERROR_NO_INDEX, /* no boundary index to place fixes */
 } RlReplayGpsError;
 
-/* Reads @path (format NULL = detect from content, or "nmea", "gpsd", "gpx"),
- * pushes one evidence item per usable fix and counts the rest.  @date
+/* Opens @path (format NULL = detect from content, or "nmea", "gpsd", "gpx")
+ * as an input of @replay: when it runs, one evidence item per usable fix,
+ * read as the run goes, and the rest counted.  A log whose clock is broken
+ * (every fix stamped alike, times before 1970, GPX points without time
+ * but a time in the metadata) is replayed in file order, with a note.  @date
  * (YYYY-MM-DD or NULL) dates logs that carry only a time of day.  Several
  * files may be loaded into one replay: the engine merges them by time. */
 gboolean rl_replay_load_gps_file (RlReplay *replay, const char *path, const char *format,
                                   const char *date, const RlConfig *config,
                                   const RlBoundaryIndex *index, GError **error);
 
-/* The same from memory with an injectable lookup (@name labels notes and errors). */
+/* The same from a mapped file (the replay holds a reference). */
+gboolean rl_replay_load_gps_mapped (RlReplay *replay, const char *name, GMappedFile *map,
+                                    const char *format, const char *date,
+                                    const RlGpsEvidenceParams *params, double max_error_m,
+                                    GError **error);
+
+/* The same from memory (copied) with an injectable lookup (@name labels notes and errors). */
 gboolean rl_replay_load_gps_data (RlReplay *replay, const char *name, const char *data, gsize len,
                                   const char *format, const char *date,
                                   const RlGpsEvidenceParams *params, double max_error_m,

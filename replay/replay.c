@@ -1,57 +1,26 @@
 /* The replay engine (see replay.h). */
-#include "replay/replay.h"
+#include "replay/replay-private.h"
 
-#include <json-glib/json-glib.h>
-#include <math.h>
 #include <stdarg.h>
 #include <string.h>
 
-#include "core/evidence-set.h"
-
-typedef enum { EV_PUT, EV_WITHDRAW, EV_WITHDRAW_KIND, EV_RESUME, EV_TICK } EventType;
-
-typedef struct {
-  gint64 time;
-  guint64 seq;        /* file order breaks ties */
-  EventType type;
-  RlSourceKind kind;
-  guint item;         /* EV_PUT: index into items */
-  char *key;          /* EV_WITHDRAW */
-  gboolean at_start;
-} Event;
-
-struct RlReplay {
-  RlPolicyParams params;
-  const RlRegulatory *regulatory;
-  guint max_beacons;
-  GArray *events;         /* Event */
-  GArray *items;          /* RlEvidence, referenced by events */
-  GArray *timeline;       /* RlTimelineEntry */
-  GHashTable *counters;   /* char* → guint64* */
-  GPtrArray *notes;
-  gboolean keep_evidence;
-  RlDecision *final;
-  gint64 first_time, last_time;
-  guint64 n_decisions;
-  /* gaps: no event for longer than this */
-  gint64 gap_threshold;
-  guint n_gaps;
-  gint64 longest_gap;
-};
+#include "core/engine.h"
 
 RlReplay *
 rl_replay_new (const RlConfig *config, const RlRegulatory *regulatory)
 {
   RlReplay *r = g_new0 (RlReplay, 1);
 
-  r->params = config->policy;
+  r->config = config;
   r->regulatory = regulatory;
-  r->max_beacons = config->beacons_max_bss;
-  r->events = g_array_new (FALSE, FALSE, sizeof (Event));
-  r->items = g_array_new (FALSE, FALSE, sizeof (RlEvidence));
+  r->events = g_array_new (FALSE, FALSE, sizeof (RlEvent));
   r->timeline = g_array_new (FALSE, TRUE, sizeof (RlTimelineEntry));
   r->counters = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
   r->notes = g_ptr_array_new_with_free_func (g_free);
+  r->note_slots = g_ptr_array_new_with_free_func (g_free);
+  r->streams = g_ptr_array_new_with_free_func ((GDestroyNotify) rl_event_stream_free);
+  r->stream_marks = g_array_new (FALSE, FALSE, sizeof (guint));
+  r->kept = g_array_new (FALSE, FALSE, sizeof (RlEvidence));
   r->gap_threshold = 60 * RL_USEC_PER_SEC;
   return r;
 }
@@ -61,70 +30,98 @@ rl_replay_free (RlReplay *r)
 {
   if (r == NULL)
     return;
-  for (guint i = 0; i < r->events->len; i++)
-    g_free (g_array_index (r->events, Event, i).key);
   for (guint i = 0; i < r->timeline->len; i++)
     g_free (g_array_index (r->timeline, RlTimelineEntry, i).summary);
   g_array_unref (r->events);
-  g_array_unref (r->items);
   g_array_unref (r->timeline);
   g_hash_table_unref (r->counters);
   g_ptr_array_unref (r->notes);
+  g_ptr_array_unref (r->note_slots);
+  g_ptr_array_unref (r->streams);
+  g_array_unref (r->stream_marks);
+  g_array_unref (r->kept);
   rl_decision_free (r->final);
   g_free (r);
 }
 
 static void
-push (RlReplay *r, Event *e)
+push (RlReplay *r, gint64 time, RlEventType type, const RlEvidence *ev)
 {
-  e->seq = r->events->len;
-  g_array_append_vals (r->events, e, 1);
+  RlEvent *e;
+
+  g_array_set_size (r->events, r->events->len + 1);
+  e = &g_array_index (r->events, RlEvent, r->events->len - 1);
+  memset (e, 0, sizeof *e);
+  e->time = time;
+  e->type = type;
+  if (ev != NULL)
+    e->ev = *ev;
 }
 
 void
 rl_replay_add_evidence (RlReplay *r, const RlEvidence *ev)
 {
-  Event e = { .time = ev->observed_at, .type = EV_PUT, .kind = ev->kind, .item = r->items->len };
-
-  g_array_append_vals (r->items, ev, 1);
-  push (r, &e);
+  push (r, ev->observed_at, RL_EVENT_EVIDENCE, ev);
 }
 
 void
 rl_replay_add_evidence_at_start (RlReplay *r, const RlEvidence *ev)
 {
-  Event e = { .time = G_MININT64, .type = EV_PUT, .kind = ev->kind, .item = r->items->len, .at_start = TRUE };
-
-  g_array_append_vals (r->items, ev, 1);
-  push (r, &e);
+  push (r, AT_START, RL_EVENT_EVIDENCE, ev);
 }
 
 void
 rl_replay_add_withdraw (RlReplay *r, gint64 time, const char *key)
 {
-  Event e = { .time = time, .type = EV_WITHDRAW, .key = g_strdup (key) };
-  push (r, &e);
+  push (r, time, RL_EVENT_WITHDRAW, NULL);
+  g_strlcpy (g_array_index (r->events, RlEvent, r->events->len - 1).ev.key, key, sizeof ((RlEvidence *) NULL)->key);
 }
 
 void
 rl_replay_add_withdraw_kind (RlReplay *r, gint64 time, RlSourceKind kind)
 {
-  Event e = { .time = time, .type = EV_WITHDRAW_KIND, .kind = kind };
-  push (r, &e);
+  push (r, time, RL_EVENT_WITHDRAW_KIND, NULL);
+  g_array_index (r->events, RlEvent, r->events->len - 1).ev.kind = kind;
 }
 
 void
 rl_replay_add_resume (RlReplay *r, gint64 time)
 {
-  Event e = { .time = time, .type = EV_RESUME };
-  push (r, &e);
+  push (r, time, RL_EVENT_RESUME, NULL);
+}
+
+void
+rl_replay_add_scan (RlReplay *r, gint64 since, gint64 time, guint bands)
+{
+  RlEvent *e;
+
+  push (r, time, RL_EVENT_SCAN, NULL);
+  e = &g_array_index (r->events, RlEvent, r->events->len - 1);
+  e->since = MIN (since, time);
+  e->bands = bands;
 }
 
 void
 rl_replay_add_tick (RlReplay *r, gint64 time)
 {
-  Event e = { .time = time, .type = EV_TICK };
-  push (r, &e);
+  push (r, time, RL_EVENT_TICK, NULL);
+}
+
+void
+rl_replay_add_stream (RlReplay *r, RlEventStream *stream)
+{
+  guint mark = r->events->len;
+
+  g_return_if_fail (stream != NULL && stream->next != NULL && stream->free != NULL);
+  g_ptr_array_add (r->streams, stream);
+  g_array_append_val (r->stream_marks, mark);
+}
+
+void
+rl_replay_set_timeline_func (RlReplay *r, RlReplayTimelineFunc func, gpointer user_data)
+{
+  r->timeline_func = func;
+  r->timeline_data = user_data;
 }
 
 void
@@ -153,48 +150,204 @@ rl_replay_note (RlReplay *r, const char *fmt, ...)
   g_ptr_array_add (r->notes, g_utf8_make_valid (text, -1));
 }
 
+/* A slot is a marker (a NULL entry) in the notes; its notes go in before it. */
+gpointer
+rl_replay_note_slot (RlReplay *r)
+{
+  gpointer slot = g_new0 (char, 1);
+
+  g_ptr_array_add (r->note_slots, slot);
+  g_ptr_array_add (r->notes, NULL);
+  return slot;
+}
+
+/* The k-th marker belongs to the k-th open slot. */
+static guint
+slot_index (RlReplay *r, gpointer slot)
+{
+  guint k, seen = 0;
+
+  for (k = 0; k < r->note_slots->len && r->note_slots->pdata[k] != slot; k++)
+    ;
+  for (guint i = 0; k < r->note_slots->len && i < r->notes->len; i++)
+    if (r->notes->pdata[i] == NULL && seen++ == k)
+      return i;
+  g_return_val_if_reached (r->notes->len);
+}
+
+void
+rl_replay_note_at (RlReplay *r, gpointer slot, const char *fmt, ...)
+{
+  va_list ap;
+  guint at = slot_index (r, slot);
+
+  va_start (ap, fmt);
+  g_autofree char *text = g_strdup_vprintf (fmt, ap);
+  va_end (ap);
+  g_ptr_array_insert (r->notes, (gint) at, g_utf8_make_valid (text, -1));
+}
+
+void
+rl_replay_note_slot_close (RlReplay *r, gpointer slot)
+{
+  guint at = slot_index (r, slot);
+
+  if (at < r->notes->len)
+    g_ptr_array_remove_index (r->notes, at);
+  g_ptr_array_remove (r->note_slots, slot);
+}
+
+void
+rl_replay_note_slot_drop (RlReplay *r, gpointer slot)
+{
+  /* a loader that fails has written its notes to nobody's use: keep them */
+  rl_replay_note_slot_close (r, slot);
+}
+
 void
 rl_replay_set_keep_evidence (RlReplay *r, gboolean keep)
 {
   r->keep_evidence = keep;
 }
 
-static int
-cmp_event (gconstpointer a, gconstpointer b)
+/* ---- the pushed events as merge inputs --------------------------------- */
+
+/* The events pushed between two added streams, in time order (push order
+ * breaks ties); either the at-start ones, placed at @first, or the rest. */
+typedef struct {
+  RlEventStream base;
+  RlReplay *r;
+  guint *order;
+  guint n, pos;
+  gboolean at_start;
+  gint64 first;
+  RlEvent event;
+} PushedStream;
+
+static const RlEvent *
+pushed_next (RlEventStream *self)
 {
-  const Event *x = a, *y = b;
+  PushedStream *ps = (PushedStream *) self;
+  const RlEvent *e;
+
+  if (ps->pos >= ps->n)
+    return NULL;
+  e = &g_array_index (ps->r->events, RlEvent, ps->order[ps->pos++]);
+  if (!ps->at_start)
+    return e;
+  ps->event = *e;
+  ps->event.time = ps->event.ev.observed_at = ps->first;
+  return &ps->event;
+}
+
+static void
+pushed_free (RlEventStream *self)
+{
+  g_free (((PushedStream *) self)->order);
+  g_free (self);
+}
+
+typedef struct {
+  gint64 time;
+  guint index;
+} TimeIndex;
+
+static int
+cmp_time_index (const void *a, const void *b)
+{
+  const TimeIndex *x = a, *y = b;
 
   if (x->time != y->time)
     return x->time < y->time ? -1 : 1;
-  return x->seq < y->seq ? -1 : (x->seq > y->seq ? 1 : 0);
+  return x->index < y->index ? -1 : (x->index > y->index ? 1 : 0);
 }
 
-/* Would replacing @old by @new leave every vote as it was?  Then only the
- * expiry moved, and the decision cannot change: skip the vote (the big win
- * on long GPS logs, where fix after fix names the same country). */
-static gboolean
-same_vote (const RlPolicyParams *p, const RlEvidence *old, const RlEvidence *new)
+static RlEventStream *
+pushed_stream (RlReplay *r, guint from, guint to, gboolean at_start, gint64 first)
 {
-  if (old->kind != new->kind || old->n_countries != new->n_countries || old->strength != new->strength ||
-      memcmp (old->countries, new->countries, sizeof (RlCountry) * new->n_countries) != 0)
-    return FALSE;
-  if (new->kind == RL_SOURCE_GPS)
-    return (old->gps.error_m <= p->gps_max_error_m) == (new->gps.error_m <= p->gps_max_error_m);
-  if (new->kind == RL_SOURCE_BEACON)
-    return memcmp (old->beacon.bssid, new->beacon.bssid, 6) == 0 && strcmp (old->beacon.ssid, new->beacon.ssid) == 0;
-  return TRUE;
+  PushedStream *ps = g_new0 (PushedStream, 1);
+  g_autofree TimeIndex *sorted = g_new (TimeIndex, to - from + 1);
+
+  ps->base = (RlEventStream) { .next = pushed_next, .free = pushed_free, .ordered = TRUE };
+  ps->r = r;
+  ps->at_start = at_start;
+  ps->first = first;
+  ps->order = g_new (guint, to - from + 1);
+  for (guint i = from; i < to; i++)
+    {
+      const RlEvent *e = &g_array_index (r->events, RlEvent, i);
+      if ((e->time == AT_START) == at_start)
+        sorted[ps->n++] = (TimeIndex) { e->time, i };
+    }
+  qsort (sorted, ps->n, sizeof (TimeIndex), cmp_time_index);
+  for (guint i = 0; i < ps->n; i++)
+    ps->order[i] = sorted[i].index;
+  return &ps->base;
 }
 
-static const RlEvidence *
-find_item (RlEvidenceSet *set, const char *key)
+/* An empty segment is no input: the merge looks at every input per event. */
+static void
+add_pushed (RlMerge *m, RlEventStream *stream, guint64 rank)
 {
-  gsize n;
-  const RlEvidence *items = rl_evidence_set_items (set, &n);
+  if (((PushedStream *) stream)->n == 0)
+    rl_event_stream_free (stream);
+  else
+    rl_merge_add (m, stream, rank);
+}
 
-  for (gsize i = 0; i < n; i++)
-    if (strcmp (items[i].key, key) == 0)
-      return &items[i];
-  return NULL;
+/* Every input in one merge: the pushed events between added streams keep
+ * their place among them, at-start items go in at the first event's time. */
+static RlMerge *
+build_merge (RlReplay *r)
+{
+  RlMerge *m = rl_merge_new ();
+  guint n = r->streams->len, from = 0;
+  gint64 first;
+
+  for (guint k = 0; k <= n; k++)
+    {
+      guint to = k < n ? g_array_index (r->stream_marks, guint, k) : r->events->len;
+      add_pushed (m, pushed_stream (r, from, to, FALSE, 0), 2 * k);
+      if (k < n)
+        rl_merge_add (m, r->streams->pdata[k], 2 * k + 1);
+      from = to;
+    }
+  /* the merge owns the streams now */
+  g_ptr_array_set_free_func (r->streams, NULL);
+  g_ptr_array_set_size (r->streams, 0);
+  g_ptr_array_set_free_func (r->streams, (GDestroyNotify) rl_event_stream_free);
+  first = rl_merge_peek_time (m);
+  if (first == RL_NEVER)
+    first = 0;
+  from = 0;
+  for (guint k = 0; k <= n; k++)
+    {
+      guint to = k < n ? g_array_index (r->stream_marks, guint, k) : r->events->len;
+      add_pushed (m, pushed_stream (r, from, to, TRUE, first), 2 * k);
+      from = to;
+    }
+  g_array_set_size (r->stream_marks, 0);
+  return m;
+}
+
+static void
+note_late (const char *name, guint64 dropped, gpointer user_data)
+{
+  RlReplay *r = user_data;
+
+  rl_replay_count (r, "merge.late_dropped", dropped);
+  rl_replay_note (r, "%s: %" G_GUINT64_FORMAT " events dropped: more than %d s or %d events out of time order",
+                  name ? name : "input", dropped, (int) (RL_MERGE_WINDOW_US / G_USEC_PER_SEC), RL_MERGE_WINDOW_EVENTS);
+}
+
+/* ---- the run ----------------------------------------------------------- */
+
+static void
+report_timeline (RlReplay *r, guint upto)
+{
+  for (; r->n_reported < upto; r->n_reported++)
+    if (r->timeline_func != NULL)
+      r->timeline_func (&g_array_index (r->timeline, RlTimelineEntry, r->n_reported), r->timeline_data);
 }
 
 static void
@@ -227,13 +380,15 @@ record (RlReplay *r, const RlDecision *d, const RlEvidence *gps, gint64 now)
     }
   e.summary = g_strdup (d->summary);
   g_array_append_val (r->timeline, e);
+  /* every entry but the newest is final: a later instant has come */
+  report_timeline (r, r->timeline->len - 1);
 }
 
 static const RlEvidence *
-newest_gps (RlEvidenceSet *set, gint64 now)
+newest_gps (const RlEngine *engine, gint64 now)
 {
   gsize n;
-  const RlEvidence *items = rl_evidence_set_items (set, &n), *best = NULL;
+  const RlEvidence *items = rl_engine_items (engine, &n), *best = NULL;
 
   for (gsize i = 0; i < n; i++)
     if (items[i].kind == RL_SOURCE_GPS && items[i].expires_at > now &&
@@ -243,110 +398,88 @@ newest_gps (RlEvidenceSet *set, gint64 now)
 }
 
 static void
-decide (RlReplay *r, RlEvidenceSet *set, gint64 now)
+decide (RlReplay *r, RlEngine *engine, gint64 now)
 {
-  gsize n;
-  const RlEvidence *items;
-  RlDecision *d;
+  if (rl_engine_decide_at (engine, now, NULL, NULL))
+    record (r, rl_engine_decision (engine), newest_gps (engine, now), now);
+}
 
-  rl_evidence_set_expire (set, now);
-  items = rl_evidence_set_items (set, &n);
-  d = rl_policy_decide (&r->params, rl_regulatory_map, (gpointer) r->regulatory, r->final, items, n, now);
-  r->n_decisions++;
-  record (r, d, newest_gps (set, now), now);
-  rl_decision_free (r->final);
-  r->final = d;
+/* Decides at every instant before @until where the decision may change by
+ * itself (a hold-down over, an item expiring). */
+static void
+catch_up (RlReplay *r, RlEngine *engine, gint64 until)
+{
+  gint64 due;
+
+  while ((due = rl_engine_next_due (engine, until)) != RL_NEVER)
+    decide (r, engine, due);
+}
+
+static void
+note_gap (RlReplay *r, gint64 now)
+{
+  if (now - r->last_time > r->gap_threshold)
+    {
+      r->n_gaps++;
+      r->longest_gap = MAX (r->longest_gap, now - r->last_time);
+    }
+  r->last_time = now;
+}
+
+/* Lets a pending hold-down finish; expiries after the last event are not
+ * played out (the recording just ended). */
+static void
+settle_down (RlReplay *r, RlEngine *engine)
+{
+  for (guint k = 0; k < 1000; k++)
+    {
+      const RlDecision *d = rl_engine_decision (engine);
+      gint64 at = rl_engine_next_instant (engine);
+      if (d == NULL || d->state != RL_STATE_TENTATIVE || at == RL_NEVER)
+        break;
+      decide (r, engine, at);
+      r->last_time = at;
+    }
 }
 
 void
 rl_replay_run (RlReplay *r, gboolean settle)
 {
-  g_autoptr (RlEvidenceSet) set = rl_evidence_set_new (r->max_beacons);
-  Event *ev;
-  guint n, i = 0;
-  gboolean dirty = FALSE;
+  g_autoptr (RlEngine) engine = rl_engine_new (r->config, r->regulatory);
+  g_autoptr (RlMerge) merge = build_merge (r);
+  const RlEvent *e = rl_merge_next (merge);
 
-  ev = (Event *) (gpointer) r->events->data;
-  n = r->events->len;
-  {
-    gint64 first = RL_NEVER;
-    for (guint k = 0; k < n; k++)
-      if (!ev[k].at_start)
-        first = MIN (first, ev[k].time);
-    if (first == RL_NEVER)
-      first = 0;
-    for (guint k = 0; k < n; k++)
-      if (ev[k].at_start)
-        {
-          RlEvidence *item = &g_array_index (r->items, RlEvidence, ev[k].item);
-          ev[k].time = item->observed_at = first;
-        }
-  }
-  g_array_sort (r->events, cmp_event);
-  rl_decision_free (r->final);
-  r->final = rl_decision_new_initial ();
-  r->first_time = n ? ev[0].time : 0;
+  r->first_time = e != NULL ? e->time : 0;
   r->last_time = r->first_time;
-  if (n > 0)
-    record (r, r->final, NULL, r->first_time);
-
-  while (i < n)
+  if (e != NULL)
     {
-      gint64 now = ev[i].time;
+      g_autoptr (RlDecision) initial = rl_decision_new_initial ();
+      record (r, initial, NULL, r->first_time);
+    }
+  while (e != NULL)
+    {
+      gint64 now = e->time;
 
-      /* instants between events where the decision may change by itself */
-      while (r->final->next_check < now)
-        decide (r, set, r->final->next_check);
-      if (now - r->last_time > r->gap_threshold)
+      catch_up (r, engine, now);
+      note_gap (r, now);
+      /* events come straight from the inputs into the engine */
+      for (; e != NULL && e->time == now; e = rl_merge_next (merge))
         {
-          r->n_gaps++;
-          r->longest_gap = MAX (r->longest_gap, now - r->last_time);
+          if (r->keep_evidence && e->type == RL_EVENT_EVIDENCE)
+            g_array_append_vals (r->kept, &e->ev, 1);
+          rl_engine_apply (engine, e);
         }
-      r->last_time = now;
-      dirty = FALSE;
-      for (; i < n && ev[i].time == now; i++)
-        {
-          const RlEvidence *item;
-          switch (ev[i].type)
-            {
-            case EV_PUT:
-              item = &g_array_index (r->items, RlEvidence, ev[i].item);
-              {
-                const RlEvidence *old = find_item (set, item->key);
-                if (old == NULL || !same_vote (&r->params, old, item))
-                  dirty = TRUE;
-              }
-              rl_evidence_set_put (set, item);
-              break;
-            case EV_WITHDRAW:
-              dirty |= rl_evidence_set_remove (set, ev[i].key);
-              break;
-            case EV_WITHDRAW_KIND:
-              dirty |= rl_evidence_set_remove_kind (set, ev[i].kind) > 0;
-              break;
-            case EV_RESUME:
-              rl_evidence_set_drop_observed_before (set, now);
-              dirty = TRUE;
-              break;
-            case EV_TICK:
-              dirty = TRUE;
-              break;
-            }
-        }
-      if (dirty || r->final->next_check <= now)
-        decide (r, set, now);
+      decide (r, engine, now);
     }
   if (settle)
-    {
-      /* let a pending hold-down finish; expiries after the last event are
-       * not played out (the recording just ended) */
-      for (guint k = 0; k < 1000 && r->final->state == RL_STATE_TENTATIVE && r->final->next_check != RL_NEVER; k++)
-        {
-          gint64 at = r->final->next_check;
-          decide (r, set, at);
-          r->last_time = at;
-        }
-    }
+    settle_down (r, engine);
+  rl_merge_foreach_late (merge, note_late, r);
+  report_timeline (r, r->timeline->len);
+  r->n_decisions = rl_engine_n_decisions (engine);
+  rl_decision_free (r->final);
+  r->final = rl_engine_steal_decision (engine);
+  if (r->final == NULL)
+    r->final = rl_decision_new_initial ();
 }
 
 const GArray *
@@ -361,361 +494,22 @@ rl_replay_final (const RlReplay *r)
   return r->final;
 }
 
-/* ---- output ------------------------------------------------------------ */
+/* rl_replay_format and the formatters: report.c */
 
-static char *
-iso_time (gint64 t)
+void
+rl_replay_foreach_event (RlReplay *r, RlReplayEventFunc func, gpointer user_data)
 {
-  g_autoptr (GDateTime) dt = g_date_time_new_from_unix_utc (t / RL_USEC_PER_SEC);
+  g_autoptr (RlMerge) merge = build_merge (r);
+  const RlEvent *e;
 
-  if (dt == NULL)
-    return g_strdup ("?");
-  return g_date_time_format (dt, "%Y-%m-%dT%H:%M:%SZ");
-}
-
-static char *
-duration (gint64 us)
-{
-  gint64 s = us / RL_USEC_PER_SEC;
-
-  if (s >= 3600)
-    return g_strdup_printf ("%" G_GINT64_FORMAT "h%02" G_GINT64_FORMAT "m%02" G_GINT64_FORMAT "s", s / 3600, s / 60 % 60, s % 60);
-  if (s >= 60)
-    return g_strdup_printf ("%" G_GINT64_FORMAT "m%02" G_GINT64_FORMAT "s", s / 60, s % 60);
-  return g_strdup_printf ("%" G_GINT64_FORMAT "s", s);
-}
-
-typedef struct {
-  RlCountry country;
-  gint64 time;
-} CountryTime;
-
-/* Time spent per reported country (00 included), in timeline order. */
-static GArray *
-time_per_country (const RlReplay *r, guint *switches)
-{
-  GArray *out = g_array_new (FALSE, TRUE, sizeof (CountryTime));
-  const GArray *tl = r->timeline;
-
-  *switches = 0;
-  for (guint i = 0; i < tl->len; i++)
-    {
-      const RlTimelineEntry *e = &g_array_index (tl, RlTimelineEntry, i);
-      gint64 end = i + 1 < tl->len ? g_array_index (tl, RlTimelineEntry, i + 1).time : r->last_time;
-      guint k;
-
-      if (i > 0 && g_array_index (tl, RlTimelineEntry, i - 1).country != e->country)
-        (*switches)++;
-      for (k = 0; k < out->len; k++)
-        if (g_array_index (out, CountryTime, k).country == e->country)
-          break;
-      if (k == out->len)
-        {
-          CountryTime ct = { e->country, 0 };
-          g_array_append_val (out, ct);
-        }
-      g_array_index (out, CountryTime, k).time += MAX (end - e->time, 0);
-    }
-  return out;
-}
-
-static GList *
-sorted_counter_keys (const RlReplay *r)
-{
-  return g_list_sort (g_hash_table_get_keys (r->counters), (GCompareFunc) strcmp);
-}
-
-static char *
-format_text (const RlReplay *r)
-{
-  GString *s = g_string_new (NULL);
-  guint switches;
-  g_autoptr (GArray) per = time_per_country (r, &switches);
-  GList *keys = sorted_counter_keys (r);
-  char cc[3], cand[3];
-
-  g_string_append_printf (s, "%-21s %-3s %-9s %-5s %-20s %s\n", "TIME", "CC", "STATE", "CONF", "POSITION", "WHY");
-  for (guint i = 0; i < r->timeline->len; i++)
-    {
-      const RlTimelineEntry *e = &g_array_index (r->timeline, RlTimelineEntry, i);
-      g_autofree char *t = iso_time (e->time);
-      g_autofree char *pos = e->has_position ? g_strdup_printf ("%.5f,%.5f", e->lat, e->lon) : g_strdup ("-");
-      g_autofree char *state = e->state == RL_STATE_TENTATIVE
-                                 ? g_strdup_printf ("tent:%s", rl_country_to_string (e->candidate, cand))
-                                 : g_strdup (rl_state_to_string (e->state));
-      g_string_append_printf (s, "%-21s %-3s %-9s %-5.2f %-20s %s\n", t, rl_country_to_string (e->country, cc),
-                              state, e->confidence, pos, e->summary);
-    }
-  g_string_append (s, "\nSummary\n");
-  if (r->timeline->len > 0)
-    {
-      g_autofree char *a = iso_time (r->first_time), *b = iso_time (r->last_time), *d = duration (r->last_time - r->first_time);
-      g_string_append_printf (s, "  span:      %s .. %s (%s)\n", a, b, d);
-    }
-  for (guint i = 0; i < per->len; i++)
-    {
-      const CountryTime *ct = &g_array_index (per, CountryTime, i);
-      g_autofree char *d = duration (ct->time);
-      g_string_append_printf (s, "  time in %s: %s\n", rl_country_to_string (ct->country, cc), d);
-    }
-  g_string_append_printf (s, "  switches:  %u\n", switches);
-  {
-    g_autofree char *lg = duration (r->longest_gap);
-    g_string_append_printf (s, "  gaps:      %u longer than 60 s (longest %s)\n", r->n_gaps, lg);
-  }
-  for (GList *l = keys; l != NULL; l = l->next)
-    g_string_append_printf (s, "  %s: %" G_GUINT64_FORMAT "\n", (const char *) l->data,
-                            *(guint64 *) g_hash_table_lookup (r->counters, l->data));
-  for (guint i = 0; i < r->notes->len; i++)
-    g_string_append_printf (s, "  note: %s\n", (const char *) r->notes->pdata[i]);
-  if (r->final != NULL)
-    g_string_append_printf (s, "  final:     %s %s (%s)\n  why:       %s\n", rl_country_to_string (r->final->country, cc),
-                            rl_state_to_string (r->final->state), rl_reason_to_string (r->final->reason),
-                            r->final->explanation);
-  g_list_free (keys);
-  return g_string_free (s, FALSE);
-}
-
-static void
-json_evidence (JsonBuilder *b, const RlEvidence *ev)
-{
-  g_autofree char *t = iso_time (ev->observed_at);
-  char cc[3];
-
-  json_builder_begin_object (b);
-  json_builder_set_member_name (b, "source");
-  json_builder_add_string_value (b, rl_source_kind_to_string (ev->kind));
-  json_builder_set_member_name (b, "key");
-  json_builder_add_string_value (b, ev->key);
-  json_builder_set_member_name (b, "time");
-  json_builder_add_string_value (b, t);
-  json_builder_set_member_name (b, "countries");
-  json_builder_begin_array (b);
-  for (guint i = 0; i < ev->n_countries; i++)
-    json_builder_add_string_value (b, rl_country_to_string (ev->countries[i], cc));
-  json_builder_end_array (b);
-  json_builder_set_member_name (b, "strength");
-  json_builder_add_double_value (b, ev->strength);
-  json_builder_set_member_name (b, "detail");
-  json_builder_add_string_value (b, ev->detail);
-  if (ev->kind == RL_SOURCE_GPS)
-    {
-      json_builder_set_member_name (b, "lat");
-      json_builder_add_double_value (b, ev->gps.lat);
-      json_builder_set_member_name (b, "lon");
-      json_builder_add_double_value (b, ev->gps.lon);
-      json_builder_set_member_name (b, "error_m");
-      json_builder_add_double_value (b, ev->gps.error_m);
-    }
-  json_builder_end_object (b);
-}
-
-static char *
-format_json (const RlReplay *r)
-{
-  g_autoptr (JsonBuilder) b = json_builder_new ();
-  g_autoptr (JsonGenerator) gen = json_generator_new ();
-  g_autoptr (JsonNode) root = NULL;
-  guint switches;
-  g_autoptr (GArray) per = time_per_country (r, &switches);
-  GList *keys = sorted_counter_keys (r);
-  char cc[3];
-
-  json_builder_begin_object (b);
-  json_builder_set_member_name (b, "timeline");
-  json_builder_begin_array (b);
-  for (guint i = 0; i < r->timeline->len; i++)
-    {
-      const RlTimelineEntry *e = &g_array_index (r->timeline, RlTimelineEntry, i);
-      g_autofree char *t = iso_time (e->time);
-      json_builder_begin_object (b);
-      json_builder_set_member_name (b, "time");
-      json_builder_add_string_value (b, t);
-      json_builder_set_member_name (b, "country");
-      json_builder_add_string_value (b, rl_country_to_string (e->country, cc));
-      json_builder_set_member_name (b, "state");
-      json_builder_add_string_value (b, rl_state_to_string (e->state));
-      json_builder_set_member_name (b, "confidence");
-      json_builder_add_double_value (b, round (e->confidence * 1000) / 1000);
-      json_builder_set_member_name (b, "reason");
-      json_builder_add_string_value (b, rl_reason_to_string (e->reason));
-      json_builder_set_member_name (b, "detail");
-      json_builder_add_string_value (b, e->summary);
-      if (e->candidate != RL_COUNTRY_NONE)
-        {
-          json_builder_set_member_name (b, "candidate");
-          json_builder_add_string_value (b, rl_country_to_string (e->candidate, cc));
-        }
-      if (e->has_position)
-        {
-          json_builder_set_member_name (b, "lat");
-          json_builder_add_double_value (b, e->lat);
-          json_builder_set_member_name (b, "lon");
-          json_builder_add_double_value (b, e->lon);
-        }
-      json_builder_end_object (b);
-    }
-  json_builder_end_array (b);
-
-  json_builder_set_member_name (b, "summary");
-  json_builder_begin_object (b);
-  {
-    g_autofree char *a = iso_time (r->first_time), *z = iso_time (r->last_time);
-    json_builder_set_member_name (b, "start");
-    json_builder_add_string_value (b, a);
-    json_builder_set_member_name (b, "end");
-    json_builder_add_string_value (b, z);
-  }
-  json_builder_set_member_name (b, "seconds_per_country");
-  json_builder_begin_object (b);
-  for (guint i = 0; i < per->len; i++)
-    {
-      const CountryTime *ct = &g_array_index (per, CountryTime, i);
-      json_builder_set_member_name (b, rl_country_to_string (ct->country, cc));
-      json_builder_add_int_value (b, ct->time / RL_USEC_PER_SEC);
-    }
-  json_builder_end_object (b);
-  json_builder_set_member_name (b, "switches");
-  json_builder_add_int_value (b, switches);
-  json_builder_set_member_name (b, "gaps");
-  json_builder_add_int_value (b, r->n_gaps);
-  json_builder_set_member_name (b, "longest_gap_s");
-  json_builder_add_int_value (b, r->longest_gap / RL_USEC_PER_SEC);
-  json_builder_set_member_name (b, "counters");
-  json_builder_begin_object (b);
-  for (GList *l = keys; l != NULL; l = l->next)
-    {
-      json_builder_set_member_name (b, l->data);
-      json_builder_add_int_value (b, (gint64) *(guint64 *) g_hash_table_lookup (r->counters, l->data));
-    }
-  json_builder_end_object (b);
-  json_builder_set_member_name (b, "notes");
-  json_builder_begin_array (b);
-  for (guint i = 0; i < r->notes->len; i++)
-    json_builder_add_string_value (b, r->notes->pdata[i]);
-  json_builder_end_array (b);
-  if (r->final != NULL)
-    {
-      json_builder_set_member_name (b, "final");
-      json_builder_begin_object (b);
-      json_builder_set_member_name (b, "country");
-      json_builder_add_string_value (b, rl_country_to_string (r->final->country, cc));
-      json_builder_set_member_name (b, "state");
-      json_builder_add_string_value (b, rl_state_to_string (r->final->state));
-      json_builder_set_member_name (b, "reason");
-      json_builder_add_string_value (b, rl_reason_to_string (r->final->reason));
-      json_builder_set_member_name (b, "explanation");
-      json_builder_add_string_value (b, r->final->explanation);
-      json_builder_end_object (b);
-    }
-  json_builder_end_object (b);
-
-  if (r->keep_evidence)
-    {
-      json_builder_set_member_name (b, "evidence");
-      json_builder_begin_array (b);
-      g_autoptr (GArray) sorted = g_array_copy (r->events);
-      g_array_sort (sorted, cmp_event);
-      for (guint i = 0; i < sorted->len; i++)
-        {
-          const Event *e = &g_array_index (sorted, Event, i);
-          if (e->type == EV_PUT)
-            json_evidence (b, &g_array_index (r->items, RlEvidence, e->item));
-        }
-      json_builder_end_array (b);
-    }
-  json_builder_end_object (b);
-
-  g_list_free (keys);
-  root = json_builder_get_root (b);
-  json_generator_set_root (gen, root);
-  json_generator_set_pretty (gen, TRUE);
-  return json_generator_to_data (gen, NULL);
-}
-
-static void
-csv_field (GString *s, const char *text)
-{
-  g_string_append_c (s, '"');
-  for (const char *p = text; *p; p++)
-    {
-      if (*p == '"')
-        g_string_append_c (s, '"');
-      g_string_append_c (s, *p);
-    }
-  g_string_append_c (s, '"');
-}
-
-static char *
-format_csv (const RlReplay *r)
-{
-  GString *s = g_string_new ("time,country,state,confidence,candidate,lat,lon,reason,detail\n");
-  char cc[3], cand[3];
-
-  for (guint i = 0; i < r->timeline->len; i++)
-    {
-      const RlTimelineEntry *e = &g_array_index (r->timeline, RlTimelineEntry, i);
-      g_autofree char *t = iso_time (e->time);
-      g_string_append_printf (s, "%s,%s,%s,%.3f,%s,", t, rl_country_to_string (e->country, cc),
-                              rl_state_to_string (e->state), e->confidence,
-                              e->candidate ? rl_country_to_string (e->candidate, cand) : "");
-      if (e->has_position)
-        g_string_append_printf (s, "%.6f,%.6f,", e->lat, e->lon);
-      else
-        g_string_append (s, ",,");
-      g_string_append_printf (s, "%s,", rl_reason_to_string (e->reason));
-      csv_field (s, e->summary);
-      g_string_append_c (s, '\n');
-    }
-  return g_string_free (s, FALSE);
-}
-
-char *
-rl_replay_format (const RlReplay *r, const char *format, GError **error)
-{
-  if (format == NULL || strcmp (format, "text") == 0)
-    return format_text (r);
-  if (strcmp (format, "json") == 0)
-    return format_json (r);
-  if (strcmp (format, "csv") == 0)
-    return format_csv (r);
-  g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT, "unknown format '%s': expected text, json or csv", format);
-  return NULL;
+  while ((e = rl_merge_next (merge)) != NULL)
+    func (e, user_data);
+  rl_merge_foreach_late (merge, note_late, r);
 }
 
 void
-rl_replay_foreach_event (const RlReplay *r, RlReplayEventFunc func, gpointer user_data)
+rl_replay_span (const RlReplay *r, gint64 *first, gint64 *last)
 {
-  g_autoptr (GArray) sorted = g_array_copy (r->events);
-  gint64 first = RL_NEVER;
-  Event *ev = (Event *) (gpointer) sorted->data;
-
-  for (guint k = 0; k < sorted->len; k++)
-    if (!ev[k].at_start)
-      first = MIN (first, ev[k].time);
-  if (first == RL_NEVER)
-    first = 0;
-  for (guint k = 0; k < sorted->len; k++)
-    if (ev[k].at_start)
-      ev[k].time = first;
-  g_array_sort (sorted, cmp_event);
-  ev = (Event *) (gpointer) sorted->data;
-  for (guint k = 0; k < sorted->len; k++)
-    {
-      static const RlReplayEventType types[] = {
-        [EV_PUT] = RL_REPLAY_EVENT_EVIDENCE, [EV_WITHDRAW] = RL_REPLAY_EVENT_WITHDRAW,
-        [EV_WITHDRAW_KIND] = RL_REPLAY_EVENT_WITHDRAW_KIND, [EV_RESUME] = RL_REPLAY_EVENT_RESUME,
-        [EV_TICK] = RL_REPLAY_EVENT_TICK,
-      };
-      RlEvidence item;
-
-      if (ev[k].type == EV_PUT)
-        {
-          item = g_array_index (r->items, RlEvidence, ev[k].item);
-          if (ev[k].at_start)
-            item.observed_at = ev[k].time;
-        }
-      func (types[ev[k].type], ev[k].time, ev[k].type == EV_PUT ? &item : NULL, ev[k].key,
-            ev[k].kind, user_data);
-    }
+  *first = r->first_time;
+  *last = r->last_time;
 }

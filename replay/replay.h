@@ -2,15 +2,22 @@
  * evidence (scenario files, GPS logs, scan logs) as fast as the machine
  * allows, and records the decision timeline and a summary.
  *
- * Readers push events into an RlReplay; rl_replay_run() sorts them by time
- * (stable: file order breaks ties), applies them to an evidence set,
- * decides after each instant and at every next_check instant in between. */
+ * Scenario readers push events into an RlReplay; file readers hand it
+ * streams (merge.h).  rl_replay_run() merges them by time (the order of
+ * adding breaks ties), applies them to an evidence set and decides after
+ * each instant and at every next_check instant in between.  What it keeps
+ * does not grow with the recording: the timeline of decision changes, the
+ * counters and notes (and, with rl_replay_set_keep_evidence, every item for
+ * `--evidence`).  Events go through the decision engine (core/engine.h)
+ * the daemon runs too.  The report formatters are in report.c. */
 #pragma once
 
 #include <glib.h>
+#include "core/event.h"
 #include "core/policy.h"
 #include "core/config.h"
 #include "core/regdb.h"
+#include "replay/merge.h"
 
 G_BEGIN_DECLS
 
@@ -39,6 +46,11 @@ void rl_replay_add_evidence (RlReplay *replay, const RlEvidence *ev);
 void rl_replay_add_evidence_at_start (RlReplay *replay, const RlEvidence *ev);
 void rl_replay_add_withdraw (RlReplay *replay, gint64 time, const char *key);
 void rl_replay_add_withdraw_kind (RlReplay *replay, gint64 time, RlSourceKind kind);
+/* A Wi-Fi scan covering @bands (RlBand mask; RL_BANDS_ANY: every band and
+ * APs of unknown band) ran from @since to @time: at @time every access
+ * point on a covered band not heard since @since is gone (withdrawn), not
+ * left to age out over max_age_beacons. */
+void rl_replay_add_scan (RlReplay *replay, gint64 since, gint64 time, guint bands);
 /* logind PrepareForSleep(false): observations from before @time are dropped. */
 void rl_replay_add_resume (RlReplay *replay, gint64 time);
 /* Makes sure the engine evaluates at @time even with no event (scenario "check"). */
@@ -47,6 +59,14 @@ void rl_replay_add_tick (RlReplay *replay, gint64 time);
 void rl_replay_count (RlReplay *replay, const char *counter, guint64 n);
 /* Free text lines for the summary ("date taken from RMC", …). */
 void rl_replay_note (RlReplay *replay, const char *fmt, ...) G_GNUC_PRINTF (2, 3);
+/* Keeps the place of notes that an input writes when it has been read
+ * (at the end of the run), so the notes stay in the order of the inputs:
+ * rl_replay_note_at() puts a note there, _close() when it has said all,
+ * _drop() takes back the notes of an input that failed to load. */
+gpointer rl_replay_note_slot (RlReplay *replay);
+void rl_replay_note_at (RlReplay *replay, gpointer slot, const char *fmt, ...) G_GNUC_PRINTF (3, 4);
+void rl_replay_note_slot_close (RlReplay *replay, gpointer slot);
+void rl_replay_note_slot_drop (RlReplay *replay, gpointer slot);
 /* Keep every evidence item for `--evidence`. */
 void rl_replay_set_keep_evidence (RlReplay *replay, gboolean keep);
 
@@ -56,22 +76,29 @@ void rl_replay_run (RlReplay *replay, gboolean settle);
 
 const GArray *rl_replay_timeline (const RlReplay *replay);       /* RlTimelineEntry */
 const RlDecision *rl_replay_final (const RlReplay *replay);
-/* Output in "text", "json" or "csv". */
+/* Output in "text", "json" or "csv" (report.c). */
 char *rl_replay_format (const RlReplay *replay, const char *format, GError **error);
+
+/* Hands the replay an input that delivers its events as it is read (a GPS
+ * log, a scan log, a capture); rl_replay_run() merges every input by time
+ * without holding them.  Events of equal time keep the order in which
+ * their inputs (and the events pushed one by one) were added. */
+void rl_replay_add_stream (RlReplay *replay, RlEventStream *stream);
+
+/* Called with each timeline entry once it is final (a later instant has
+ * come, or the run ended), so text and CSV can be written as they go. */
+typedef void (*RlReplayTimelineFunc) (const RlTimelineEntry *entry, gpointer user_data);
+void rl_replay_set_timeline_func (RlReplay *replay, RlReplayTimelineFunc func, gpointer user_data);
 
 /* The events in the order rl_replay_run() applies them (at-start items
  * placed at the first event's time), for `reglocd --replay`, which feeds
- * them to the live loop on its own clock instead of running the batch. */
-typedef enum {
-  RL_REPLAY_EVENT_EVIDENCE,
-  RL_REPLAY_EVENT_WITHDRAW,
-  RL_REPLAY_EVENT_WITHDRAW_KIND,
-  RL_REPLAY_EVENT_RESUME,
-  RL_REPLAY_EVENT_TICK,
-} RlReplayEventType;
+ * them to the live loop on its own clock instead of running the batch.
+ * Consumes the streams: call it instead of rl_replay_run(), not with it. */
+typedef void (*RlReplayEventFunc) (const RlEvent *event, gpointer user_data);
+void rl_replay_foreach_event (RlReplay *replay, RlReplayEventFunc func, gpointer user_data);
 
-typedef void (*RlReplayEventFunc) (RlReplayEventType type, gint64 time, const RlEvidence *ev,
-                                   const char *key, RlSourceKind kind, gpointer user_data);
-void rl_replay_foreach_event (const RlReplay *replay, RlReplayEventFunc func, gpointer user_data);
+/* The span rl_replay_run() played: the first event's time and the last
+ * instant it decided at (a settled hold-down included). */
+void rl_replay_span (const RlReplay *replay, gint64 *first, gint64 *last);
 
 G_END_DECLS

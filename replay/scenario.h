@@ -20,13 +20,24 @@ typedef gboolean (*RlPointLookup) (gpointer data, double lat, double lon,
 gboolean rl_scenario_boundary_lookup (gpointer data, double lat, double lon,
                                       RlCountry *country, double *border_m, RlCountry *neighbour);
 
+/* What an expect line asks of the timeline (docs/scenario-format.md). */
+typedef enum {
+  RL_SCENARIO_EXPECT_FINAL,   /* expect CC …: the final decision */
+  RL_SCENARIO_EXPECT_AT,      /* expect-at T CC …: the decision in force at T */
+  RL_SCENARIO_EXPECT_WITHIN,  /* expect-within T CC …: in force at some instant in [0, T] */
+  RL_SCENARIO_EXPECT_NEVER,   /* expect-never CC …: in force at no instant of the run */
+} RlScenarioExpectKind;
+
 typedef struct {
-  gint64 time;             /* RL_NEVER: the final decision */
+  gint64 time;             /* RL_NEVER: the final decision (and expect-never) */
   RlCountry country;
-  RlState state;
+  RlState state;           /* only when has_state */
   gboolean has_reason;
   RlReason reason;
   guint line;
+  RlScenarioExpectKind kind;
+  gboolean has_state;      /* FALSE: any state ("expect 00", "expect 00 any") */
+  gint64 start;            /* evidence time of offset 0, for the report */
 } RlScenarioExpect;
 
 typedef struct {
@@ -37,12 +48,17 @@ typedef struct {
 } RlScenarioContext;
 
 /* Parses @text into @replay; fills @expects (RlScenarioExpect).  Errors name
- * the file and line. */
+ * the file and line.  Beacon lines go through the Country element parser
+ * and GPS lines through rl_gps_evidence_from_fix(), as the live sources and
+ * the scan-log / GPS-log replays do; a beacon whose country string the
+ * parser refuses (XX, 00, digits, environment X) is counted
+ * ("scenario.skipped.<why>"), noted, and gives no vote. */
 gboolean rl_scenario_parse (const char *text, const char *name, const RlScenarioContext *ctx,
                             RlReplay *replay, GArray *expects, gboolean *settle, GError **error);
 
 /* Checks @expects against the replay; returns the number that failed and
- * appends one line per expectation to @report. */
+ * appends one line per expectation ("ok   line N: …" / "FAIL line N: …")
+ * to @report. */
 guint rl_scenario_check (const RlReplay *replay, const GArray *expects, GString *report);
 
 gboolean rl_reason_from_string (const char *text, RlReason *out);

@@ -405,6 +405,84 @@ class TestLocation(ReglocdTestCase):
         self.assertIn('48.5', self.call('Explain')[0])
 
 
+class TestAuthorizationLimits(ReglocdTestCase):
+    """Unprivileged callers cannot lock an administrator out (polkit checks
+    are cached, shared per caller and bounded; interactive ones time out)."""
+
+    def connect(self):
+        return Gio.DBusConnection.new_for_address_sync(
+            self.address, Gio.DBusConnectionFlags.AUTHENTICATION_CLIENT |
+            Gio.DBusConnectionFlags.MESSAGE_BUS_CONNECTION, None, None)
+
+    def call_async(self, conn, method, args, results, flags=Gio.DBusCallFlags.NONE):
+        def done(c, res, _):
+            try:
+                c.call_finish(res)
+                results.append('ok')
+            except GLib.Error as e:
+                results.append(Gio.DBusError.get_remote_error(e))
+        conn.call(NAME, PATH, IFACE, method, args, None, flags, 60000, None, done, None)
+
+    def polkit_checks(self, obj, action):
+        calls = obj.GetMethodCalls('CheckAuthorization', dbus_interface=dbusmock.MOCK_IFACE)
+        return len([c for c in calls if str(c[1][1]) == action])
+
+    def test_flood_of_reads_does_not_lock_out_the_admin(self):
+        obj = self.spawn_polkit(allowed=['net.regloc.override'])
+        obj.SimulateHangActions(['net.regloc.read-location'], dbus_interface=dbusmock.MOCK_IFACE)
+        self.start_daemon()
+        flooders = [self.connect() for _ in range(4)]
+        results = []
+        for conn in flooders:
+            for _ in range(40):
+                self.call_async(conn, 'GetEvidence', None, results)
+        # Every caller beyond its share of waiting calls is told to come back.
+        self.wait_for(lambda: len(results) >= 4 * 8, 'the calls over the per-caller bound to be refused')
+        self.assertEqual(set(results), {'org.freedesktop.DBus.Error.LimitsExceeded'})
+        # The administrator is not kept waiting behind them.
+        for _ in range(10):
+            self.call('SetOverride', GLib.Variant('(s)', ('FR',)))
+            self.call('ClearOverride')
+        self.assertEqual(self.polkit_checks(obj, 'net.regloc.read-location'), 4,
+                         'one pending check per caller, however many calls it makes')
+        self.assertEqual(self.polkit_checks(obj, 'net.regloc.override'), 1, 'the admin\'s answer is cached')
+        obj.ReleaseHangingCalls(dbus_interface=dbusmock.MOCK_IFACE)
+        self.wait_for(lambda: len(results) == 160, 'every waiting call to be answered')
+        self.assertEqual(results.count('ok'), 4 * 32)
+        for conn in flooders:
+            conn.close_sync(None)
+
+    def test_answers_are_cached_until_polkit_changes(self):
+        obj = self.spawn_polkit(allowed=['net.regloc.read-location'])
+        self.start_daemon()
+        for _ in range(10):
+            self.call('GetEvidence')
+        self.assertEqual(self.polkit_checks(obj, 'net.regloc.read-location'), 1)
+        obj.EmitSignal(POLKIT[2], 'Changed', '', [], dbus_interface=dbusmock.MOCK_IFACE)
+        self.wait_for(lambda: (self.call('GetEvidence') or True) and
+                      self.polkit_checks(obj, 'net.regloc.read-location') == 2, 'a new check after Changed')
+        other = self.connect()
+        other.call_sync(NAME, PATH, IFACE, 'GetEvidence', None, None, 0, 10000, None)
+        self.assertEqual(self.polkit_checks(obj, 'net.regloc.read-location'), 3, 'another caller is asked for')
+        other.close_sync(None)
+
+    def test_interactive_check_times_out(self):
+        obj = self.spawn_polkit(allowed=['net.regloc.override'])
+        obj.SimulateHangActions(['net.regloc.override'], dbus_interface=dbusmock.MOCK_IFACE)
+        os.environ['REGLOC_AUTH_INTERACTIVE_TIMEOUT_MS'] = '1500'
+        try:
+            self.start_daemon()
+        finally:
+            del os.environ['REGLOC_AUTH_INTERACTIVE_TIMEOUT_MS']
+        start = time.monotonic()
+        name, message = self.call_error('SetOverride', GLib.Variant('(s)', ('FR',)),
+                                        Gio.DBusCallFlags.ALLOW_INTERACTIVE_AUTHORIZATION)
+        self.assertEqual(name, 'net.regloc.RegLoc1.Error.NotAuthorized')
+        self.assertIn('did not answer', message)
+        self.assertLess(time.monotonic() - start, 9 * SLOW)
+        self.assertEqual(self.get('Override'), '')
+
+
 class TestLifecycle(ReglocdTestCase):
     def test_sigterm_and_sigint_exit_cleanly(self):
         for sig in (signal.SIGTERM, signal.SIGINT):
@@ -413,6 +491,34 @@ class TestLifecycle(ReglocdTestCase):
             self.assertEqual(self.daemon.wait(timeout=10 * SLOW), 0, self.daemon_log())
             self.daemon = None
             self.assertFalse(self.name_owned())
+
+    def main_started(self, pid):
+        """reglocd's main() ignores SIGPIPE among its first statements."""
+        try:
+            with open(f'/proc/{pid}/status') as f:
+                ignored = [line.split(':\t', 1)[1] for line in f if line.startswith('SigIgn')]
+        except FileNotFoundError:
+            return False
+        return bool(ignored) and int(ignored[0], 16) & (1 << (signal.SIGPIPE - 1)) != 0
+
+    def test_sighup_during_startup(self):
+        if VALGRIND:
+            self.skipTest('valgrind catches every signal itself while it starts: the window cannot be told')
+        self.start_daemon('--replay', 'sample-trip', wait=False)
+        pid = self.daemon.pid
+        # From the moment reglocd's own code runs, every reload request while it
+        # loads config, regulatory.db and the replay is harmless.
+        self.wait_for(lambda: self.main_started(pid), 'reglocd\'s main() to run', 5)
+        sent = 0
+        while not self.name_owned():
+            self.daemon.send_signal(signal.SIGHUP)
+            sent += 1
+            time.sleep(0.005)
+        self.assertGreater(sent, 0)
+        self.daemon.send_signal(signal.SIGHUP)
+        time.sleep(0.2)
+        self.assertIsNone(self.daemon.poll(), self.daemon_log())
+        self.assertIn(self.get('State'), ('world', 'tentative', 'decided'))
 
     def test_sighup_with_bad_config_keeps_the_old_one(self):
         self.start_daemon()

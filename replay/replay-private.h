@@ -1,0 +1,37 @@
+/* What the replay run keeps, shared by replay.c and the report formatters
+ * (report.c); nothing else includes it. */
+#pragma once
+
+#include "replay/replay.h"
+
+G_BEGIN_DECLS
+
+/* A pushed item that holds for the whole run (--timezone) waits with this
+ * time until rl_replay_run() knows the first event's. */
+#define AT_START G_MININT64
+
+struct RlReplay {
+  const RlConfig *config;
+  const RlRegulatory *regulatory;
+  GArray *events;         /* RlEvent pushed one by one, in push order */
+  GPtrArray *streams;     /* RlEventStream*, not yet run */
+  GArray *stream_marks;   /* guint: events->len when each stream was added */
+  GArray *timeline;       /* RlTimelineEntry */
+  guint n_reported;       /* timeline entries handed to timeline_func */
+  RlReplayTimelineFunc timeline_func;
+  gpointer timeline_data;
+  GHashTable *counters;   /* char* → guint64* */
+  GPtrArray *notes;       /* char*; NULL marks a note slot still open */
+  GPtrArray *note_slots;  /* the open slots, in order */
+  gboolean keep_evidence;
+  GArray *kept;           /* RlEvidence in the order applied, with keep_evidence */
+  RlDecision *final;
+  gint64 first_time, last_time;
+  guint64 n_decisions;
+  /* gaps: no event for longer than this */
+  gint64 gap_threshold;
+  guint n_gaps;
+  gint64 longest_gap;
+};
+
+G_END_DECLS

@@ -1,0 +1,281 @@
+/* The decision engine (core/engine.c) on hand-made evidence: the resume
+ * wait, skip-unchanged, the next instant, the per-kind cap. */
+#include <string.h>
+#include <glib.h>
+
+#include "core/config.h"
+#include "core/engine.h"
+#include "core/regdb.h"
+
+#define SEC RL_USEC_PER_SEC
+#define T0 (G_GINT64_CONSTANT (1773300000) * SEC)
+#define DE RL_COUNTRY ('D', 'E')
+#define FR RL_COUNTRY ('F', 'R')
+
+/* Four APs from four OUIs: two beacon witnesses on their own. */
+static const guint8 ouis[4][3] = { { 0xe0, 0xaf, 0x4f }, { 0x98, 0x9b, 0xcb }, { 0x84, 0xa0, 0x6e }, { 0x30, 0xfb, 0xb8 } };
+
+static RlEvidence
+beacon (guint i, RlCountry country, gint64 at, const RlConfig *config)
+{
+  RlEvidence ev;
+  char key[48];
+  guint8 mac[6] = { ouis[i % 4][0], ouis[i % 4][1], ouis[i % 4][2], 0x10, (guint8) (i >> 8), (guint8) i };
+
+  g_snprintf (key, sizeof key, "beacon:%02x:%02x:%02x:%02x:%02x:%02x", mac[0], mac[1], mac[2], mac[3], mac[4], mac[5]);
+  rl_evidence_init (&ev, RL_SOURCE_BEACON, key, at, rl_expiry_after (at, config->policy.max_age_s[RL_SOURCE_BEACON]));
+  rl_evidence_add_country (&ev, country);
+  ev.strength = 1.0;
+  memcpy (ev.beacon.bssid, mac, 6);
+  g_snprintf (ev.beacon.ssid, sizeof ev.beacon.ssid, "AP-%u", i);
+  return ev;
+}
+
+/* A good fix far from any border. */
+static RlEvidence
+gps (RlCountry country, gint64 at, const RlConfig *config)
+{
+  RlEvidence ev;
+
+  rl_evidence_init (&ev, RL_SOURCE_GPS, "gps", at, rl_expiry_after (at, config->policy.max_age_s[RL_SOURCE_GPS]));
+  rl_evidence_add_country (&ev, country);
+  ev.strength = 1.0;
+  ev.gps.lat = 48.57;
+  ev.gps.lon = 7.81;
+  ev.gps.error_m = 6;
+  ev.gps.border_m = 50000;
+  return ev;
+}
+
+/* Decides at every instant the engine names up to @until, then at @until. */
+static const RlDecision *
+run_until (RlEngine *e, gint64 until)
+{
+  gint64 due;
+
+  while ((due = rl_engine_next_instant (e)) < until)
+    {
+      rl_engine_decide_at (e, due, NULL, NULL);
+      if (rl_engine_next_instant (e) <= due)
+        break;
+    }
+  rl_engine_decide_at (e, until, NULL, NULL);
+  return rl_engine_decision (e);
+}
+
+/* As the daemon and replay do: catch up to @at, apply, decide at @at. */
+static void
+add_aps (RlEngine *e, RlCountry country, gint64 at, const RlConfig *config)
+{
+  run_until (e, at);
+  for (guint i = 0; i < 4; i++)
+    {
+      RlEvidence ev = beacon (i, country, at, config);
+      rl_engine_add (e, &ev);
+    }
+  rl_engine_decide_at (e, at, NULL, NULL);
+}
+
+static void
+add_gps (RlEngine *e, RlCountry country, gint64 at, const RlConfig *config)
+{
+  RlEvidence ev = gps (country, at, config);
+
+  run_until (e, at);
+  rl_engine_add (e, &ev);
+  rl_engine_decide_at (e, at, NULL, NULL);
+}
+
+/* Decided FR with GPS and APs, asleep from +8 min, resumed at +30 min. */
+static RlEngine *
+decided_then_resumed (const RlConfig *config, gint64 *resume)
+{
+  RlEngine *e = rl_engine_new (config, NULL);
+
+  add_gps (e, FR, T0, config);
+  add_aps (e, FR, T0, config);
+  g_assert_cmpuint (run_until (e, T0 + 60 * SEC)->country, ==, FR);
+  add_gps (e, FR, T0 + 8 * 60 * SEC, config);
+  add_aps (e, FR, T0 + 8 * 60 * SEC, config);
+  run_until (e, T0 + 8 * 60 * SEC);
+  *resume = T0 + 30 * 60 * SEC;
+  run_until (e, *resume);
+  g_assert_cmpuint (rl_engine_resume (e, *resume), ==, 0);   /* everything had aged out asleep */
+  g_assert_cmpuint (run_until (e, *resume)->country, ==, RL_COUNTRY_WORLD);
+  return e;
+}
+
+/* The APs agree at +5 s; a GPS that delivered before the sleep objects at
+ * +45 s: the APs never decided alone. */
+static void
+test_resume_gps_objects (void)
+{
+  g_autoptr (RlConfig) config = rl_config_new_default ();
+  gint64 resume;
+  g_autoptr (RlEngine) e = decided_then_resumed (config, &resume);
+  const RlDecision *d;
+
+  add_aps (e, DE, resume + 5 * SEC, config);
+  d = run_until (e, resume + 40 * SEC);
+  g_assert_cmpuint (d->country, ==, RL_COUNTRY_WORLD);
+  g_assert_cmpuint (d->state, ==, RL_STATE_TENTATIVE);
+  g_assert_cmpuint (d->candidate, ==, DE);
+  g_assert_nonnull (strstr (d->summary, "gps"));
+  g_assert_nonnull (strstr (d->explanation, "Resumed from sleep"));
+  /* the wait is the next instant: the hold-down alone would be over */
+  g_assert_cmpint (rl_engine_next_instant (e), ==, resume + (gint64) config->resume_wait_s * SEC);
+
+  add_gps (e, FR, resume + 45 * SEC, config);
+  d = run_until (e, resume + 10 * 60 * SEC);
+  g_assert_cmpuint (d->country, ==, RL_COUNTRY_WORLD);
+  g_assert_cmpuint (d->state, ==, RL_STATE_CONFLICT);
+}
+
+/* The GPS never comes back: the APs decide when resume_wait is over. */
+static void
+test_resume_wait_limit (void)
+{
+  g_autoptr (RlConfig) config = rl_config_new_default ();
+  gint64 resume, limit;
+  g_autoptr (RlEngine) e = decided_then_resumed (config, &resume);
+
+  limit = resume + (gint64) config->resume_wait_s * SEC;
+  add_aps (e, DE, resume + 5 * SEC, config);
+  g_assert_cmpuint (run_until (e, limit - 1)->state, ==, RL_STATE_TENTATIVE);
+  g_assert_cmpuint (run_until (e, limit)->country, ==, DE);
+  g_assert_cmpuint (rl_engine_decision (e)->state, ==, RL_STATE_DECIDED);
+}
+
+/* resume_wait=0, or a GPS that had lost its fix before the sleep: the APs'
+ * own hold-down is all they wait. */
+static void
+test_resume_no_wait (void)
+{
+  g_autoptr (RlConfig) config = rl_config_new_default ();
+  gint64 resume;
+
+  for (guint round = 0; round < 2; round++)
+    {
+      g_autoptr (RlEngine) e = NULL;
+      gint64 held = (gint64) config->policy.hold_down_s * SEC;
+
+      config->resume_wait_s = round == 0 ? 0 : 120;
+      e = rl_engine_new (config, NULL);
+      add_gps (e, FR, T0, config);
+      add_aps (e, FR, T0, config);
+      g_assert_cmpuint (run_until (e, T0 + 60 * SEC)->country, ==, FR);
+      if (round == 1)
+        g_assert_true (rl_engine_withdraw (e, "gps"));   /* fix lost indoors */
+      resume = T0 + 5 * 60 * SEC;
+      rl_engine_resume (e, resume);
+      add_aps (e, DE, resume + 5 * SEC, config);
+      g_assert_cmpuint (run_until (e, resume + 5 * SEC + held - 1)->state, ==, RL_STATE_TENTATIVE);
+      g_assert_cmpuint (run_until (e, resume + 5 * SEC + held)->country, ==, DE);
+    }
+}
+
+static void
+put_all (RlEngine *e, RlCountry gps_country, RlCountry ap_country, gint64 at, const RlConfig *config)
+{
+  RlEvidence ev = gps (gps_country, at, config);
+
+  rl_engine_add (e, &ev);
+  for (guint i = 0; ap_country != RL_COUNTRY_NONE && i < 4; i++)
+    {
+      ev = beacon (i, ap_country, at, config);
+      rl_engine_add (e, &ev);
+    }
+}
+
+/* The same vote again only moves an expiry: no new decision. */
+static void
+test_skip_unchanged (void)
+{
+  g_autoptr (RlConfig) config = rl_config_new_default ();
+  g_autoptr (RlEngine) e = rl_engine_new (config, NULL);
+  RlDecision *old = NULL;
+  RlEvent tick = { T0 + 62 * SEC, RL_EVENT_TICK };
+
+  put_all (e, DE, DE, T0, config);
+  g_assert_true (rl_engine_decide_at (e, T0, &old, NULL));
+  g_assert_null (old);
+  g_assert_false (rl_engine_decide_at (e, T0 + SEC, NULL, NULL));
+  run_until (e, T0 + 60 * SEC);
+  g_assert_cmpuint (rl_engine_decision (e)->state, ==, RL_STATE_DECIDED);
+
+  put_all (e, DE, DE, T0 + 61 * SEC, config);
+  g_assert_false (rl_engine_decide_at (e, T0 + 61 * SEC, NULL, NULL));
+  /* a tick looks, changes nothing */
+  rl_engine_apply (e, &tick);
+  g_assert_false (rl_engine_decide_at (e, T0 + 62 * SEC, NULL, NULL));
+
+  /* an AP heard louder says nothing new; one on another channel does */
+  RlEvidence ap = beacon (0, DE, T0 + 62 * SEC, config);
+  ap.beacon.signal_mbm = -4000;
+  rl_engine_add (e, &ap);
+  g_assert_false (rl_engine_decide_at (e, T0 + 62 * SEC, NULL, NULL));
+  ap.beacon.freq_mhz = 5180;
+  rl_engine_add (e, &ap);
+  g_assert_true (rl_engine_decide_at (e, T0 + 62 * SEC, NULL, NULL));
+
+  /* a different vote is a new decision */
+  put_all (e, FR, RL_COUNTRY_NONE, T0 + 63 * SEC, config);
+  g_assert_true (rl_engine_decide_at (e, T0 + 63 * SEC, &old, NULL));
+  g_assert_nonnull (old);
+  g_assert_cmpuint (old->country, ==, DE);
+  rl_decision_free (old);
+  g_assert_cmpuint (rl_engine_decision (e)->state, ==, RL_STATE_CONFLICT);
+  /* withdrawing what is not there changes nothing */
+  g_assert_false (rl_engine_withdraw (e, "beacon:00:00:00:00:00:00"));
+  g_assert_false (rl_engine_decide_at (e, T0 + 64 * SEC, NULL, NULL));
+}
+
+/* Expiry is an instant of its own, and counted. */
+static void
+test_expiry_instant (void)
+{
+  g_autoptr (RlConfig) config = rl_config_new_default ();
+  g_autoptr (RlEngine) e = rl_engine_new (config, NULL);
+  gint64 gps_end = T0 + (gint64) config->policy.max_age_s[RL_SOURCE_GPS] * SEC;
+  guint expired = 0;
+
+  g_assert_cmpint (rl_engine_next_instant (e), ==, RL_NEVER);
+  add_gps (e, DE, T0, config);
+  g_assert_cmpint (rl_engine_next_instant (e), ==, gps_end);
+  g_assert_true (rl_engine_decide_at (e, gps_end, NULL, &expired));
+  g_assert_cmpuint (expired, ==, 1);
+  g_assert_cmpuint (rl_engine_decision (e)->reason, ==, RL_REASON_NO_EVIDENCE);
+  g_assert_cmpint (rl_engine_next_instant (e), ==, RL_NEVER);
+}
+
+/* One cap for the daemon and replay: max_bss, at least 16 per kind. */
+static void
+test_cap (void)
+{
+  g_autoptr (RlConfig) config = rl_config_new_default ();
+  g_autoptr (RlEngine) e = NULL;
+  gsize n;
+
+  config->beacons_max_bss = 8;
+  e = rl_engine_new (config, NULL);
+  for (guint i = 0; i < 40; i++)
+    {
+      RlEvidence ev = beacon (i, DE, T0 + i * SEC, config);
+      rl_engine_add (e, &ev);
+    }
+  rl_engine_items (e, &n);
+  g_assert_cmpuint (n, ==, RL_ENGINE_MIN_ITEMS_PER_KIND);
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/engine/resume-gps-objects", test_resume_gps_objects);
+  g_test_add_func ("/engine/resume-wait-limit", test_resume_wait_limit);
+  g_test_add_func ("/engine/resume-no-wait", test_resume_no_wait);
+  g_test_add_func ("/engine/skip-unchanged", test_skip_unchanged);
+  g_test_add_func ("/engine/expiry-instant", test_expiry_instant);
+  g_test_add_func ("/engine/cap", test_cap);
+  return g_test_run ();
+}
