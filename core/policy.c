@@ -140,7 +140,8 @@ typedef struct {
   guint groups;             /* access-point groups advertising EU */
   guint votes;              /* after the per-operator cap */
   guint ga_votes;
-  gboolean witness;         /* enough to confirm every member state */
+  gboolean witness;         /* enough to confirm a member state a GPS fix names */
+  gboolean confirms;        /* … and they confirm a candidate */
 } EuSupport;
 
 typedef struct {
@@ -781,8 +782,11 @@ tally_gps (Tallying *t)
     }
 }
 
-/* Access points advertising "EU" confirm every member state among the
- * candidates (never a candidate of their own, never a rival). */
+/* Access points advertising "EU" confirm a member state that a GPS fix
+ * names alone: never a candidate of their own, never a rival.  They do not
+ * confirm a beacon witness: that would be access points confirming access
+ * points (two imported routers set to a neighbour's code plus the EU ones
+ * would make a country), and 27 countries share the code. */
 static void
 tally_eu (Tallying *t)
 {
@@ -791,7 +795,8 @@ tally_eu (Tallying *t)
   for (guint i = 0; i < t->tallies->len; i++)
     {
       Tally *y = &g_array_index (t->tallies, Tally, i);
-      y->pub.eu = rl_country_is_eu_member (y->location) || rl_country_is_eu_member (y->pub.country);
+      y->pub.eu = y->gps_strong && (rl_country_is_eu_member (y->location) || rl_country_is_eu_member (y->pub.country));
+      t->eu.confirms |= y->pub.eu;
     }
 }
 
@@ -1213,9 +1218,11 @@ describe_notes (GString *s, const Tallying *t)
 {
   char cc[3];
 
-  if (t->eu.groups > 0 && !t->eu.witness)
-    g_string_append_printf (s, " %u access point%s advertise%s EU (a member state, not which one): too few to confirm one.",
-                            t->eu.groups, plural (t->eu.groups, "", "s"), plural (t->eu.groups, "s", ""));
+  if (t->eu.groups > 0 && !t->eu.confirms)
+    g_string_append_printf (s, " %u access point%s advertise%s EU (a member state, not which one): %s.",
+                            t->eu.groups, plural (t->eu.groups, "", "s"), plural (t->eu.groups, "s", ""),
+                            t->eu.witness ? "they confirm a member state only beside a GPS fix naming it"
+                                          : "too few to confirm one");
   if (t->pool.groups > 0)
     {
       g_string_append_printf (s, " %u locally administered access point%s without a sibling (phone hotspots, made-up addresses) "

@@ -493,7 +493,8 @@ test_large_network (void)
   }
 }
 
-/* Rule 4: EU confirms a member state, never decides, is never a rival. */
+/* Rule 6: EU confirms a member state a GPS fix names, never decides, is
+ * never a rival, and does not confirm access points. */
 static void
 test_eu (void)
 {
@@ -505,18 +506,25 @@ test_eu (void)
   add_zone (a, "BE,LU,NL");
   {
     g_autoptr (RlDecision) d = decide_at (a, NULL, NOW);
-    assert_decision (d, "00", RL_STATE_WORLD, RL_REASON_BELOW_THRESHOLD);
+    assert_decision (d, "00", RL_STATE_WORLD, RL_REASON_TIMEZONE_ONLY);
     g_assert_null (candidate (d, "EU"));
-    g_assert_true (candidate (d, "BE")->eu);
-    g_assert_cmpuint (candidate (d, "BE")->deciding, ==, 0);
+    g_assert_false (candidate (d, "BE")->eu);
+    g_assert_nonnull (strstr (d->explanation, "only beside a GPS fix"));
   }
   add_gps (a, "BE", 8);
   {
     g_autoptr (RlDecision) d = decide_at (a, NULL, NOW);
     assert_decision (d, "BE", RL_STATE_DECIDED, RL_REASON_AGREEMENT);
+    g_assert_true (candidate (d, "BE")->eu);
     g_assert_cmpuint (candidate (d, "BE")->witnesses, ==, 3);
     g_assert_nonnull (strstr (d->explanation, "advertising EU"));
     g_assert_null (strstr (d->explanation, "Dissent"));
+  }
+  /* GPS and EU alone (a visitor's foreign timezone): two witnesses */
+  g_array_remove_index (a, 3);
+  {
+    g_autoptr (RlDecision) d = decide_at (a, NULL, NOW);
+    assert_decision (d, "BE", RL_STATE_DECIDED, RL_REASON_AGREEMENT);
   }
   /* a non-member: EU does not confirm CH, and does not conflict with it */
   g_array_set_size (a, 3);
@@ -524,6 +532,15 @@ test_eu (void)
   {
     g_autoptr (RlDecision) d = decide_at (a, NULL, NOW);
     g_assert_false (candidate (d, "CH")->eu);
+    assert_decision (d, "00", RL_STATE_WORLD, RL_REASON_SINGLE_WITNESS);
+  }
+  /* two routers set to a neighbour's code are no country with EU APs */
+  g_array_set_size (a, 3);
+  add_ap (a, "98:9b:cb:01:02:03", "DE", "FRITZ!Box 7590 AB", 2412);
+  add_ap (a, "4c:1b:86:04:05:06", "DE", "Telekom-040506", 2437);
+  {
+    g_autoptr (RlDecision) d = decide_at (a, NULL, NOW);
+    g_assert_false (candidate (d, "DE")->eu);
     assert_decision (d, "00", RL_STATE_WORLD, RL_REASON_SINGLE_WITNESS);
   }
   g_assert_true (rl_country_is_eu_member (CC ("DE")));
