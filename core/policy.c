@@ -636,13 +636,35 @@ network_witnesses (Tallying *t, const BeaconGroups *g)
     }
 }
 
+/* Do the access points other than @y's say another country, by the share
+ * rule applied to them alone (a ship's network in port, the harbour's
+ * routers of several operators around it)?  Exhibitors of many countries
+ * around a venue's network do not. */
+static gboolean
+rest_says_otherwise (const Tallying *t, const Tally *y)
+{
+  const RlPolicyParams *p = t->params;
+  guint rest = t->n_beacons_total_votes - y->beacon_votes;
+
+  for (guint k = 0; k < t->tallies->len; k++)
+    {
+      const Tally *o = &g_array_index (t->tallies, Tally, k);
+      if (o == y || o->beacon_ga_votes == 0 || o->beacon_votes < p->beacon_min_aps || o->pub.beacon_operators < 2)
+        continue;
+      if ((double) o->beacon_votes + 1e-9 >= p->beacon_min_fraction * (double) rest)
+        return TRUE;
+    }
+  return FALSE;
+}
+
 /* How many witnesses each country's beacon votes make: one with enough APs
  * and share, two with enough APs from enough operators and no dissent.
  * Votes of globally administered operators are needed: the locally
  * administered pool never makes a witness on its own.  A large network of
- * one operator is one witness where no other country has a witness of
- * many operators' votes: one operator's word yields to the word of many
- * (a train's network in a city that says otherwise). */
+ * one operator is one witness unless another country has a witness of
+ * many operators' votes, or holds the share among the other access points:
+ * one operator's word yields to the word of many (a train's network in a
+ * city that says otherwise). */
 static void
 beacon_witnesses (Tallying *t)
 {
@@ -674,7 +696,7 @@ beacon_witnesses (Tallying *t)
       Tally *y = &g_array_index (t->tallies, Tally, i);
       if (!y->pub.beacon_network)
         continue;
-      if (by_share != RL_COUNTRY_NONE && by_share != y->pub.country)
+      if ((by_share != RL_COUNTRY_NONE && by_share != y->pub.country) || rest_says_otherwise (t, y))
         {
           y->pub.beacon_network = FALSE;
           y->network_yields = TRUE;
@@ -1148,7 +1170,7 @@ describe_beacons (GString *s, const Tally *y, const Tallying *t)
   if (y->network_devices > 0)
     g_string_append_printf (s, "; one operator's network of %u devices on %u channels in %u bands %s",
                             y->network_devices, y->network_channels, y->network_bands,
-                            y->network_yields ? "yields to the access points of many operators naming another country"
+                            y->network_yields ? "yields to the access points of several operators naming another country"
                                               : "is a witness on its own");
   g_string_append (s, ")");
 }

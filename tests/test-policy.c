@@ -482,6 +482,24 @@ test_large_network (void)
     g_assert_nonnull (strstr (d->explanation, "network of 40 devices on 8 channels in 2 bands"));
     g_test_message ("%s", d->explanation);
   }
+  /* a ship's network in port: the harbour's routers of three operators say
+   * ES; they hold the share among the other access points: it yields */
+  {
+    g_autoptr (GArray) port = g_array_new (FALSE, TRUE, sizeof (RlEvidence));
+    for (guint i = 0; i < 40; i++)
+      {
+        g_autofree char *b = g_strdup_printf ("00:3a:7d:%02x:%02x:%02x", i / 8, i, i % 2 ? 0x0f : 0x00);
+        add_ap (port, b, "US", i % 2 ? "Cruise-Guest" : "Cruise-Crew", chan[i % G_N_ELEMENTS (chan)]);
+      }
+    add_ap (port, "a4:33:d7:3c:e2:10", "ES", "MOVISTAR_E210", 2412);
+    add_ap (port, "30:fb:b8:91:0d:4a", "ES", "vodafone0D4A", 2437);
+    add_ap (port, "f8:08:4f:5e:3b:82", "ES", "Orange-3B82", 5180);
+    add_zone (port, "US");
+    g_autoptr (RlDecision) d = decide_at (port, NULL, NOW);
+    g_assert_false (candidate (d, "US")->beacon_network);
+    g_assert_cmpuint (d->country, ==, RL_COUNTRY_WORLD);
+    g_assert_nonnull (strstr (d->explanation, "yields"));
+  }
   /* every device on one channel: nothing one radio could not fake */
   for (guint i = 0; i < a->len; i++)
     if (g_array_index (a, RlEvidence, i).kind == RL_SOURCE_BEACON)
