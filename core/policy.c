@@ -146,7 +146,6 @@ typedef struct {
 
 typedef struct {
   guint groups;             /* locally administered groups without a sibling */
-  guint bssids;
   RlCountry country;        /* the code most of them name; NONE on a tie */
   guint for_country;        /* groups naming it */
 } LocalPool;
@@ -161,7 +160,6 @@ typedef struct {
   gboolean gps_at_sea;
   guint n_live;
   guint n_beacons_total_votes;
-  guint n_groups;           /* access-point groups with a country */
   EuSupport eu;
   LocalPool pool;
 } Tallying;
@@ -514,12 +512,10 @@ count_beacon_votes (Tallying *t, BeaconGroups *g)
 
       if (uf_find (g->parent, i) != i || c == RL_COUNTRY_NONE)
         continue;
-      t->n_groups++;
       if (g->op[i] == POOL_OPERATOR)
         {
           guint k = 0;
           t->pool.groups++;
-          t->pool.bssids += g->members[i];
           while (k < pool->len && g_array_index (pool, PoolCount, k).country != c)
             k++;
           if (k == pool->len)
