@@ -567,6 +567,29 @@ daemon_load_regulatory (const RlConfig *config)
   return reg;
 }
 
+/* A persisted override must name a country SetOverride would accept: a
+ * code the installed regulatory.db lacks (a file edited by hand, a database
+ * downgraded) is ignored with a warning, as a damaged file is.  Without a
+ * readable database nothing can be checked, and the override stands. */
+static void
+daemon_check_persisted_override (RlDaemon *self)
+{
+  RlSource *source = daemon_find_source (self, &rl_override_source_ops);
+  gboolean from_config = FALSE;
+  RlCountry country;
+  char cc[3];
+
+  if (source == NULL || rl_regulatory_problem (self->regulatory) != NULL)
+    return;
+  country = rl_override_source_current (source, &from_config);
+  if (country == RL_COUNTRY_NONE || country == RL_COUNTRY_WORLD || from_config ||
+      rl_regulatory_has (self->regulatory, country))
+    return;
+  g_warning ("Ignoring the persisted override: %s is not in the regulatory database",
+             rl_country_to_string (country, cc));
+  rl_override_source_set_dbus (source, RL_COUNTRY_NONE);
+}
+
 RlDaemon *
 rl_daemon_new (const RlDaemonOptions *options, GError **error)
 {
@@ -611,6 +634,7 @@ rl_daemon_start (RlDaemon *self)
 
   daemon_start_applier (self);
   daemon_start_sources (self);
+  daemon_check_persisted_override (self);
   if (self->feed != NULL)
     {
       g_message ("Replaying %s at %g× from %s", rl_replay_feed_describe (self->feed), self->speed,

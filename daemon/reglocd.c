@@ -37,11 +37,20 @@ static struct {
 
 static void on_changed (RlDaemon *d, RlDaemonChanges changes, RlCountry old, gpointer data) { if (bus_.bus) rl_bus_update (bus_.bus, changes, old); }
 static gboolean on_quit (gpointer data) { g_main_loop_quit (loop); return G_SOURCE_CONTINUE; }
+static gboolean daemon_started;
+
+static void
+start_daemon (void)
+{
+  daemon_started = TRUE;
+  rl_daemon_start (daemon_);
+}
+
 static gboolean
 on_hup (gpointer data)
 {
   /* A SIGHUP while starting has nothing to reload: the config is being read. */
-  if (daemon_ != NULL)
+  if (daemon_ != NULL && daemon_started)
     rl_daemon_reload (daemon_, NULL);
   return G_SOURCE_CONTINUE;
 }
@@ -66,6 +75,10 @@ static void
 on_name_acquired (GDBusConnection *connection, const char *name, gpointer data)
 {
   g_message ("Serving %s on the %s bus", name, bus_.type == G_BUS_TYPE_SESSION ? "session" : "system");
+  /* Sources and the kernel only once the name is ours: a second reglocd
+   * must not apply a decision before it learns another one serves. */
+  if (!daemon_started)
+    start_daemon ();
   bus_.served = TRUE;
 }
 
@@ -236,8 +249,9 @@ main (int argc, char **argv)
       return 1;
     }
   rl_daemon_set_listener (daemon_, on_changed, NULL);
-  rl_daemon_start (daemon_);
-  if (!no_bus && !bus_start (session_bus ? G_BUS_TYPE_SESSION : G_BUS_TYPE_SYSTEM, replace, &error))
+  if (no_bus)
+    start_daemon ();
+  else if (!bus_start (session_bus ? G_BUS_TYPE_SESSION : G_BUS_TYPE_SYSTEM, replace, &error))
     {
       g_printerr ("reglocd: error: cannot connect to the bus: %s\n", error->message);
       exit_code = 1;
