@@ -3,6 +3,7 @@
 #include <string.h>
 #include <gio/gio.h>
 #include <pcap/pcap.h>
+#include "core/enum-names.h"
 
 static const char *const frame_result_names[RL_FRAME_N_RESULTS] = {
   [RL_FRAME_OK] = "ok",
@@ -21,9 +22,7 @@ static const char *const frame_result_names[RL_FRAME_N_RESULTS] = {
 const char *
 rl_frame_result_to_string (RlFrameResult result)
 {
-  if ((guint) result >= RL_FRAME_N_RESULTS)
-    return "unknown";
-  return frame_result_names[result];
+  return RL_ENUM_NAME (frame_result_names, result, "unknown");
 }
 
 static guint16

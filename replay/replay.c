@@ -411,12 +411,8 @@ catch_up (RlReplay *r, RlEngine *engine, gint64 until)
 {
   gint64 due;
 
-  while ((due = rl_engine_next_instant (engine)) < until)
-    {
-      decide (r, engine, due);
-      if (rl_engine_next_instant (engine) <= due)
-        break;   /* no progress: the next event's instant decides */
-    }
+  while ((due = rl_engine_next_due (engine, until)) != RL_NEVER)
+    decide (r, engine, due);
 }
 
 static void
