@@ -679,7 +679,6 @@ rl_daemon_reload (RlDaemon *self, GError **error)
       g_propagate_error (error, g_steal_pointer (&local));
       return FALSE;
     }
-  g_message ("Reloaded the configuration from %s", self->config_path ? self->config_path : "built-in defaults");
   /* Only what a changed setting concerns restarts: the evidence of every
    * other source stands, and a changed policy re-decides on it. */
   daemon_stop_changed_sources (self, config);
@@ -699,6 +698,8 @@ rl_daemon_reload (RlDaemon *self, GError **error)
       if (slot->source == NULL)
         slot->source = daemon_create_source (self, slot->ops);
     }
+  /* Last: tests and people read everything the reload did above this line. */
+  g_message ("Reloaded the configuration from %s", self->config_path ? self->config_path : "built-in defaults");
   daemon_redecide (self);
   daemon_notify (self, RL_DAEMON_CHANGED_SOURCES | RL_DAEMON_CHANGED_OVERRIDE, RL_COUNTRY_NONE);
   return TRUE;
