@@ -131,6 +131,7 @@ typedef struct {
   char **lines;        /* the JSON line of each log, once replayed */
   char **rows;         /* its row of the summary table */
   gboolean *failed;    /* an error, or not the expected country */
+  gboolean *unreadable;
 } Batch;
 
 typedef struct {
@@ -233,7 +234,7 @@ batch_one (gpointer data, gpointer user_data)
   RlCountry expected = RL_COUNTRY_NONE;
   gboolean has_expect = batch_expected (path, &expected, &bad_expect);
   char *line, *row;
-  gboolean failed;
+  gboolean failed, unreadable = FALSE;
 
   json_builder_begin_object (jb);
   json_member_s (jb, "file", path);
@@ -245,8 +246,8 @@ batch_one (gpointer data, gpointer user_data)
       json_member_s (jb, "error", error->message);
       json_builder_end_object (jb);
       line = json_line (jb);
-      row = g_strdup_printf ("%-32s error: %s", path, error->message);
-      failed = TRUE;
+      row = g_strdup_printf ("%-62s  %s (error: %s)", "unreadable", path, error->message);
+      failed = unreadable = TRUE;
     }
   else
     {
@@ -345,22 +346,18 @@ batch_one (gpointer data, gpointer user_data)
       {
         g_autofree char *fd = seconds_text (first_decision), *ow = seconds_text (on_world);
         char ec[3];
-        row = g_strdup_printf ("%-32s %7" G_GUINT64_FORMAT " %-12s %7s %7s %5u %5u  %s", path, count.fixes,
-                               countries->len ? countries->str : "-", fd, ow, changes, conflicts,
-                               has_expect ? (failed ? "FAIL" : "ok") : "-");
-        if (has_expect && failed)
-          {
-            char *r2 = g_strdup_printf ("%s (want %s, got %s)", row, expected ? rl_country_to_string (expected, ec) : "?",
-                                        rl_country_to_string (final->country, cc));
-            g_free (row);
-            row = r2;
-          }
+        g_autofree char *verdict = !has_expect ? g_strdup ("-") : !failed ? g_strdup ("ok")
+                                   : g_strdup_printf ("FAIL:%s", expected ? rl_country_to_string (expected, ec) : "?");
+        row = g_strdup_printf ("%7" G_GUINT64_FORMAT " %-12s %7s %7s %5u %5u %-8s %-5s  %s", count.fixes,
+                               countries->len ? countries->str : "-", fd, ow, changes, conflicts, verdict,
+                               rl_country_to_string (final->country, cc), path);
       }
     }
   g_mutex_lock (&b->lock);
   b->lines[i] = line;
   b->rows[i] = row;
   b->failed[i] = failed;
+  b->unreadable[i] = unreadable;
   g_cond_broadcast (&b->done);
   g_mutex_unlock (&b->lock);
 }
@@ -467,6 +464,7 @@ rl_replay_batch (Options *o, int argc, char **argv)
   b.lines = g_new0 (char *, n);
   b.rows = g_new0 (char *, n);
   b.failed = g_new0 (gboolean, n);
+  b.unreadable = g_new0 (gboolean, n);
 
   GThreadPool *pool = g_thread_pool_new (batch_one, &b, MAX (jobs, 1), TRUE, NULL);
   for (guint i = 0; i < n; i++)
@@ -485,12 +483,12 @@ rl_replay_batch (Options *o, int argc, char **argv)
     }
   g_thread_pool_free (pool, FALSE, TRUE);
 
-  fprintf (stderr, "%-32s %7s %-12s %7s %7s %5s %5s  %s\n", "LOG", "FIXES", "COUNTRIES", "FIRST", "ON 00", "CHG", "CONFL", "EXPECTED");
+  fprintf (stderr, "%7s %-12s %7s %7s %5s %5s %-8s %-5s  %s\n", "FIXES", "DECIDED", "FIRST", "ON 00", "CHG", "CONFL", "EXPECTED", "FINAL", "LOG");
   for (guint i = 0; i < n; i++)
     {
       fprintf (stderr, "%s\n", b.rows[i]);
       failures += b.failed[i];
-      errors += g_str_has_prefix (b.rows[i] + MIN (strlen (b.rows[i]), 33u), "error:");
+      errors += b.unreadable[i];
       g_free (b.rows[i]);
     }
   fprintf (stderr, "%u logs, %u unreadable, %u not as expected; %d workers, %.2f s\n", n, errors, failures - errors,
@@ -498,6 +496,7 @@ rl_replay_batch (Options *o, int argc, char **argv)
   g_free (b.lines);
   g_free (b.rows);
   g_free (b.failed);
+  g_free (b.unreadable);
   g_mutex_clear (&b.lock);
   g_cond_clear (&b.done);
   return failures ? RL_EXIT_FAILURE : RL_EXIT_OK;
