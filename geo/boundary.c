@@ -465,8 +465,12 @@ near_leaf (Near *nr, guint32 offset, const Box *box)
                 continue;
               double ax = ox + p[2 * i - 2] * sx, ay = oy + p[2 * i - 1] * sy;
               double bx = ox + p[2 * i] * sx, by = oy + p[2 * i + 1] * sy;
-              double dx = bx - ax, dy = by - ay, l2, t = 0, px, py, d;
+              double dx = bx - ax, dy = by - ay, l2, t = 0, px, py, d, lim = nr->best_m;
 
+              /* both ends beyond the best distance on one side: the edge
+               * cannot be nearer (most edges of a leaf, near a border) */
+              if ((ax > lim && bx > lim) || (ax < -lim && bx < -lim) || (ay > lim && by > lim) || (ay < -lim && by < -lim))
+                continue;
               l2 = dx * dx + dy * dy;
               if (l2 > 0)
                 t = CLAMP (-(ax * dx + ay * dy) / l2, 0.0, 1.0);
