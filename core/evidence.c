@@ -1,4 +1,5 @@
 #include "core/evidence.h"
+#include "core/eu-members.h"
 
 #include <string.h>
 
@@ -133,4 +134,16 @@ rl_bssid_eviction_group (const guint8 bssid[6])
   if (bssid[0] & 0x02)
     return RL_BSSID_GROUP_LOCAL;
   return ((guint32) bssid[0] << 16) | ((guint32) bssid[1] << 8) | bssid[2];
+}
+
+gboolean
+rl_country_is_eu_member (RlCountry country)
+{
+  char cc[3];
+
+  rl_country_to_string (country, cc);
+  for (gsize i = 0; i < G_N_ELEMENTS (rl_eu_member_codes); i++)
+    if (memcmp (rl_eu_member_codes[i], cc, 2) == 0)
+      return TRUE;
+  return FALSE;
 }

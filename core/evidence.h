@@ -90,4 +90,14 @@ const char *rl_evidence_countries_to_string (const RlEvidence *ev, char *buf, gs
  * seconds (0 = never). */
 gint64 rl_expiry_after (gint64 observed_at, guint max_age_s);
 
+/* "EU": not an ISO 3166-1 country, but many European access points
+ * advertise it.  It supports every member state (data/eu-members.txt, from
+ * Unicode CLDR) weakly and is never a rival country (docs/policy.md). */
+#define RL_COUNTRY_EU RL_COUNTRY ('E', 'U')
+gboolean rl_country_is_eu_member (RlCountry country);
+
+/* A locally administered address (bit 0x02 of the first octet): made up by
+ * its owner, not assigned to a manufacturer. */
+#define RL_BSSID_IS_LOCAL(bssid) (((bssid)[0] & 0x02) != 0)
+
 G_END_DECLS

@@ -19,7 +19,7 @@ G_DEFINE_QUARK (rl-scenario-error-quark, rl_scenario_error)
 gboolean
 rl_reason_from_string (const char *text, RlReason *out)
 {
-  for (guint i = 0; i <= RL_REASON_SUPPORT_LOST; i++)
+  for (guint i = 0; i <= RL_REASON_LAST; i++)
     if (g_strcmp0 (text, rl_reason_to_string ((RlReason) i)) == 0)
       {
         *out = (RlReason) i;
