@@ -268,6 +268,39 @@ rl_config_load (const char *path, GError **error)
   return rl_config_load_data (data, len, path, error);
 }
 
+static gboolean
+key_value_equal (const RlConfig *a, const RlConfig *b, const KeyDef *def)
+{
+  const guint8 *pa = (const guint8 *) a + def->offset, *pb = (const guint8 *) b + def->offset;
+
+  switch (def->type)
+    {
+    case T_BOOL:
+      return !*(const gboolean *) pa == !*(const gboolean *) pb;
+    case T_UINT:
+      return *(const guint *) pa == *(const guint *) pb;
+    case T_DOUBLE:
+      return *(const double *) pa == *(const double *) pb;
+    case T_STRING:
+      return g_strcmp0 (*(char *const *) pa, *(char *const *) pb) == 0;
+    case T_COUNTRY:
+      return *(const RlCountry *) pa == *(const RlCountry *) pb;
+    default:
+      return FALSE;
+    }
+}
+
+gboolean
+rl_config_keys_equal (const RlConfig *a, const RlConfig *b, const char *group, const char *key_prefix)
+{
+  for (gsize i = 0; i < G_N_ELEMENTS (keys); i++)
+    if (strcmp (keys[i].info.group, group) == 0 &&
+        (key_prefix == NULL || g_str_has_prefix (keys[i].info.key, key_prefix)) &&
+        !key_value_equal (a, b, &keys[i]))
+      return FALSE;
+  return TRUE;
+}
+
 void
 rl_config_free (RlConfig *config)
 {

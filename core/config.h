@@ -75,4 +75,9 @@ typedef struct {
 
 const RlConfigKeyInfo *rl_config_schema (gsize *n_keys);
 
+/* TRUE when @a and @b hold the same value for every key of @group whose
+ * name starts with @key_prefix ("" or NULL: every key of the group).  A
+ * reload restarts only what a changed key concerns. */
+gboolean rl_config_keys_equal (const RlConfig *a, const RlConfig *b, const char *group, const char *key_prefix);
+
 G_END_DECLS

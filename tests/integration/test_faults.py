@@ -348,6 +348,46 @@ class TestConfigReload(FaultTestCase):
         self.assertEqual(self.get('Country'), 'CH', 'the persisted override outlives the reloads')
 
 
+class TestReloadKeepsEvidence(FaultTestCase):
+    def test_sighup_restarts_only_what_changed(self):
+        port = self.start_gps()
+        self.write_config(gps_port=port)
+        self.start_daemon()
+        self.wait_for(lambda: self.get('Country') == 'DE', 'DE from gpsd + the timezone', 15)
+        changes = []
+        self.subscribe('CountryChanged', changes)
+
+        # The same file again: nothing restarts, nothing changes.
+        log = self.reload()
+        self.assertNotIn('Restarting source', log)
+        self.wait_for(lambda: True, 'signals to arrive', 1)
+        time.sleep(0.5 * SLOW)
+        self.assertEqual(changes, [], 'an unchanged reload moved the country')
+        self.assertEqual((self.get('Country'), self.get('State')), ('DE', 'decided'))
+        self.assertEqual(len(self.gps_evidence()), 1)
+
+        # A changed policy re-decides on the evidence that stands.
+        self.write_config(gps_port=port, policy='hold_down=0\nconfidence_threshold=0.85\n')
+        log = self.reload()
+        self.assertNotIn('Restarting source', log)
+        self.assertEqual(self.get('Country'), 'DE')
+        self.write_config(gps_port=port, policy='hold_down=0\nconfidence_threshold=0.95\n')
+        self.reload()
+        self.wait_for(lambda: self.get('Country') == '00', '00 once the threshold is out of reach')
+        self.assertEqual(len(self.gps_evidence()), 1, 'the fix stands; only the decision changed')
+
+        # A changed [gps] key restarts the GPS source alone.
+        with open(self.config) as f:
+            text = f.read()
+        with open(self.config, 'w') as f:
+            f.write(text.replace(f'port={port}\n', f'port={port}\nuere=6\n'))
+        log = self.reload()
+        self.assertIn('Restarting source gps', log)
+        self.assertNotIn('Restarting source timezone', log)
+        self.assertIn('Europe/Berlin', self.source('timezone')[3])
+        self.wait_for(lambda: len(self.gps_evidence()) == 1, 'a fix from the restarted GPS source', 15)
+
+
 class TestStateFile(FaultTestCase):
     '''(A bad country code in the file is test_reglocd's.)  Other damage: the
     daemon runs with no override, leaves the damaged file for the
