@@ -74,7 +74,8 @@ same_vote (const RlPolicyParams *p, const RlEvidence *old, const RlEvidence *new
   if (new->kind == RL_SOURCE_GPS)
     return (old->gps.error_m <= p->gps_max_error_m) == (new->gps.error_m <= p->gps_max_error_m);
   if (new->kind == RL_SOURCE_BEACON)
-    return memcmp (old->beacon.bssid, new->beacon.bssid, 6) == 0 && strcmp (old->beacon.ssid, new->beacon.ssid) == 0;
+    return memcmp (old->beacon.bssid, new->beacon.bssid, 6) == 0 && strcmp (old->beacon.ssid, new->beacon.ssid) == 0 &&
+           old->beacon.freq_mhz == new->beacon.freq_mhz;   /* the channel counts for large networks */
   return TRUE;
 }
 

@@ -408,6 +408,38 @@ test_locally_administered (void)
   }
 }
 
+/* The sibling rules exactly: (A) octets 2-6 equal, any first octet; (B)
+ * first octet equal but for the LA bit, octets 2-5 equal, last octet equal
+ * but for its low nibble.  Anything else is no sibling: the pool. */
+static void
+test_la_sibling_rules (void)
+{
+  g_autoptr (GArray) a = g_array_new (FALSE, TRUE, sizeof (RlEvidence));
+
+  add_ap (a, "3c:a6:2f:11:22:33", "DE", "FRITZ!Box 7590 XY", 2412);
+  add_ap (a, "3e:a6:2f:11:22:3a", "DE", "FRITZ!Box Gastzugang", 2412);   /* B */
+  add_ap (a, "7a:a6:2f:11:22:33", "DE", "FRITZ!Box Mesh", 5180);         /* A */
+  add_ap (a, "32:a6:2f:11:22:43", "DE", "Hotspot", 2437);                /* A: octet 6 differs; B: octet 1 and octet 6 high nibble: none */
+  add_ap (a, "3e:a6:2f:11:23:33", "DE", "Other", 2437);                  /* octet 5 differs: none */
+  {
+    g_autoptr (RlDecision) d = decide_at (a, NULL, NOW);
+    const RlCandidate *de = candidate (d, "DE");
+    g_assert_cmpuint (de->beacon_bssids, ==, 3 + 2);   /* the device's three, the pool's two */
+    g_assert_cmpuint (de->beacon_devices, ==, 1 + 2);  /* one device, two pool groups naming DE */
+    g_assert_cmpuint (de->beacon_aps, ==, 2);         /* the device + the pool's one vote */
+    g_assert_cmpuint (de->beacon_operators, ==, 2);
+    g_test_message ("%s", d->explanation);
+  }
+  /* a group split evenly between two codes abstains */
+  g_array_set_size (a, 0);
+  add_ap (a, "3c:a6:2f:11:22:33", "DE", "FRITZ!Box 7590 XY", 2412);
+  add_ap (a, "3c:a6:2f:11:22:34", "AT", "FRITZ!Box 7590 XY", 5180);
+  {
+    g_autoptr (RlDecision) d = decide_at (a, NULL, NOW);
+    g_assert_cmpuint (d->candidates->len, ==, 0);
+  }
+}
+
 /* Rule 4: one operator's network on many channels in both bands is a
  * witness of its own; the same devices on one channel are not. */
 static void
@@ -666,6 +698,7 @@ main (int argc, char **argv)
   g_test_add_func ("/policy/scenario-ssid-bytes", test_scenario_ssid_bytes);
   g_test_add_func ("/policy/rule/ambiguous-gps", test_ambiguous_gps);
   g_test_add_func ("/policy/rule/locally-administered", test_locally_administered);
+  g_test_add_func ("/policy/rule/la-sibling-rules", test_la_sibling_rules);
   g_test_add_func ("/policy/rule/large-network", test_large_network);
   g_test_add_func ("/policy/rule/eu", test_eu);
   g_test_add_func ("/policy/rule/not-in-regdb", test_not_in_regdb_reason);
