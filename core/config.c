@@ -68,6 +68,13 @@ static const KeyDef keys[] = {
   { { "timezone", "localtime", "string", "/etc/localtime", "The localtime link or file to read and watch" }, T_STRING, OFF (localtime_path), 0, 0 },
 
   { { "override", "country", "country", "", "Force this country (two letters, or 00 for world); empty: no override" }, T_COUNTRY, OFF (override_country), 0, 0 },
+
+  /* freshness and moving platforms */
+  { { "policy", "gps_max_speed_kmh", "double", "1200", "km/h: a fix further from the last trusted one than this speed allows is no witness until others confirm it (0: off)" }, T_DOUBLE, OFF (gps_max_speed_kmh), 0, 100000 },
+  { { "policy", "airborne_altitude", "double", "2000", "Metres above sea level: higher and faster than airborne_speed_kmh is in flight, 00" }, T_DOUBLE, POL (airborne_min_altitude_m), -500, 100000 },
+  { { "policy", "airborne_speed_kmh", "double", "150", "km/h: faster and higher than airborne_altitude is in flight, 00" }, T_DOUBLE, POL (airborne_min_speed_kmh), 0, 100000 },
+  { { "gps", "best_fix_window", "uint", "10", "Seconds a fix with a larger error radius does not replace a better one (0: off)" }, T_UINT, OFF (gps_best_fix_window_s), 0, 3600 },
+  { { "gps", "unknown_error", "double", "100", "Metres of error assumed for a fix with neither an error estimate nor an HDOP" }, T_DOUBLE, OFF (gps_unknown_error_m), 1, 100000 },
 };
 
 const RlConfigKeyInfo *

@@ -53,6 +53,10 @@ typedef struct {
 
   char *path;                     /* where it was loaded from, or NULL for defaults */
 
+  /* freshness and moving platforms (issue 10, items 4-5) */
+  double gps_max_speed_kmh;       /* [policy] 1200: a fix further away than this speed allows is distrusted */
+  guint gps_best_fix_window_s;    /* [gps] 10: a worse fix does not replace a better one this recent */
+  double gps_unknown_error_m;     /* [gps] 100: error radius of a fix that says nothing of its accuracy */
   /* [policy], read by the engine (core/engine.h) */
   guint resume_wait_s;            /* 120: after a resume, wait this long at most for the sources that delivered before it */
 } RlConfig;

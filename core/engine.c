@@ -2,6 +2,7 @@
 #include "core/engine.h"
 
 #include <string.h>
+#include "core/contradiction.h"
 
 struct RlEngine {
   RlPolicyParams params;
@@ -47,6 +48,7 @@ rl_engine_set_config (RlEngine *e, const RlConfig *config, const RlRegulatory *r
   e->params = config->policy;
   e->regulatory = regulatory;
   e->resume_wait = (gint64) config->resume_wait_s * RL_USEC_PER_SEC;
+  rl_evidence_set_set_gps_limits (e->set, config->gps_best_fix_window_s, config->gps_max_speed_kmh);
   e->dirty = TRUE;
 }
 
@@ -72,7 +74,8 @@ same_vote (const RlPolicyParams *p, const RlEvidence *old, const RlEvidence *new
       memcmp (old->countries, new->countries, sizeof (RlCountry) * new->n_countries) != 0)
     return FALSE;
   if (new->kind == RL_SOURCE_GPS)
-    return (old->gps.error_m <= p->gps_max_error_m) == (new->gps.error_m <= p->gps_max_error_m);
+    return (old->gps.error_m <= p->gps_max_error_m) == (new->gps.error_m <= p->gps_max_error_m) &&
+           old->gps.flags == new->gps.flags && rl_gps_is_airborne (p, old) == rl_gps_is_airborne (p, new);
   if (new->kind == RL_SOURCE_BEACON)
     return memcmp (old->beacon.bssid, new->beacon.bssid, 6) == 0 && strcmp (old->beacon.ssid, new->beacon.ssid) == 0 &&
            old->beacon.freq_mhz == new->beacon.freq_mhz;   /* the channel counts for large networks */
@@ -82,17 +85,35 @@ same_vote (const RlPolicyParams *p, const RlEvidence *old, const RlEvidence *new
 void
 rl_engine_add (RlEngine *e, const RlEvidence *ev)
 {
-  const RlEvidence *old = find_item (e->set, ev->key);
+  const RlEvidence *old = find_item (e->set, ev->key), *stored;
+  RlEvidence before;
 
-  if (old == NULL || !same_vote (&e->params, old, ev))
-    e->dirty = TRUE;
+  if (old != NULL)
+    before = *old;
   if ((e->awaited & (1u << ev->kind)) && ev->observed_at >= e->resumed_at)
     {
       e->awaited &= ~(1u << ev->kind);
       e->dirty = TRUE;
     }
   e->last_delivery[ev->kind] = MAX (e->last_delivery[ev->kind], ev->observed_at);
-  rl_evidence_set_put (e->set, ev);
+  /* the set may keep a GPS fix out or mark it untrusted
+   * (rl_evidence_set_set_gps_limits): what it stored is what counts */
+  if (!rl_evidence_set_put (e->set, ev))
+    return;
+  stored = find_item (e->set, ev->key);
+  if (old == NULL || stored == NULL || !same_vote (&e->params, &before, stored))
+    e->dirty = TRUE;
+}
+
+guint
+rl_engine_scan (RlEngine *e, gint64 since, guint bands)
+{
+  guint n = rl_evidence_set_drop_unheard (e->set, since, bands);
+
+  if (n > 0 && rl_evidence_set_count_kind (e->set, RL_SOURCE_BEACON) == 0)
+    e->last_delivery[RL_SOURCE_BEACON] = 0;
+  e->dirty |= n > 0;
+  return n;
 }
 
 gboolean
@@ -175,6 +196,9 @@ rl_engine_apply (RlEngine *e, const RlEvent *event)
       break;
     case RL_EVENT_TICK:
       /* a look at the decision: it is re-made only if due */
+      break;
+    case RL_EVENT_SCAN:
+      rl_engine_scan (e, event->since, event->bands);
       break;
     }
 }
@@ -301,7 +325,7 @@ rl_engine_n_decisions (const RlEngine *e)
 const char *
 rl_event_type_to_string (RlEventType type)
 {
-  static const char *const names[] = { "evidence", "withdraw", "withdraw-kind", "resume", "tick" };
+  static const char *const names[] = { "evidence", "withdraw", "withdraw-kind", "resume", "tick", "scan" };
 
   return (guint) type < G_N_ELEMENTS (names) ? names[type] : "unknown";
 }

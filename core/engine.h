@@ -55,6 +55,9 @@ guint rl_engine_withdraw_kind (RlEngine *engine, RlSourceKind kind);
 /* Resumed from sleep at @time: observations from before it no longer say
  * where the machine is; returns how many were dropped. */
 guint rl_engine_resume (RlEngine *engine, gint64 time);
+/* A scan covering @bands ran from @since: the beacons on those bands it
+ * did not hear are gone (rl_evidence_set_drop_unheard); returns how many. */
+guint rl_engine_scan (RlEngine *engine, gint64 since, guint bands);
 /* Any of the above by type. */
 void rl_engine_apply (RlEngine *engine, const RlEvent *event);
 

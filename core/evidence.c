@@ -1,6 +1,7 @@
 #include "core/evidence.h"
 #include "core/eu-members.h"
 
+#include <math.h>
 #include <string.h>
 
 gboolean
@@ -77,6 +78,7 @@ rl_evidence_init (RlEvidence *ev, RlSourceKind kind, const char *key, gint64 obs
   ev->observed_at = observed_at;
   ev->expires_at = expires_at;
   ev->gps.border_m = -1;
+  ev->gps.altitude_m = ev->gps.speed_mps = NAN;
 }
 
 gboolean
@@ -134,6 +136,29 @@ rl_bssid_eviction_group (const guint8 bssid[6])
   if (bssid[0] & 0x02)
     return RL_BSSID_GROUP_LOCAL;
   return ((guint32) bssid[0] << 16) | ((guint32) bssid[1] << 8) | bssid[2];
+}
+
+RlBand
+rl_band_from_freq (guint32 freq_mhz)
+{
+  if (freq_mhz >= 2400 && freq_mhz <= 2500)
+    return RL_BAND_2GHZ;
+  /* 4.9 GHz public-safety and Japanese channels count with 5 GHz */
+  if (freq_mhz >= 4900 && freq_mhz < 5925)
+    return RL_BAND_5GHZ;
+  if (freq_mhz >= 5925 && freq_mhz <= 7125)
+    return RL_BAND_6GHZ;
+  if (freq_mhz >= 57000 && freq_mhz <= 71000)
+    return RL_BAND_60GHZ;
+  return RL_BAND_UNKNOWN;
+}
+
+gboolean
+rl_band_covered (guint bands, RlBand band)
+{
+  if (bands == RL_BANDS_ANY)
+    return TRUE;
+  return band != RL_BAND_UNKNOWN && (bands & band) != 0;
 }
 
 gboolean

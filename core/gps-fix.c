@@ -14,6 +14,16 @@ rl_gps_fix_init (RlGpsFix *fix)
   fix->altitude_m = fix->speed_mps = NAN;
 }
 
+void
+rl_gps_fix_init_lost (RlGpsFix *fix, gint64 time, gint32 day, guint32 flags)
+{
+  rl_gps_fix_init (fix);
+  fix->time = time;
+  fix->day = day;
+  fix->flags = flags | RL_GPS_FIX_LOST;
+  fix->mode = 1;
+}
+
 static const char *const reject_names[RL_GPS_N_REJECTS] = {
   [RL_GPS_REJECT_BAD_CHECKSUM] = "bad_checksum",
   [RL_GPS_REJECT_TRUNCATED] = "truncated",

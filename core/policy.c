@@ -1,6 +1,7 @@
 /* The voting engine.  See policy.h, and docs/policy.md for the rules in
  * words with a worked example each. */
 #include "core/policy.h"
+#include "core/contradiction.h"
 
 #include <math.h>
 #include <string.h>
@@ -33,6 +34,7 @@ static const char *const reason_names[] = {
   [RL_REASON_OVERRIDE] = "override",
   [RL_REASON_SUPPORT_LOST] = "support-lost",
   [RL_REASON_TIE] = "tie",
+  [RL_REASON_AIRBORNE] = "airborne",
 };
 
 G_STATIC_ASSERT (G_N_ELEMENTS (reason_names) == RL_REASON_LAST + 1);
@@ -70,6 +72,8 @@ rl_policy_params_init (RlPolicyParams *p)
   p->beacon_eu_weight = 0.4;
   p->flap_hold_down_max_s = 300;
   p->flap_calm_s = 600;
+  p->airborne_min_altitude_m = 2000;
+  p->airborne_min_speed_kmh = 150;
 }
 
 guint
@@ -94,6 +98,7 @@ rl_decision_new_initial (void)
   d->candidate = RL_COUNTRY_NONE;
   d->next_check = RL_NEVER;
   d->candidates = g_array_new (FALSE, TRUE, sizeof (RlCandidate));
+  d->suspects = g_array_new (FALSE, TRUE, sizeof (RlSuspect));
   d->explanation = g_strdup ("No evidence yet: staying on the world domain 00.");
   d->summary = g_strdup ("no evidence");
   return d;
@@ -105,6 +110,7 @@ rl_decision_free (RlDecision *d)
   if (d == NULL)
     return;
   g_array_unref (d->candidates);
+  g_array_unref (d->suspects);
   g_free (d->explanation);
   g_free (d->summary);
   g_free (d);
@@ -163,6 +169,10 @@ typedef struct {
   guint n_groups;           /* access-point groups with a country */
   EuSupport eu;
   LocalPool pool;
+  /* freshness and moving platforms (core/contradiction.h) */
+  const GArray *suspects;   /* beacons left out of the vote, or NULL */
+  guint n_suspect;          /* live beacons left out */
+  gboolean airborne;
 } Tallying;
 
 static RlCountry
@@ -730,7 +740,9 @@ collect_live (Tallying *t, const RlEvidence *ev, gsize n_ev, gint64 now, GPtrArr
             t->gps = e;
           break;
         case RL_SOURCE_BEACON:
-          if (e->n_countries > 0)
+          if (e->n_countries > 0 && rl_contradiction_is_suspect (t->suspects, e))
+            t->n_suspect++;
+          else if (e->n_countries > 0)
             g_ptr_array_add (beacons, (gpointer) e);
           break;
         case RL_SOURCE_TIMEZONE:
@@ -753,6 +765,10 @@ tally_gps (Tallying *t)
 {
   if (t->gps == NULL)
     return;
+  t->airborne = rl_gps_is_airborne (t->params, t->gps);
+  /* a fix that jumped: see tally_untrusted_gps() */
+  if (t->gps->gps.flags & RL_GPS_INFO_UNTRUSTED)
+    return;
   if (t->gps->n_countries == 0)
     t->gps_at_sea = TRUE;
   for (guint c = 0; c < t->gps->n_countries; c++)
@@ -761,6 +777,27 @@ tally_gps (Tallying *t)
       y->pub.gps = TRUE;
       y->gps_strong = t->gps->n_countries == 1;
       y->pub.gps_ambiguous = t->gps->n_countries > 1;
+    }
+}
+
+/* A fix that jumped further than any vehicle could move confirms a country
+ * the beacons already witness, and is otherwise no witness (no at-sea, no
+ * conflict, no strong GPS). */
+static void
+tally_untrusted_gps (Tallying *t)
+{
+  if (t->gps == NULL || !(t->gps->gps.flags & RL_GPS_INFO_UNTRUSTED))
+    return;
+  for (guint c = 0; c < t->gps->n_countries; c++)
+    {
+      gboolean unmapped;
+      RlCountry code = regulatory_code (t, t->gps->countries[c], &unmapped);
+      for (guint i = 0; i < t->tallies->len; i++)
+        {
+          Tally *y = &g_array_index (t->tallies, Tally, i);
+          if (y->beacon_witnesses > 0 && y->pub.country == code)
+            y->pub.gps = y->pub.gps_ambiguous = TRUE;   /* confirms, never decides */
+        }
     }
 }
 
@@ -840,6 +877,7 @@ tally_all (Tallying *t, const RlEvidence *ev, gsize n_ev, gint64 now)
   collect_live (t, ev, n_ev, now, beacons);
   tally_gps (t);
   tally_beacons (t, beacons);
+  tally_untrusted_gps (t);
   tally_eu (t);
   weigh (t);
   g_array_sort (t->tallies, cmp_tally);
@@ -1055,6 +1093,16 @@ pick (const Tallying *t, const RlDecision *previous, const RlEvidence *override,
     {
       pick_override (t, override, d, v);
       v->would_be = target;
+    }
+  else if (t->airborne)
+    {
+      /* in flight: no country's rules, whatever the cabin's APs say; the
+       * hold-down starts afresh after landing */
+      d->state = RL_STATE_WORLD;
+      d->reason = v->basis = RL_REASON_AIRBORNE;
+      d->candidate = RL_COUNTRY_NONE;
+      d->candidate_since = 0;
+      d->confidence = 0;
     }
   else if (conflict)
     {
@@ -1366,6 +1414,13 @@ explain_world (const Verdict *v, const Tallying *t, GString *line, GString *why)
       describe_support (why, y, t);
       g_string_append (why, ".");
     }
+  else if (v->basis == RL_REASON_AIRBORNE)
+    {
+      g_string_append (line, "airborne");
+      g_string_append_printf (why, "%s: high and fast, the machine is in flight, where no country's rules apply; "
+                              "the world domain 00 holds whatever the access points aboard say.",
+                              t->gps->detail[0] ? t->gps->detail : "The GPS fix");
+    }
   else if (v->basis == RL_REASON_AT_SEA)
     {
       g_string_append (line, "GPS fix at sea");
@@ -1416,6 +1471,10 @@ explain (const Verdict *v, const Tallying *t, const RlEvidence *ev, gsize n, gin
       explain_world (v, t, line, why);
       break;
     }
+  if (t->n_suspect > 0)
+    g_string_append_printf (why, " %u access point%s a GPS fix contradicted stay%s suspect and do%s not vote.",
+                            t->n_suspect, t->n_suspect == 1 ? "" : "s", t->n_suspect == 1 ? "s" : "",
+                            t->n_suspect == 1 ? "es" : "");
   describe_notes (why, t);
   g_free (d->explanation);
   d->explanation = g_string_free (g_steal_pointer (&why), FALSE);
@@ -1424,6 +1483,31 @@ explain (const Verdict *v, const Tallying *t, const RlEvidence *ev, gsize n, gin
 }
 
 /* ---- the entry point ------------------------------------------------- */
+
+static gboolean
+agree_regulatory (RlCountry named, RlCountry gps_country, gpointer user_data)
+{
+  const Tallying *t = user_data;
+  gboolean unmapped;
+
+  return regulatory_code (t, named, &unmapped) == regulatory_code (t, gps_country, &unmapped);
+}
+
+/* Remembered contradictions (core/contradiction.h): d->suspects carries
+ * them on; they are left out of the vote while no fix contradicts them
+ * itself (then the conflict shows both sides). */
+static void
+apply_contradictions (Tallying *t, const RlDecision *previous, const RlEvidence *ev, gsize n, gint64 now,
+                      RlDecision *d)
+{
+  const RlEvidence *gps = rl_contradiction_gps (t->params, ev, n, now);
+
+  g_array_unref (d->suspects);
+  d->suspects = rl_contradiction_update (t->params, agree_regulatory, t, previous ? previous->suspects : NULL,
+                                         ev, n, now);
+  if (gps == NULL || (gps->n_countries != 1 && !rl_gps_is_airborne (t->params, gps)))
+    t->suspects = d->suspects;
+}
 
 /* The next instant anything can change without new evidence. */
 static gint64
@@ -1458,6 +1542,7 @@ rl_policy_decide (const RlPolicyParams *params,
   g_return_val_if_fail (evidence != NULL || n_evidence == 0, NULL);
 
   d = rl_decision_new_initial ();
+  apply_contradictions (&t, previous, evidence, n_evidence, now, d);
   t.tallies = g_array_new (FALSE, TRUE, sizeof (Tally));
   tally_all (&t, evidence, n_evidence, now);
   for (guint i = 0; i < t.tallies->len; i++)

@@ -35,9 +35,10 @@ typedef enum {
   RL_REASON_OVERRIDE,
   RL_REASON_SUPPORT_LOST,       /* the decided country lost its support: back to 00 */
   RL_REASON_TIE,                /* candidates with equal support: the evidence cannot tell them apart */
+  RL_REASON_AIRBORNE,           /* a good GPS fix high and fast: in flight, 00 whatever the APs say */
 } RlReason;
 
-#define RL_REASON_LAST RL_REASON_TIE
+#define RL_REASON_LAST RL_REASON_AIRBORNE
 
 const char *rl_reason_to_string (RlReason reason);
 
@@ -63,6 +64,9 @@ typedef struct {
   double beacon_eu_weight;          /* 0.4: APs advertising "EU" confirm a member state, never decide */
   guint flap_hold_down_max_s;       /* 300: the hold-down doubles per conflict up to this */
   guint flap_calm_s;                /* 600: seconds without a conflict that reset the doubling */
+  /* moving platforms and freshness (issue 10 items 4-5) */
+  double airborne_min_altitude_m;   /* 2000: above mean sea level … */
+  double airborne_min_speed_kmh;    /* 150: … and faster than this: airborne */
 } RlPolicyParams;
 
 void rl_policy_params_init (RlPolicyParams *params);
@@ -108,6 +112,10 @@ typedef struct {
   gint64 last_conflict_at; /* evidence time a conflict was last in force; 0: never */
   gboolean in_conflict;    /* strong witnesses disagreed (also while overridden) */
   guint hold_down_s;       /* the hold-down in force for entering a country */
+  /* Access points a good GPS fix contradicted (RlSuspect, by key): no
+   * witness while they are heard, carried from decision to decision
+   * (core/contradiction.h). */
+  GArray *suspects;
 } RlDecision;
 
 RlDecision *rl_decision_new_initial (void);

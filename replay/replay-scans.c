@@ -15,11 +15,21 @@
  * this.  The same window as the live BSS table (core/engine.h). */
 #define RL_SCANS_REPEAT_US RL_BEACON_REPEAT_US
 
+/* A scan log holds the BSSs each scan heard, stamped with when each was
+ * heard: one scan's lines lie within seconds of each other (a passive scan
+ * of every 5 GHz channel takes a few), and scans are further apart than
+ * this.  A longer silence starts the next scan. */
+#define RL_SCANS_GAP_US (5 * G_USEC_PER_SEC)
+
 typedef struct {
   RlReplay *replay;
   guint max_age_s;
   GHashTable *last;       /* bssid text → LastSeen */
   gint64 merge_us;        /* captures only: scan logs hold one line per new observation */
+  /* scan logs: the scan being read (see RL_SCANS_GAP_US) */
+  gboolean in_scan;
+  gint64 scan_start, scan_last;
+  guint scan_bands;       /* RlBand mask of what it heard */
 } Feed;
 
 typedef struct {
@@ -64,6 +74,34 @@ feed_bss (Feed *feed, gint64 time, const guint8 bssid[6], guint32 freq, gboolean
   rl_replay_add_evidence (feed->replay, &ev);
 }
 
+/* The scan read so far is complete: what it did not hear on its bands is gone. */
+static void
+end_scan (Feed *feed)
+{
+  if (!feed->in_scan)
+    return;
+  feed->in_scan = FALSE;
+  if (feed->scan_bands == 0)
+    return;   /* no frequency known: it says nothing about any band */
+  rl_replay_add_scan (feed->replay, feed->scan_start, feed->scan_last, feed->scan_bands);
+  rl_replay_count (feed->replay, "scans.scans", 1);
+}
+
+static void
+note_heard (Feed *feed, gint64 time, guint32 freq_mhz)
+{
+  if (feed->in_scan && (time < feed->scan_last || time - feed->scan_last > RL_SCANS_GAP_US))
+    end_scan (feed);
+  if (!feed->in_scan)
+    {
+      feed->in_scan = TRUE;
+      feed->scan_start = time;
+      feed->scan_bands = 0;
+    }
+  feed->scan_last = time;
+  feed->scan_bands |= rl_band_from_freq (freq_mhz);
+}
+
 static gboolean
 load_json_lines (Feed *feed, const char *path, const char *text, gsize len, GError **error)
 {
@@ -85,6 +123,7 @@ load_json_lines (Feed *feed, const char *path, const char *text, gsize len, GErr
           g_autoptr (GError) local = NULL;
           if (rl_scanlog_parse (p, (gssize) n, &e, &local))
             {
+              note_heard (feed, e.time, e.freq_mhz);
               feed_bss (feed, e.time, e.bssid, e.freq_mhz, e.has_signal, e.signal_mbm, e.ies, e.ies_len);
               rl_scanlog_entry_clear (&e);
               good++;
@@ -98,6 +137,7 @@ load_json_lines (Feed *feed, const char *path, const char *text, gsize len, GErr
         }
       p = eol + 1;
     }
+  end_scan (feed);
   if (good == 0 && bad > 0)
     {
       g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA, "%s: no line is a scan log entry (%u bad lines)", path, bad);
@@ -139,7 +179,7 @@ rl_replay_load_scan_file (RlReplay *replay, const char *path, const RlConfig *co
 {
   g_autofree char *text = NULL;
   gsize len = 0;
-  Feed feed = { replay, config->policy.max_age_s[RL_SOURCE_BEACON], NULL, 0 };
+  Feed feed = { .replay = replay, .max_age_s = config->policy.max_age_s[RL_SOURCE_BEACON] };
   gboolean ok;
   guint8 head[4];
   gsize head_len = 0;

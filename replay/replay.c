@@ -91,6 +91,17 @@ rl_replay_add_resume (RlReplay *r, gint64 time)
 }
 
 void
+rl_replay_add_scan (RlReplay *r, gint64 since, gint64 time, guint bands)
+{
+  RlEvent *e;
+
+  push (r, time, RL_EVENT_SCAN, NULL);
+  e = &g_array_index (r->events, RlEvent, r->events->len - 1);
+  e->since = MIN (since, time);
+  e->bands = bands;
+}
+
+void
 rl_replay_add_tick (RlReplay *r, gint64 time)
 {
   push (r, time, RL_EVENT_TICK, NULL);

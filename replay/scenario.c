@@ -325,6 +325,40 @@ parse_radio (const Parser *p, const char *channel, const char *freq, const char 
   return TRUE;
 }
 
+/* "scan [band=2.4,5,6]": a Wi-Fi scan covering those bands (all, and APs
+ * of unknown band, without band=) ended at @t; the access points on them
+ * not heard at @t are gone (as the live BSS table and scan logs read a
+ * scan that no longer hears an AP). */
+static gboolean
+parse_scan (const Parser *p, char **words, gint64 t)
+{
+  static const char *const keys[] = { "band", NULL };
+  const char *v[G_N_ELEMENTS (keys)];
+  guint bands = 0;
+
+  if (!take_options (p, "scan", words, 0, keys, v))
+    return FALSE;
+  if (v[0] == NULL)
+    bands = RL_BANDS_ANY;
+  else
+    {
+      g_auto (GStrv) parts = g_strsplit (v[0], ",", -1);
+      for (guint i = 0; parts[i] != NULL; i++)
+        {
+          if (strcmp (parts[i], "2.4") == 0)
+            bands |= RL_BAND_2GHZ;
+          else if (strcmp (parts[i], "5") == 0)
+            bands |= RL_BAND_5GHZ;
+          else if (strcmp (parts[i], "6") == 0)
+            bands |= RL_BAND_6GHZ;
+          else
+            return fail (p, "scan: band=%s: expected 2.4, 5 and/or 6 (GHz), comma-separated", v[0]);
+        }
+    }
+  rl_replay_add_scan (p->replay, t, t, bands);
+  return TRUE;
+}
+
 /* env=: the third byte of the country string. */
 static gboolean
 parse_environment (const char *text, guint8 *out)
@@ -705,6 +739,8 @@ parse_event (Parser *p, char **words, gint64 t)
         g_hash_table_remove_all (p->heard);
       return TRUE;
     }
+  if (strcmp (what, "scan") == 0)
+    return parse_scan (p, words, t);
   if (strcmp (what, "resume") == 0 || strcmp (what, "check") == 0)
     {
       if (!take_options (p, what, words, 0, no_keys, v))
@@ -715,7 +751,7 @@ parse_event (Parser *p, char **words, gint64 t)
         rl_replay_add_tick (p->replay, t);
       return TRUE;
     }
-  return fail (p, "unknown event '%s': expected gps, beacon, timezone, override, remove, resume or check", what);
+  return fail (p, "unknown event '%s': expected gps, beacon, timezone, override, remove, scan, resume or check", what);
 }
 
 /* CC [STATE|any [REASON]] */

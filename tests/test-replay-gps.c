@@ -118,6 +118,51 @@ test_sample_trip (void)
   g_assert_nonnull (strstr (text, "date taken from the file"));
 }
 
+/* Parked in Kehl with a fix, then into an underground car park: the
+ * receiver says RMC V / GGA quality 0.  The fix is withdrawn at that
+ * instant, not ten minutes later when it would have aged out. */
+static void
+test_fix_lost (void)
+{
+  g_autoptr (RlConfig) config = rl_config_new_default ();
+  g_autoptr (RlReplay) replay = rl_replay_new (config, regulatory);
+  g_autoptr (GString) log = g_string_new (NULL);
+  g_autoptr (GError) error = NULL;
+  g_autofree char *text = NULL;
+  RlGpsEvidenceParams params;
+  const RlDecision *final;
+  const char *bodies[] = {
+    "GPRMC,090000.00,A,4834.5000,N,00749.2000,E,0.1,0.0,180524,,,A",
+    "GPGGA,090000.00,4834.5000,N,00749.2000,E,1,09,0.9,139.0,M,48.0,M,,",
+    "GPRMC,090100.00,A,4834.5001,N,00749.2001,E,0.1,0.0,180524,,,A",
+    "GPGGA,090100.00,4834.5001,N,00749.2001,E,1,09,0.9,139.0,M,48.0,M,,",
+    "GPRMC,090130.00,V,,,,,,,180524,,,N",
+    "GPGGA,090130.00,,,,,0,00,99.99,,,,,,",
+    NULL,
+  };
+
+  for (guint i = 0; bodies[i] != NULL; i++)
+    {
+      g_autofree char *line = nmea_sentence (bodies[i]);
+      g_string_append (log, line);
+    }
+  params_for (&params, config);
+  g_assert_true (rl_replay_load_gps_data (replay, "garage.nmea", log->str, log->len, "nmea", NULL,
+                                          &params, config->policy.gps_max_error_m, &error));
+  g_assert_no_error (error);
+  add_timezone (replay, utc_us (2024, 5, 18, 9, 0, 0), "DE,DK,NO,SE,SJ");
+  rl_replay_run (replay, TRUE);
+
+  final = rl_replay_final (replay);
+  /* GPS + timezone decided DE; the lost fix takes DE's deciding witness away */
+  g_assert_cmpint (final->country, ==, RL_COUNTRY_WORLD);
+  g_assert_cmpint (final->reason, ==, RL_REASON_SUPPORT_LOST);
+  g_assert_cmpint (final->changed_at, ==, utc_us (2024, 5, 18, 9, 1, 30));
+  text = format_text (replay);
+  g_assert_nonnull (strstr (text, "gps.fix_lost: 1"));
+  g_assert_nonnull (strstr (text, "gps.fixes_used: 2"));
+}
+
 /* The sample trip through the real boundary index: Germany, then the Rhine
  * crossing, where the decision leaves DE (GPS + timezone of a German laptop). */
 static void
@@ -330,6 +375,7 @@ main (int argc, char **argv)
   g_test_add_func ("/replay-gps/sample-trip-real-index", test_sample_trip_real_index);
   g_test_add_func ("/replay-gps/time-of-day-only", test_time_of_day_only);
   g_test_add_func ("/replay-gps/errors", test_errors);
+  g_test_add_func ("/replay-gps/fix-lost", test_fix_lost);
   g_test_add_func ("/replay-gps/detect-and-merge", test_detect_and_merge);
   ret = g_test_run ();
   rl_regulatory_free (regulatory);

@@ -212,6 +212,47 @@ test_replay_json_lines (void)
   g_unlink (path);
 }
 
+/* Two scans a minute apart: the first hears four German APs on 2.4 GHz,
+ * the second only one of them.  The three it no longer hears are gone at
+ * the second scan, so one AP is left: no witness, 00 — not DE for another
+ * fifteen minutes. */
+static void
+test_replay_scans_forget (void)
+{
+  g_autofree char *path = NULL;
+  int fd = g_file_open_tmp ("regloc-scans-XXXXXX.jsonl", &path, NULL);
+  GString *s = g_string_new ("");
+  RlCountry final;
+
+  g_assert_cmpint (fd, >=, 0);
+  for (guint round = 0; round < 2; round++)
+    for (guint i = 0; i < 4; i++)
+      {
+        gsize ies_len;
+        char ssid[16];
+        if (round == 1 && i > 0)
+          break;
+        g_snprintf (ssid, sizeof ssid, "net%u", i);
+        g_autofree guint8 *ies = ies_for (ssid, "DE ", &ies_len);
+        /* one scan's sightings lie within a second or two */
+        g_autofree char *line = rl_scanlog_format (T0 + round * 60 * G_USEC_PER_SEC + i * 400000, "wlan0",
+                                                   ap_bssids[i], 2412 + 25 * (i % 3), TRUE, -5000, ssid, ies, ies_len);
+        g_string_append_printf (s, "%s\n", line);
+      }
+  g_assert_true (g_file_set_contents (path, s->str, (gssize) s->len, NULL));
+  g_string_free (s, TRUE);
+  close (fd);
+
+  g_autoptr (JsonNode) root = run_replay (path, TRUE, &final, NULL);
+  g_assert_cmpint (counter (root, "scans.scans"), ==, 2);
+  g_assert_cmpint (counter (root, "scans.observations"), ==, 5);
+  if (final != RL_COUNTRY_NONE)
+    g_assert_cmpuint (final, ==, RL_COUNTRY_WORLD);
+  else
+    g_test_message ("no regulatory.db with DE here: final decision not checked");
+  g_unlink (path);
+}
+
 static void
 write_capture (const char *path, int linktype, gboolean with_junk)
 {
@@ -471,6 +512,7 @@ main (int argc, char **argv)
   g_test_add_func ("/scans/scanlog-roundtrip", test_scanlog_roundtrip);
   g_test_add_func ("/scans/scanlog-bad-lines", test_scanlog_bad_lines);
   g_test_add_func ("/scans/replay-json-lines", test_replay_json_lines);
+  g_test_add_func ("/scans/replay-scans-forget", test_replay_scans_forget);
   g_test_add_func ("/scans/replay-pcap", test_replay_pcap);
   g_test_add_func ("/scans/frames", test_frames);
   g_test_add_func ("/scans/replay-pcapng", test_replay_pcapng);

@@ -205,12 +205,26 @@ build_trip (Trip *trip)
   trip->nmea = g_string_new (NULL);
   for (int t = 0; t <= 1500; t++)
     {
+      guint bands = 0;
       for (guint i = 0; i < G_N_ELEMENTS (fr_aps); i++)
         if (heard (i, t, TRUE))
-          add_beacon (trip, t, &fr_aps[i]);
+          {
+            add_beacon (trip, t, &fr_aps[i]);
+            bands |= rl_band_from_freq (fr_aps[i].freq);
+          }
       for (guint i = 0; i < G_N_ELEMENTS (de_aps); i++)
         if (heard (i, t, FALSE))
-          add_beacon (trip, t, &de_aps[i]);
+          {
+            add_beacon (trip, t, &de_aps[i]);
+            bands |= rl_band_from_freq (de_aps[i].freq);
+          }
+      /* each second with sightings is one scan in the scan log: the
+       * scenario says so, with the bands it heard */
+      if (bands != 0)
+        g_string_append_printf (trip->scenario, "at %d scan band=%s%s%s\n", t,
+                                bands & RL_BAND_2GHZ ? "2.4" : "",
+                                (bands & RL_BAND_2GHZ) && (bands & RL_BAND_5GHZ) ? "," : "",
+                                bands & RL_BAND_5GHZ ? "5" : "");
       if (next_fix < G_N_ELEMENTS (fixes) && fixes[next_fix].t == t)
         add_fix (trip, &fixes[next_fix++]);
     }

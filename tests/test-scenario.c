@@ -251,6 +251,9 @@ test_gps (void)
   /* no error and no HDOP: no estimate is invented; the fix → evidence code
    * makes its assumption for a fix of unknown accuracy and says so */
   g_assert_nonnull (strstr (json, " m (accuracy unknown)"));
+  /* that assumption is [gps] unknown_error, not a ten-metre fix */
+  g_snprintf (want, sizeof want, "GPS fix 50.10N 8.60E ±%.0f m (accuracy unknown)", config->gps_unknown_error_m);
+  g_assert_nonnull (strstr (json, want));
   g_assert_nonnull (strstr (json, "\"countries\" : [\n        \"DE\",\n        \"CH\"\n      ]"));
   g_assert_nonnull (strstr (json, "40 m from CH border"));
   g_assert_nonnull (strstr (json, "GPS fix 50.10N 1.50W ±20 m, 5.0 km from DE border"));

@@ -15,6 +15,12 @@
 #define RL_BEACONS_SCAN_TIMEOUT_S 30
 #define RL_BEACONS_RETRY_MIN_S 10
 #define RL_BEACONS_RETRY_MAX_S 600
+/* NEW_SCAN_RESULTS comes when a scan is over; a full passive scan of the
+ * 2.4, 5 and 6 GHz channels takes up to ten seconds or so.  What it heard
+ * was heard in the last this many seconds; an AP on a channel it covered
+ * and last heard before that is gone. */
+#define RL_BEACONS_SCAN_SPAN_S 15
+#define RL_BEACONS_MAX_SCAN_FREQS 256
 
 typedef struct {
   int ifindex;
@@ -181,6 +187,27 @@ resync (RlBeacons *self)
   update_status (self);
 }
 
+/* NL80211_ATTR_SCAN_FREQUENCIES of a scan event: the channels it covered
+ * (0 when the kernel did not list them, or listed more than fit). */
+static guint
+scan_frequencies (const guint8 *attrs, gsize len, guint32 *out, guint max)
+{
+  struct nlattr *tb[NL80211_ATTR_MAX + 1], *f;
+  guint n = 0;
+  int rem;
+
+  if (len > G_MAXINT || nla_parse (tb, NL80211_ATTR_MAX, (struct nlattr *) attrs, (int) len, NULL) < 0 ||
+      tb[NL80211_ATTR_SCAN_FREQUENCIES] == NULL)
+    return 0;
+  nla_for_each_nested (f, tb[NL80211_ATTR_SCAN_FREQUENCIES], rem)
+    {
+      if (nla_len (f) != 4 || n >= max)
+        return 0;
+      out[n++] = nla_get_u32 (f);
+    }
+  return n;
+}
+
 static void
 on_event (guint8 cmd, const guint8 *attrs, gsize len, gpointer user_data)
 {
@@ -194,7 +221,21 @@ on_event (guint8 cmd, const guint8 *attrs, gsize len, gpointer user_data)
   switch (cmd)
     {
     case NL80211_CMD_NEW_SCAN_RESULTS:
-      dump_scan (self, add_iface (self, ifindex, NULL));
+      {
+        guint32 freqs[RL_BEACONS_MAX_SCAN_FREQS];
+        guint n_freqs = scan_frequencies (attrs, len, freqs, G_N_ELEMENTS (freqs));
+        gint64 start = g_get_real_time () - RL_BEACONS_SCAN_SPAN_S * G_USEC_PER_SEC;
+        guint gone;
+
+        dump_scan (self, add_iface (self, ifindex, NULL));
+        /* a complete list of what this scan heard: the rest of what it covered is gone */
+        gone = rl_bss_table_scan_done (self->table, start, freqs, n_freqs);
+        if (gone > 0)
+          {
+            g_debug ("%u access points not heard by the last scan of %s: gone", gone, name[0] ? name : "?");
+            update_status (self);
+          }
+      }
       break;
     case NL80211_CMD_SCAN_ABORTED:
       {

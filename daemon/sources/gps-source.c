@@ -43,6 +43,7 @@ typedef struct {
   guint retry_id;
   guint backoff_s;
   RlGpsSourceStats stats;
+  gboolean has_fix;     /* a fix was put and not withdrawn since */
 } RlGpsSource;
 
 static void gps_connect (RlGpsSource *self);
@@ -95,6 +96,19 @@ lost_gpsd (RlGpsSource *self, const char *why)
                         self->host, self->port, why, self->stats.retry_in_s);
 }
 
+/* The receiver says it has no fix (TPV mode 1): its last position no
+ * longer stands, rather than counting until it ages out.  (A lost gpsd
+ * connection is different: see lost_gpsd().) */
+static void
+fix_lost (RlGpsSource *self)
+{
+  if (!self->has_fix)
+    return;
+  self->has_fix = FALSE;
+  self->stats.fix_lost++;
+  rl_source_withdraw (&self->base, "gps");
+}
+
 static void
 handle_report (RlGpsSource *self)
 {
@@ -109,7 +123,18 @@ handle_report (RlGpsSource *self)
     {
       self->stats.rejected[why]++;
       if (why == RL_GPS_REJECT_NO_FIX)
-        rl_source_set_status (&self->base, TRUE, "connected to gpsd at %s:%s, no fix", self->host, self->port);
+        {
+          /* mode 1 without a time: the receiver lost its fix just now */
+          if (self->gps->fix.mode == MODE_NO_FIX)
+            fix_lost (self);
+          rl_source_set_status (&self->base, TRUE, "connected to gpsd at %s:%s, no fix", self->host, self->port);
+        }
+      return;
+    }
+  if (rl_gps_fix_is_lost (&fix))
+    {
+      fix_lost (self);
+      rl_source_set_status (&self->base, TRUE, "connected to gpsd at %s:%s, no fix", self->host, self->port);
       return;
     }
   /* Evidence time is the daemon's wall clock: a receiver's clock can be far
@@ -120,6 +145,7 @@ handle_report (RlGpsSource *self)
       return;
     }
   self->stats.fixes_used++;
+  self->has_fix = TRUE;
   rl_source_put (&self->base, &ev);
   rl_source_set_status (&self->base, TRUE, "gpsd %s:%s, fix: %s", self->host, self->port,
                         rl_evidence_countries_to_string (&ev, cc, sizeof cc));
