@@ -3,6 +3,7 @@
 
 #include <string.h>
 #include "core/contradiction.h"
+#include "core/enum-names.h"
 
 struct RlEngine {
   RlPolicyParams params;
@@ -19,12 +20,15 @@ struct RlEngine {
    * nothing left in the set by withdrawal (its source said it has nothing) */
   gint64 last_delivery[RL_N_SOURCE_KINDS];
   guint64 n_decisions;
+  gint64 last_at;           /* the last instant decide_at was asked about */
 };
 
 RlEngine *
 rl_engine_new (const RlConfig *config, const RlRegulatory *regulatory)
 {
   RlEngine *e = g_new0 (RlEngine, 1);
+
+  e->last_at = G_MININT64;
 
   /* One cap for every kind, sized for the beacons, the only kind with many keys. */
   e->set = rl_evidence_set_new (MAX (config->beacons_max_bss, RL_ENGINE_MIN_ITEMS_PER_KIND));
@@ -66,7 +70,11 @@ find_item (const RlEvidenceSet *set, const char *key)
 
 /* Would replacing @old by @new leave every vote as it was?  Then only the
  * expiry moved, and the decision cannot change: skip the vote (the big win
- * on long GPS logs, where fix after fix names the same country). */
+ * on long GPS logs, where fix after fix names the same country).  Every
+ * field the policy reads must be compared here: for a fix, its countries,
+ * strength and whether it is good enough (not its exact position); for an
+ * access point everything it says but its signal, which varies from scan
+ * to scan. */
 static gboolean
 same_vote (const RlPolicyParams *p, const RlEvidence *old, const RlEvidence *new)
 {
@@ -78,7 +86,7 @@ same_vote (const RlPolicyParams *p, const RlEvidence *old, const RlEvidence *new
            old->gps.flags == new->gps.flags && rl_gps_is_airborne (p, old) == rl_gps_is_airborne (p, new);
   if (new->kind == RL_SOURCE_BEACON)
     return memcmp (old->beacon.bssid, new->beacon.bssid, 6) == 0 && strcmp (old->beacon.ssid, new->beacon.ssid) == 0 &&
-           old->beacon.freq_mhz == new->beacon.freq_mhz;   /* the channel counts for large networks */
+           old->beacon.freq_mhz == new->beacon.freq_mhz && old->beacon.environment == new->beacon.environment;
   return TRUE;
 }
 
@@ -261,6 +269,7 @@ rl_engine_decide_at (RlEngine *e, gint64 now, RlDecision **old, guint *n_expired
   const RlEvidence *items;
   RlDecision *d;
 
+  e->last_at = MAX (e->last_at, now);
   if (e->awaited != 0 && now >= e->wait_until)
     {
       e->awaited = 0;
@@ -310,6 +319,14 @@ rl_engine_steal_decision (RlEngine *e)
   return g_steal_pointer (&e->decision);
 }
 
+gint64
+rl_engine_next_due (const RlEngine *e, gint64 until)
+{
+  gint64 due = rl_engine_next_instant (e);
+
+  return due < until && (e->last_at == G_MININT64 || due > e->last_at) ? due : RL_NEVER;
+}
+
 const RlEvidence *
 rl_engine_items (const RlEngine *e, gsize *n_items)
 {
@@ -325,7 +342,10 @@ rl_engine_n_decisions (const RlEngine *e)
 const char *
 rl_event_type_to_string (RlEventType type)
 {
-  static const char *const names[] = { "evidence", "withdraw", "withdraw-kind", "resume", "tick", "scan" };
+  static const char *const names[] = {
+    [RL_EVENT_EVIDENCE] = "evidence", [RL_EVENT_WITHDRAW] = "withdraw", [RL_EVENT_WITHDRAW_KIND] = "withdraw-kind",
+    [RL_EVENT_RESUME] = "resume", [RL_EVENT_TICK] = "tick", [RL_EVENT_SCAN] = "scan",
+  };
 
-  return (guint) type < G_N_ELEMENTS (names) ? names[type] : "unknown";
+  return RL_ENUM_NAME (names, type, "unknown");
 }

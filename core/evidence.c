@@ -3,6 +3,7 @@
 
 #include <math.h>
 #include <string.h>
+#include "core/enum-names.h"
 
 gboolean
 rl_country_parse (const char *text, RlCountry *out)
@@ -46,19 +47,19 @@ static const char *const source_kind_names[RL_N_SOURCE_KINDS] = {
 const char *
 rl_source_kind_to_string (RlSourceKind kind)
 {
-  g_return_val_if_fail (kind < RL_N_SOURCE_KINDS, "?");
-  return source_kind_names[kind];
+  return RL_ENUM_NAME (source_kind_names, kind, "?");
 }
 
 gboolean
 rl_source_kind_from_string (const char *text, RlSourceKind *out)
 {
-  for (guint i = 0; i < RL_N_SOURCE_KINDS; i++)
-    if (g_strcmp0 (text, source_kind_names[i]) == 0)
-      {
-        *out = (RlSourceKind) i;
-        return TRUE;
-      }
+  guint value;
+
+  if (RL_ENUM_PARSE (source_kind_names, text, &value))
+    {
+      *out = (RlSourceKind) value;
+      return TRUE;
+    }
   /* "beacon" reads naturally in scenario files too */
   if (g_strcmp0 (text, "beacon") == 0)
     {

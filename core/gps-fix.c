@@ -1,6 +1,7 @@
 #include "core/gps-fix.h"
 
 #include <math.h>
+#include "core/enum-names.h"
 
 void
 rl_gps_fix_init (RlGpsFix *fix)
@@ -37,8 +38,7 @@ static const char *const reject_names[RL_GPS_N_REJECTS] = {
 const char *
 rl_gps_reject_to_string (RlGpsReject reason)
 {
-  g_return_val_if_fail (reason < RL_GPS_N_REJECTS, "?");
-  return reject_names[reason];
+  return RL_ENUM_NAME (reject_names, reason, "?");
 }
 
 guint64

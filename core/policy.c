@@ -370,33 +370,29 @@ group_join (BeaconGroups *g)
     }
 }
 
-/* Each group votes once, for the country most of its members name; when
- * two countries have as many members, the group abstains.  Its operator is
- * the OUI of its first globally administered member. */
+/* One pass of the election over the globally administered members (or,
+ * for groups without any, the locally administered ones). */
 static void
-group_elect (BeaconGroups *g)
+elect_pass (BeaconGroups *g, guint *best_n, gboolean *tied, gboolean local)
 {
   g_autoptr (GHashTable) member_counts = g_hash_table_new (g_direct_hash, g_direct_equal);
-  g_autofree guint *best_n = g_new0 (guint, g->n);
-  g_autofree gboolean *tied = g_new0 (gboolean, g->n);
 
-  for (guint i = 0; i < g->n; i++)
-    {
-      g->vote[i] = RL_COUNTRY_NONE;
-      g->op[i] = POOL_OPERATOR;
-    }
   for (guint k = 0; k < g->n; k++)
     {
       guint root = uf_find (g->parent, k);
       RlCountry c = g->aps[k].ev->countries[0];
+
+      if (g->aps[k].local != local)
+        continue;
+      g->members[root]++;
+      if (!local && g->op[root] == POOL_OPERATOR)
+        g->op[root] = oui_of (g->aps[k].ev->beacon.bssid);
+      if (local && g->op[root] != POOL_OPERATOR)
+        continue;
       /* n ≤ 2^16 in practice (the sources cap their tables); key = root * 2^16 + country */
       gpointer key = GSIZE_TO_POINTER (((gsize) root << 16) | c);
       guint cnt = GPOINTER_TO_UINT (g_hash_table_lookup (member_counts, key)) + 1;
-
       g_hash_table_insert (member_counts, key, GUINT_TO_POINTER (cnt));
-      g->members[root]++;
-      if (!g->aps[k].local && g->op[root] == POOL_OPERATOR)
-        g->op[root] = oui_of (g->aps[k].ev->beacon.bssid);
       if (cnt > best_n[root])
         {
           best_n[root] = cnt;
@@ -406,6 +402,27 @@ group_elect (BeaconGroups *g)
       else if (cnt == best_n[root] && c != g->vote[root])
         tied[root] = TRUE;
     }
+}
+
+/* Each group votes once, for the country most of its globally administered
+ * members name: one radio sends one country, and a locally administered
+ * "sibling" that says otherwise (anyone can make one up) cannot turn a
+ * real device's vote.  Groups of locally administered members only vote
+ * by theirs.  When two countries have as many members, the group abstains.
+ * A group's operator is the OUI of its first globally administered member. */
+static void
+group_elect (BeaconGroups *g)
+{
+  g_autofree guint *best_n = g_new0 (guint, g->n);
+  g_autofree gboolean *tied = g_new0 (gboolean, g->n);
+
+  for (guint i = 0; i < g->n; i++)
+    {
+      g->vote[i] = RL_COUNTRY_NONE;
+      g->op[i] = POOL_OPERATOR;
+    }
+  elect_pass (g, best_n, tied, FALSE);
+  elect_pass (g, best_n, tied, TRUE);
   for (guint i = 0; i < g->n; i++)
     if (tied[i])
       g->vote[i] = RL_COUNTRY_NONE;
@@ -611,7 +628,7 @@ network_witnesses (Tallying *t, const BeaconGroups *g)
   while (g_hash_table_iter_next (&it, NULL, &value))
     {
       const NetStats *s = value;
-      guint bands = (guint) __builtin_popcount (s->bands);
+      guint bands = ((s->bands >> 0) & 1) + ((s->bands >> 1) & 1) + ((s->bands >> 2) & 1);
       if (s->devices < p->beacon_network_min_devices || s->n_freqs < p->beacon_network_min_channels ||
           bands < p->beacon_network_min_bands)
         continue;

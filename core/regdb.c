@@ -5,7 +5,7 @@
 
 #include <stdarg.h>
 #include <string.h>
-#include "rl-build-config.h"
+#include "core/paths.h"
 
 G_DEFINE_QUARK (rl-regdb-error-quark, rl_regdb_error)
 
@@ -181,32 +181,16 @@ rl_regulatory_new_world_only (const char *why)
   return reg;
 }
 
-static char *
-default_territories_path (void)
-{
-  const char *env = g_getenv ("REGLOC_TERRITORIES");
-  char *installed;
-
-  if (env != NULL && env[0] != '\0')
-    return g_strdup (env);
-  installed = g_build_filename (RL_DATADIR, "territories.tsv", NULL);
-  if (g_file_test (installed, G_FILE_TEST_EXISTS))
-    return installed;
-  g_free (installed);
-  return g_build_filename (RL_SOURCE_DATADIR, "territories.tsv", NULL);
-}
-
 RlRegulatory *
 rl_regulatory_load (const char *regdb_path, const char *territories_path, GError **error)
 {
   g_autoptr (RlRegulatory) reg = regulatory_new ();
-  g_autofree char *data = NULL, *tdata = NULL, *tpath = NULL;
+  g_autofree char *data = NULL, *tdata = NULL, *tpath = NULL, *rpath = NULL;
   g_autoptr (GError) local = NULL;
   gsize len = 0;
 
-  if (regdb_path == NULL)
-    regdb_path = RL_REGDB_DEFAULT_PATH;
-  tpath = territories_path ? g_strdup (territories_path) : default_territories_path ();
+  regdb_path = rpath = rl_data_path (RL_DATA_REGULATORY_DB, regdb_path);
+  tpath = rl_data_path (RL_DATA_TERRITORIES, territories_path);
 
   if (!g_file_get_contents (regdb_path, &data, &len, &local))
     {

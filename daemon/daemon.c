@@ -262,6 +262,8 @@ daemon_decide_at (RlDaemon *self, gint64 now)
 {
   g_autoptr(RlDecision) old = NULL;
   RlDaemonChanges changes = self->pending;
+  const RlDecision *before = rl_engine_decision (self->engine);
+  RlCountry old_country = before ? before->country : RL_COUNTRY_WORLD;
   guint expired = 0;
   gint64 next;
 
@@ -276,7 +278,7 @@ daemon_decide_at (RlDaemon *self, gint64 now)
   if (self->feed != NULL)
     next = MIN (next, rl_replay_feed_next_time (self->feed));
   daemon_schedule (self, next);
-  daemon_notify (self, changes, old ? old->country : RL_COUNTRY_WORLD);
+  daemon_notify (self, changes, old_country);
 }
 
 static void
@@ -488,12 +490,8 @@ daemon_feed (RlDaemon *self)
     {
       gint64 due;
 
-      while (rl_engine_decision (self->engine) != NULL && (due = rl_engine_next_instant (self->engine)) < t)
-        {
-          daemon_decide_at (self, due);
-          if (rl_engine_next_instant (self->engine) <= due)
-            break;   /* no progress: let the event instant decide */
-        }
+      while ((due = rl_engine_next_due (self->engine, t)) != RL_NEVER)
+        daemon_decide_at (self, due);
       rl_replay_feed_deliver (self->feed, t, &hooks);
       self->pending |= RL_DAEMON_CHANGED_SOURCES;
       daemon_decide_at (self, t);
@@ -569,6 +567,29 @@ daemon_load_regulatory (const RlConfig *config)
   return reg;
 }
 
+/* A persisted override must name a country SetOverride would accept: a
+ * code the installed regulatory.db lacks (a file edited by hand, a database
+ * downgraded) is ignored with a warning, as a damaged file is.  Without a
+ * readable database nothing can be checked, and the override stands. */
+static void
+daemon_check_persisted_override (RlDaemon *self)
+{
+  RlSource *source = daemon_find_source (self, &rl_override_source_ops);
+  gboolean from_config = FALSE;
+  RlCountry country;
+  char cc[3];
+
+  if (source == NULL || rl_regulatory_problem (self->regulatory) != NULL)
+    return;
+  country = rl_override_source_current (source, &from_config);
+  if (country == RL_COUNTRY_NONE || country == RL_COUNTRY_WORLD || from_config ||
+      rl_regulatory_has (self->regulatory, country))
+    return;
+  g_warning ("Ignoring the persisted override: %s is not in the regulatory database",
+             rl_country_to_string (country, cc));
+  rl_override_source_set_dbus (source, RL_COUNTRY_NONE);
+}
+
 RlDaemon *
 rl_daemon_new (const RlDaemonOptions *options, GError **error)
 {
@@ -613,6 +634,7 @@ rl_daemon_start (RlDaemon *self)
 
   daemon_start_applier (self);
   daemon_start_sources (self);
+  daemon_check_persisted_override (self);
   if (self->feed != NULL)
     {
       g_message ("Replaying %s at %g× from %s", rl_replay_feed_describe (self->feed), self->speed,
@@ -657,7 +679,6 @@ rl_daemon_reload (RlDaemon *self, GError **error)
       g_propagate_error (error, g_steal_pointer (&local));
       return FALSE;
     }
-  g_message ("Reloaded the configuration from %s", self->config_path ? self->config_path : "built-in defaults");
   /* Only what a changed setting concerns restarts: the evidence of every
    * other source stands, and a changed policy re-decides on it. */
   daemon_stop_changed_sources (self, config);
@@ -677,6 +698,8 @@ rl_daemon_reload (RlDaemon *self, GError **error)
       if (slot->source == NULL)
         slot->source = daemon_create_source (self, slot->ops);
     }
+  /* Last: tests and people read everything the reload did above this line. */
+  g_message ("Reloaded the configuration from %s", self->config_path ? self->config_path : "built-in defaults");
   daemon_redecide (self);
   daemon_notify (self, RL_DAEMON_CHANGED_SOURCES | RL_DAEMON_CHANGED_OVERRIDE, RL_COUNTRY_NONE);
   return TRUE;

@@ -5,7 +5,7 @@
 #include "geo/boundary.h"
 #include "geo/boundary-format.h"
 #include "geo/boundary-private.h"
-#include "rl-build-config.h"
+#include "core/paths.h"
 
 #include <math.h>
 #include <string.h>
@@ -45,13 +45,10 @@ G_DEFINE_QUARK (rl-boundary-error-quark, rl_boundary_error)
 const char *
 rl_boundary_index_default_path (void)
 {
-  const char *env = g_getenv ("REGLOC_BOUNDARY_INDEX");
+  g_autofree char *path = rl_data_path (RL_DATA_BOUNDARY_INDEX, NULL);
 
-  if (env != NULL && env[0] != '\0')
-    return env;
-  if (g_file_test (RL_DATADIR "/boundaries.idx", G_FILE_TEST_IS_REGULAR))
-    return RL_DATADIR "/boundaries.idx";
-  return RL_BUILD_DATADIR "/boundaries.idx";
+  /* one stable string per answer, for callers that keep no copy */
+  return g_intern_string (path);
 }
 
 void

@@ -364,6 +364,12 @@ visit (RlGpxReader *r, RlGpsFix *fix)
     return read_point (r, fix);
   else if (!name_is (r->xml, "trk") && !name_is (r->xml, "trkseg") && !name_is (r->xml, "rte"))
     {
+      /* GPX 1.0 puts the document's time right under <gpx> */
+      if (depth == 1 && name_is (r->xml, "time") && !r->has_meta_time)
+        {
+          g_autofree char *text = element_text (r->xml);
+          r->has_meta_time = parse_time (r->utc, text, &r->meta_time);
+        }
       r->stats.ignored++;
       skip_subtree (r);
     }

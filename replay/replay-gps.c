@@ -150,7 +150,7 @@ reader_offset (GpsStream *g)
 /* A mapped log is read once, front to back: the pages behind the reader
  * go back to the kernel, so the resident size stays flat however long
  * the log is (a later touch would read them in again, so this is safe). */
-#define RELEASE_STEP (4u << 20)
+#define RELEASE_STEP (1u << 20)
 
 static void
 release_read_pages (GpsStream *g)

@@ -430,6 +430,18 @@ test_la_sibling_rules (void)
     g_assert_cmpuint (de->beacon_operators, ==, 2);
     g_test_message ("%s", d->explanation);
   }
+  /* made-up siblings that name another code cannot turn a real device's vote */
+  g_array_set_size (a, 0);
+  add_ap (a, "3c:a6:2f:11:22:33", "DE", "FRITZ!Box 7590 XY", 2412);
+  add_ap (a, "3e:a6:2f:11:22:33", "US", "free", 2412);
+  add_ap (a, "7e:a6:2f:11:22:33", "US", "free2", 2412);
+  add_ap (a, "3e:a6:2f:11:22:34", "US", "free3", 2412);
+  {
+    g_autoptr (RlDecision) d = decide_at (a, NULL, NOW);
+    g_assert_cmpuint (candidate (d, "DE")->beacon_aps, ==, 1);
+    g_assert_cmpuint (candidate (d, "DE")->beacon_bssids, ==, 4);
+    g_assert_null (candidate (d, "US"));
+  }
   /* a group split evenly between two codes abstains */
   g_array_set_size (a, 0);
   add_ap (a, "3c:a6:2f:11:22:33", "DE", "FRITZ!Box 7590 XY", 2412);

@@ -9,6 +9,7 @@
 #include <netlink/attr.h>
 #include <linux/nl80211.h>
 #include "daemon/sources/bss-table.h"
+#include "daemon/backoff.h"
 #include "daemon/kernel/nl80211-link.h"
 
 /* No NEW_SCAN_RESULTS after a trigger we sent: dump anyway. */
@@ -37,9 +38,8 @@ typedef struct RlBeacons {
   GHashTable *ifaces;   /* ifindex → Iface */
   RlBssTable *table;
   guint n_dumped;
-  guint retry_id;
+  RlBackoff retry;              /* only where nl80211 cannot be watched */
   RlNlFamilyWatch *family_watch; /* waiting for nl80211 to appear */
-  guint retry_s;
   guint scan_timer;
   RlBeaconsScanFunc scan_func;
   gpointer scan_data;
@@ -316,13 +316,10 @@ on_scan_timer (gpointer user_data)
   return G_SOURCE_CONTINUE;
 }
 
-static gboolean
+static void
 on_retry (gpointer user_data)
 {
-  RlBeacons *self = user_data;
-  self->retry_id = 0;
-  beacons_connect (self);
-  return G_SOURCE_REMOVE;
+  beacons_connect (user_data);
 }
 
 static void
@@ -333,7 +330,7 @@ on_nl80211_appeared (gpointer user_data)
   if (self->link != NULL)
     return;
   g_debug ("nl80211 appeared; connecting");
-  g_clear_handle_id (&self->retry_id, g_source_remove);
+  rl_backoff_cancel (&self->retry);
   beacons_connect (self);
 }
 
@@ -353,14 +350,11 @@ beacons_connect (RlBeacons *self)
       if (self->family_watch == NULL)
         self->family_watch = rl_nl_family_watch_new (on_nl80211_appeared, self, NULL);
       if (self->family_watch == NULL)
-        {
-          self->retry_s = self->retry_s == 0 ? RL_BEACONS_RETRY_MIN_S : MIN (self->retry_s * 2, RL_BEACONS_RETRY_MAX_S);
-          self->retry_id = g_timeout_add_seconds (self->retry_s, on_retry, self);
-        }
+        rl_backoff_schedule (&self->retry);
       return;
     }
   g_clear_pointer (&self->family_watch, rl_nl_family_watch_free);
-  self->retry_s = 0;
+  rl_backoff_reset (&self->retry);
   resync (self);
   if (self->scan_interval_s > 0 && self->scan_timer == 0)
     {
@@ -379,6 +373,7 @@ beacons_create (const RlConfig *config, const RlSourceSink *sink)
   self->table = rl_bss_table_new (&self->parent, config->policy.max_age_s[RL_SOURCE_BEACON], config->beacons_max_bss);
   self->scan_interval_s = config->beacons_scan_interval_s;
   self->ifaces = g_hash_table_new_full (NULL, NULL, NULL, iface_free);
+  rl_backoff_init (&self->retry, RL_BEACONS_RETRY_MIN_S, RL_BEACONS_RETRY_MAX_S, on_retry, self);
   return &self->parent;
 }
 
@@ -386,7 +381,7 @@ static void
 beacons_start (RlSource *source)
 {
   RlBeacons *self = (RlBeacons *) source;
-  if (self->link == NULL && self->retry_id == 0)
+  if (self->link == NULL && !rl_backoff_pending (&self->retry))
     beacons_connect (self);
 }
 
@@ -394,7 +389,7 @@ static void
 beacons_stop (RlSource *source)
 {
   RlBeacons *self = (RlBeacons *) source;
-  g_clear_handle_id (&self->retry_id, g_source_remove);
+  rl_backoff_cancel (&self->retry);
   g_clear_pointer (&self->family_watch, rl_nl_family_watch_free);
   g_clear_handle_id (&self->scan_timer, g_source_remove);
   g_hash_table_remove_all (self->ifaces);

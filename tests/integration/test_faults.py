@@ -416,6 +416,29 @@ class TestStateFile(FaultTestCase):
         self.assertEqual(self.get('Override'), 'AT')
         self.assertEqual(self.get('Country'), 'AT')
 
+    def test_unknown_country_and_stray_temporaries(self):
+        """A persisted code SetOverride would refuse is ignored at load, and
+        temporary files of an interrupted write are cleaned up."""
+        self.spawn_polkit(allowed=['net.regloc.override'])
+        os.makedirs(self.state)
+        path = os.path.join(self.state, 'override')
+        with open(path, 'w') as f:
+            f.write('[override]\ncountry=ZZ\n')
+        stray = [os.path.join(self.state, n) for n in ('override.Xa1b2C', 'override.q9Z8y7')]
+        for s in stray:
+            with open(s, 'w') as f:
+                f.write('[override]\ncountry=F')
+        keep = os.path.join(self.state, 'override.notes')
+        open(keep, 'w').close()
+        self.start_daemon()
+        self.assertEqual(self.get('Override'), '')
+        self.assertEqual(self.get('Country'), '00')
+        self.assertIn('Ignoring the persisted override: ZZ is not in the regulatory database', self.daemon_log())
+        self.assertEqual([s for s in stray if os.path.exists(s)], [])
+        self.assertTrue(os.path.exists(keep), 'only names of the temporary-file pattern are removed')
+        name, _ = self.call_error('SetOverride', GLib.Variant('(s)', ('ZZ',)))
+        self.assertEqual(name, 'net.regloc.RegLoc1.Error.UnknownCountry')
+
     def test_state_path_not_writable(self):
         '''The state directory is a file: SetOverride fails with a clear
         error and nothing changes in memory either.'''
@@ -562,11 +585,14 @@ class TestBusLoss(FaultTestCase):
         without --replace says so and exits 1; the first keeps serving.'''
         self.start_daemon()
         env = dict(os.environ, STATE_DIRECTORY=self.state)
-        r = subprocess.run(VALGRIND + [REGLOCD, '--config', self.config], env=env, capture_output=True, text=True,
-                           timeout=20 * SLOW)
+        r = subprocess.run(VALGRIND + [REGLOCD, '--config', self.config, '--verbose'], env=env,
+                           capture_output=True, text=True, timeout=20 * SLOW)
         self.assertEqual(r.returncode, 1, r.stderr)
         self.assertIn('the name net.regloc.RegLoc1 is taken', r.stderr)
         self.assertIn('--replace', r.stderr)
+        # It learned that before starting a source or touching the kernel.
+        self.assertNotIn('Starting source', r.stdout + r.stderr)
+        self.assertNotRegex(r.stdout + r.stderr, r'kernel|Applied|applier')
         self.assertEqual(self.get('Country'), '00')
         self.assertIsNone(self.daemon.poll())
 
