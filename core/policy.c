@@ -1513,6 +1513,9 @@ explain (const Verdict *v, const Tallying *t, const RlEvidence *ev, gsize n, gin
       explain_world (v, t, line, why);
       break;
     }
+  if (t->gps != NULL && (t->gps->gps.flags & RL_GPS_INFO_UNTRUSTED))
+    g_string_append_printf (why, " %s: a jump no vehicle makes, so it confirms at most, never decides.",
+                            t->gps->detail[0] ? t->gps->detail : "The GPS fix");
   if (t->n_suspect > 0)
     g_string_append_printf (why, " %u access point%s a GPS fix contradicted stay%s suspect and do%s not vote.",
                             t->n_suspect, t->n_suspect == 1 ? "" : "s", t->n_suspect == 1 ? "s" : "",
