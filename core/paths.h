@@ -12,6 +12,7 @@ typedef enum {
   RL_DATA_BOUNDARY_INDEX,  /* boundaries.idx: $REGLOC_BOUNDARY_INDEX, datadir, build tree */
   RL_DATA_TERRITORIES,     /* territories.tsv: $REGLOC_TERRITORIES, datadir, source tree */
   RL_DATA_REGULATORY_DB,   /* the kernel's regulatory.db (wireless-regdb) */
+  RL_DATA_TERRITORY_SOVEREIGNS, /* territory-sovereigns.tsv (generated from iso-codes): $REGLOC_TERRITORY_SOVEREIGNS, datadir, build tree */
 } RlDataFile;
 
 /* @configured: NULL or empty for the default.  Never NULL; free it. */

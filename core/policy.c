@@ -2,6 +2,8 @@
  * words with a worked example each. */
 #include "core/policy.h"
 #include "core/contradiction.h"
+#include "core/regdb.h"
+#include "core/territory.h"
 
 #include <math.h>
 #include <string.h>
@@ -1582,9 +1584,18 @@ rl_policy_decide (const RlPolicyParams *params,
   g_autoptr (RlDecision) d = NULL;
   Tallying t = { .params = params, .regmap = regmap, .regmap_data = regmap_data };
   Verdict v;
+  RlTerritoryShift shift;
+  g_autofree RlEvidence *attributed = NULL;
 
   g_return_val_if_fail (params != NULL, NULL);
   g_return_val_if_fail (evidence != NULL || n_evidence == 0, NULL);
+
+  /* A sovereign's access points count for the territory the other
+   * evidence places the machine in (core/territory.h). */
+  attributed = rl_territory_attribute (regmap == rl_regulatory_map ? rl_regulatory_territories (regmap_data) : NULL,
+                                       evidence, n_evidence, now, params->gps_max_error_m, &shift);
+  if (attributed != NULL)
+    evidence = attributed;
 
   d = rl_decision_new_initial ();
   apply_contradictions (&t, previous, evidence, n_evidence, now, d);
@@ -1595,6 +1606,7 @@ rl_policy_decide (const RlPolicyParams *params,
 
   pick (&t, previous, find_override (evidence, n_evidence, now), now, d, &v);
   explain (&v, &t, evidence, n_evidence, now, d);
+  rl_territory_note (&shift, &d->explanation);
 
   d->next_check = MIN (d->next_check, next_instant (evidence, n_evidence, now));
   /* a calm period that ends the doubled hold-down is an instant too */

@@ -808,6 +808,20 @@ test_cli_single (void)
   g_assert_cmpint (g_subprocess_get_exit_status (proc), ==, 0);
   g_assert_nonnull (strstr (out, "\"country\": \"DE\""));
   g_assert_nonnull (strstr (out, "\"neighbour\": \"CH\""));
+  g_assert_nonnull (strstr (out, "\"border_area\": false"));
+  g_clear_object (&proc);
+  g_clear_pointer (&out, g_free);
+  g_clear_pointer (&err, g_free);
+
+  /* In the strip the data leaves in the Rhine at Basel: a border area. */
+  proc = g_subprocess_new (G_SUBPROCESS_FLAGS_STDOUT_PIPE | G_SUBPROCESS_FLAGS_STDERR_PIPE, &error,
+                           driver, "lookup", "47.5896", "7.5888", "--json", NULL);
+  g_assert_no_error (error);
+  g_assert_true (g_subprocess_communicate_utf8 (proc, NULL, NULL, &out, &err, &error));
+  g_assert_cmpint (g_subprocess_get_exit_status (proc), ==, 0);
+  g_assert_nonnull (strstr (out, "\"country\": \"FR\""));
+  g_assert_nonnull (strstr (out, "\"neighbour\": \"CH\""));
+  g_assert_nonnull (strstr (out, "\"border_area\": true"));
   g_clear_object (&proc);
   g_clear_pointer (&out, g_free);
   g_clear_pointer (&err, g_free);
