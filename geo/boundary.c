@@ -815,6 +815,38 @@ flagged_far (const RlBoundaryIndex *index, guint32 entry, const Box *box, double
     }
 }
 
+/* From a point in @country, nr's nearest edge has no country beyond it
+ * (bx, by: just past it): the edge of the waters, or a gap of the source
+ * with a neighbour across it?  *neighbour: that neighbour, else unchanged. */
+static gboolean
+neighbour_across_gap (const RlBoundaryIndex *index, const Near *nr, double bx, double by, RlCountry country,
+                      RlCountry *neighbour)
+{
+  Near past;
+  guint16 past_label;
+  gboolean gap;
+  RlCountry a = RL_COUNTRY_NONE, b = RL_COUNTRY_NONE;
+
+  /* Open sea beyond the edge (the common case, all along every coast)
+   * shows at once: a point RL_BOUNDARY_GAP_M past it, on the line from
+   * the query, has no edge near it. */
+  if (!open_sea_past (index, nr, &gap))
+    return FALSE;
+  if (!gap)
+    return TRUE;
+  if (!nearest_edge (index, bx, by, RL_BOUNDARY_GAP_M, &past, &past_label))
+    return FALSE;
+  if (past_label != RL_BIDX_LABEL_NONE || !past.found)
+    return TRUE;
+  if (!gap_test (index, &past, &gap, &a, &b))
+    return FALSE;
+  /* Seen from the far side of the edge, this country is usually the
+   * nearest one: the other is across the gap. */
+  if (gap)
+    *neighbour = a != country ? a : b;
+  return TRUE;
+}
+
 static gboolean lookup (const RlBoundaryIndex *index, double lat, double lon, RlBoundaryResult *out, gboolean shortcuts);
 
 /* A point in a gap between a and b. */
@@ -959,33 +991,8 @@ lookup (const RlBoundaryIndex *index, double lat, double lon, RlBoundaryResult *
             return border_area (out, a, b);
         }
       if (label_country (index, other) == RL_COUNTRY_NONE && country != RL_COUNTRY_NONE)
-        {
-          /* The edge of the waters, or a gap with a neighbour across it? */
-          Near past;
-          guint16 past_label;
-          gboolean gap;
-          RlCountry a = RL_COUNTRY_NONE, b = RL_COUNTRY_NONE;
-
-          /* Open sea beyond the edge (the common case, all along every
-           * coast) shows at once: a point RL_BOUNDARY_GAP_M past it, on
-           * the line from the query, has no edge near it. */
-          if (!open_sea_past (index, &nr, &gap))
-            return FALSE;
-          if (!gap)
-            return TRUE;
-          if (!nearest_edge (index, bx, by, RL_BOUNDARY_GAP_M, &past, &past_label))
-            return FALSE;
-          if (past_label != RL_BIDX_LABEL_NONE || !past.found)
-            return TRUE;
-          if (!gap_test (index, &past, &gap, &a, &b))
-            return FALSE;
-          if (!gap)
-            return TRUE;
-          /* Seen from the far side of the edge, this country is usually
-           * the nearest one: the other is across the gap. */
-          out->neighbour = a != country ? a : b;
-          return TRUE;
-        }
+        /* The edge of the waters, or a gap with a neighbour across it? */
+        return neighbour_across_gap (index, &nr, bx, by, country, &out->neighbour);
       else if (label_country (index, other) != country)
         {
           out->neighbour = label_country (index, other);
