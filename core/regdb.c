@@ -5,7 +5,7 @@
 
 #include <stdarg.h>
 #include <string.h>
-#include "rl-build-config.h"
+#include "core/paths.h"
 
 G_DEFINE_QUARK (rl-regdb-error-quark, rl_regdb_error)
 
@@ -185,15 +185,10 @@ static char *
 default_territories_path (void)
 {
   const char *env = g_getenv ("REGLOC_TERRITORIES");
-  char *installed;
 
   if (env != NULL && env[0] != '\0')
     return g_strdup (env);
-  installed = g_build_filename (RL_DATADIR, "territories.tsv", NULL);
-  if (g_file_test (installed, G_FILE_TEST_EXISTS))
-    return installed;
-  g_free (installed);
-  return g_build_filename (RL_SOURCE_DATADIR, "territories.tsv", NULL);
+  return rl_paths_find_data ("territories.tsv");
 }
 
 RlRegulatory *

@@ -5,7 +5,7 @@
 #include "geo/boundary.h"
 #include "geo/boundary-format.h"
 #include "geo/boundary-private.h"
-#include "rl-build-config.h"
+#include "core/paths.h"
 
 #include <math.h>
 #include <string.h>
@@ -46,12 +46,12 @@ const char *
 rl_boundary_index_default_path (void)
 {
   const char *env = g_getenv ("REGLOC_BOUNDARY_INDEX");
+  g_autofree char *path = NULL;
 
   if (env != NULL && env[0] != '\0')
     return env;
-  if (g_file_test (RL_DATADIR "/boundaries.idx", G_FILE_TEST_IS_REGULAR))
-    return RL_DATADIR "/boundaries.idx";
-  return RL_BUILD_DATADIR "/boundaries.idx";
+  path = rl_paths_find_data ("boundaries.idx");
+  return g_intern_string (path);
 }
 
 void

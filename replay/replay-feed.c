@@ -5,7 +5,7 @@
 #include "replay/scenario.h"
 #include "geo/tzmap.h"
 #include "geo/boundary.h"
-#include "rl-build-config.h"
+#include "core/paths.h"
 
 #include <string.h>
 
@@ -133,17 +133,15 @@ rl_replay_feed_status (const RlReplayFeed *feed)
 char *
 rl_replay_feed_resolve (const char *name)
 {
-  const char *dirs[] = { RL_DATADIR "/trips", RL_SOURCE_DATADIR "/trips" };
+  g_autofree char *base = NULL, *relative = NULL, *path = NULL;
 
   if (strchr (name, '/') != NULL || g_file_test (name, G_FILE_TEST_EXISTS))
     return g_strdup (name);
-  for (gsize i = 0; i < G_N_ELEMENTS (dirs); i++)
-    {
-      g_autofree char *base = g_str_has_suffix (name, ".scn") ? g_strdup (name) : g_strconcat (name, ".scn", NULL);
-      g_autofree char *path = g_build_filename (dirs[i], base, NULL);
-      if (g_file_test (path, G_FILE_TEST_IS_REGULAR))
-        return g_steal_pointer (&path);
-    }
+  base = g_str_has_suffix (name, ".scn") ? g_strdup (name) : g_strconcat (name, ".scn", NULL);
+  relative = g_build_filename ("trips", base, NULL);
+  path = rl_paths_find_data (relative);
+  if (g_file_test (path, G_FILE_TEST_IS_REGULAR))
+    return g_steal_pointer (&path);
   return g_strdup (name);
 }
 

@@ -5,7 +5,7 @@
 #include <glib/gstdio.h>
 
 #include "core/regdb.h"
-#include "rl-build-config.h"
+#include "rl-test-config.h"
 
 /* A minimal valid image: header, countries, one collection with one rule. */
 static GByteArray *
