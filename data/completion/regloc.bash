@@ -61,8 +61,9 @@ _regloc ()
             for ((i = i + 1; i < COMP_CWORD; i++)); do
                 [[ ${COMP_WORDS[i]} == -* ]] || words=$((words + 1))
             done
-            if ((words == 0)) && [[ $cur != -* ]]; then
-                COMPREPLY=($(compgen -W 'set clear' -- "$cur"))
+            if [[ $cur != -* ]]; then
+                # set XX: a country code, which is for the user to say
+                ((words == 0)) && COMPREPLY=($(compgen -W 'set clear' -- "$cur"))
                 return
             fi
             opts='--session-bus' ;;
