@@ -31,6 +31,7 @@ if not IN_NAMESPACE and os.geteuid() == 0 and shutil.which('unshare') and \
 if IN_NAMESPACE:
     subprocess.run(['mount', '-t', 'tmpfs', '-o', 'mode=0755', 'tmpfs', '/run'], check=True)
 
+sys.dont_write_bytecode = True   # nothing written into the source tree
 import test_reglocd as base  # noqa: E402  (after the namespace: it starts nothing at import)
 from gi.repository import GLib  # noqa: E402
 
