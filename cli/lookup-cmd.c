@@ -5,6 +5,7 @@
  *                                    one "CC<TAB>DISTANCE_M" per line out
  *
  * The bulk format is an interface scripts and tests rely on: keep it stable. */
+#include "core/paths.h"
 #include "cli/commands.h"
 
 #include "geo/boundary.h"
@@ -262,7 +263,10 @@ rl_cmd_lookup (int argc, char **argv)
         }
     }
 
-  index = rl_boundary_index_open (index_path ? index_path : rl_boundary_index_default_path (), &error);
+  {
+    g_autofree char *path = rl_data_path (RL_DATA_BOUNDARY_INDEX, index_path);
+    index = rl_boundary_index_open (path, &error);
+  }
   if (index == NULL)
     {
       g_printerr ("regloc lookup: error: %s\n", error->message);

@@ -8,6 +8,7 @@
 
 #include "cli/commands.h"
 #include "core/config.h"
+#include "core/paths.h"
 #include "core/regdb.h"
 #include "replay/replay.h"
 #include "replay/replay-gps.h"
@@ -135,8 +136,8 @@ rl_cmd_replay (int argc, char **argv)
   rl_replay_set_keep_evidence (replay, o.evidence);
   /* without the index GPS lines must name their countries; say why once */
   g_autoptr (GError) index_error = NULL;
-  g_autoptr (RlBoundaryIndex) index =
-    rl_boundary_index_open (config->boundary_index ? config->boundary_index : rl_boundary_index_default_path (), &index_error);
+  g_autofree char *index_path = rl_data_path (RL_DATA_BOUNDARY_INDEX, config->boundary_index);
+  g_autoptr (RlBoundaryIndex) index = rl_boundary_index_open (index_path, &index_error);
   if (index == NULL)
     rl_replay_note (replay, "boundary index unavailable (%s): GPS positions cannot be placed", index_error->message);
   if (!load_inputs (&o, config, tzmap, index, replay, expects, &settle, &error))

@@ -46,6 +46,12 @@ static const KeyDef keys[] = {
   { { "policy", "max_age_beacons", "uint", "900", "Seconds an access point counts after it was last seen (0: forever)" }, T_UINT, AGE (RL_SOURCE_BEACON), 0, 31536000 },
   { { "policy", "max_age_timezone", "uint", "0", "Seconds the timezone counts after it was read (0: forever)" }, T_UINT, AGE (RL_SOURCE_TIMEZONE), 0, 31536000 },
   { { "policy", "max_age_override", "uint", "0", "Seconds an override lasts (0: until cleared)" }, T_UINT, AGE (RL_SOURCE_OVERRIDE), 0, 31536000 },
+  { { "policy", "beacon_network_min_devices", "uint", "6", "Devices (first five BSSID octets) of one operator that make its network one witness on its own (0: never)" }, T_UINT, POL (beacon_network_min_devices), 0, 100000 },
+  { { "policy", "beacon_network_min_channels", "uint", "3", "Distinct channels such a network must be heard on at once" }, T_UINT, POL (beacon_network_min_channels), 1, 64 },
+  { { "policy", "beacon_network_min_bands", "uint", "2", "Bands (2.4, 5, 6 GHz) such a network must be heard in at once" }, T_UINT, POL (beacon_network_min_bands), 1, 3 },
+  { { "policy", "beacon_eu_weight", "double", "0.4", "Confidence access points advertising EU add to a member state; they confirm, never decide (0..1)" }, T_DOUBLE, POL (beacon_eu_weight), 0, 1 },
+  { { "policy", "flap_hold_down_max", "uint", "300", "Seconds: the hold-down doubles with each conflict up to this (flapping at a border)" }, T_UINT, POL (flap_hold_down_max_s), 0, 86400 },
+  { { "policy", "flap_calm", "uint", "600", "Seconds without a conflict after which the hold-down is back to hold_down" }, T_UINT, POL (flap_calm_s), 0, 86400 },
   { { "policy", "resume_wait", "uint", "120", "Seconds a new decision after a resume waits at most for each kind of source that delivered before the sleep to report again (0: no wait)" }, T_UINT, OFF (resume_wait_s), 0, 3600 },
 
   { { "gps", "enabled", "bool", "true", "Use gpsd fixes" }, T_BOOL, OFF (gps_enabled), 0, 0 },
@@ -62,6 +68,13 @@ static const KeyDef keys[] = {
   { { "timezone", "localtime", "string", "/etc/localtime", "The localtime link or file to read and watch" }, T_STRING, OFF (localtime_path), 0, 0 },
 
   { { "override", "country", "country", "", "Force this country (two letters, or 00 for world); empty: no override" }, T_COUNTRY, OFF (override_country), 0, 0 },
+
+  /* freshness and moving platforms */
+  { { "policy", "gps_max_speed_kmh", "double", "1200", "km/h: a fix further from the last trusted one than this speed allows is no witness until others confirm it (0: off)" }, T_DOUBLE, OFF (gps_max_speed_kmh), 0, 100000 },
+  { { "policy", "airborne_altitude", "double", "2000", "Metres above sea level: higher and faster than airborne_speed_kmh is in flight, 00" }, T_DOUBLE, POL (airborne_min_altitude_m), -500, 100000 },
+  { { "policy", "airborne_speed_kmh", "double", "150", "km/h: faster and higher than airborne_altitude is in flight, 00" }, T_DOUBLE, POL (airborne_min_speed_kmh), 0, 100000 },
+  { { "gps", "best_fix_window", "uint", "10", "Seconds a fix with a larger error radius does not replace a better one (0: off)" }, T_UINT, OFF (gps_best_fix_window_s), 0, 3600 },
+  { { "gps", "unknown_error", "double", "100", "Metres of error assumed for a fix with neither an error estimate nor an HDOP" }, T_DOUBLE, OFF (gps_unknown_error_m), 1, 100000 },
 };
 
 const RlConfigKeyInfo *
@@ -184,6 +197,13 @@ check_policy (const RlConfig *c, const char *file, GError **error)
                    "%s: [policy] beacon_min_fraction=%g: expected more than 0.5 (a majority)", file, p->beacon_min_fraction);
       return FALSE;
     }
+  if (p->flap_hold_down_max_s < p->hold_down_s)
+    {
+      g_set_error (error, RL_CONFIG_ERROR, RL_CONFIG_ERROR_BAD_VALUE,
+                   "%s: [policy] flap_hold_down_max=%u: expected at least hold_down (%u)",
+                   file, p->flap_hold_down_max_s, p->hold_down_s);
+      return FALSE;
+    }
   return TRUE;
 }
 
@@ -253,6 +273,39 @@ rl_config_load (const char *path, GError **error)
       return NULL;
     }
   return rl_config_load_data (data, len, path, error);
+}
+
+static gboolean
+key_value_equal (const RlConfig *a, const RlConfig *b, const KeyDef *def)
+{
+  const guint8 *pa = (const guint8 *) a + def->offset, *pb = (const guint8 *) b + def->offset;
+
+  switch (def->type)
+    {
+    case T_BOOL:
+      return !*(const gboolean *) pa == !*(const gboolean *) pb;
+    case T_UINT:
+      return *(const guint *) pa == *(const guint *) pb;
+    case T_DOUBLE:
+      return *(const double *) pa == *(const double *) pb;
+    case T_STRING:
+      return g_strcmp0 (*(char *const *) pa, *(char *const *) pb) == 0;
+    case T_COUNTRY:
+      return *(const RlCountry *) pa == *(const RlCountry *) pb;
+    default:
+      return FALSE;
+    }
+}
+
+gboolean
+rl_config_keys_equal (const RlConfig *a, const RlConfig *b, const char *group, const char *key_prefix)
+{
+  for (gsize i = 0; i < G_N_ELEMENTS (keys); i++)
+    if (strcmp (keys[i].info.group, group) == 0 &&
+        (key_prefix == NULL || g_str_has_prefix (keys[i].info.key, key_prefix)) &&
+        !key_value_equal (a, b, &keys[i]))
+      return FALSE;
+  return TRUE;
 }
 
 void

@@ -53,6 +53,10 @@ typedef struct {
 
   char *path;                     /* where it was loaded from, or NULL for defaults */
 
+  /* freshness and moving platforms (issue 10, items 4-5) */
+  double gps_max_speed_kmh;       /* [policy] 1200: a fix further away than this speed allows is distrusted */
+  guint gps_best_fix_window_s;    /* [gps] 10: a worse fix does not replace a better one this recent */
+  double gps_unknown_error_m;     /* [gps] 100: error radius of a fix that says nothing of its accuracy */
   /* [policy], read by the engine (core/engine.h) */
   guint resume_wait_s;            /* 120: after a resume, wait this long at most for the sources that delivered before it */
 } RlConfig;
@@ -74,5 +78,10 @@ typedef struct {
 } RlConfigKeyInfo;
 
 const RlConfigKeyInfo *rl_config_schema (gsize *n_keys);
+
+/* TRUE when @a and @b hold the same value for every key of @group whose
+ * name starts with @key_prefix ("" or NULL: every key of the group).  A
+ * reload restarts only what a changed key concerns. */
+gboolean rl_config_keys_equal (const RlConfig *a, const RlConfig *b, const char *group, const char *key_prefix);
 
 G_END_DECLS

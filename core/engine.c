@@ -2,6 +2,8 @@
 #include "core/engine.h"
 
 #include <string.h>
+#include "core/contradiction.h"
+#include "core/enum-names.h"
 
 struct RlEngine {
   RlPolicyParams params;
@@ -18,12 +20,15 @@ struct RlEngine {
    * nothing left in the set by withdrawal (its source said it has nothing) */
   gint64 last_delivery[RL_N_SOURCE_KINDS];
   guint64 n_decisions;
+  gint64 last_at;           /* the last instant decide_at was asked about */
 };
 
 RlEngine *
 rl_engine_new (const RlConfig *config, const RlRegulatory *regulatory)
 {
   RlEngine *e = g_new0 (RlEngine, 1);
+
+  e->last_at = G_MININT64;
 
   /* One cap for every kind, sized for the beacons, the only kind with many keys. */
   e->set = rl_evidence_set_new (MAX (config->beacons_max_bss, RL_ENGINE_MIN_ITEMS_PER_KIND));
@@ -47,6 +52,7 @@ rl_engine_set_config (RlEngine *e, const RlConfig *config, const RlRegulatory *r
   e->params = config->policy;
   e->regulatory = regulatory;
   e->resume_wait = (gint64) config->resume_wait_s * RL_USEC_PER_SEC;
+  rl_evidence_set_set_gps_limits (e->set, config->gps_best_fix_window_s, config->gps_max_speed_kmh);
   e->dirty = TRUE;
 }
 
@@ -64,7 +70,11 @@ find_item (const RlEvidenceSet *set, const char *key)
 
 /* Would replacing @old by @new leave every vote as it was?  Then only the
  * expiry moved, and the decision cannot change: skip the vote (the big win
- * on long GPS logs, where fix after fix names the same country). */
+ * on long GPS logs, where fix after fix names the same country).  Every
+ * field the policy reads must be compared here: for a fix, its countries,
+ * strength and whether it is good enough (not its exact position); for an
+ * access point everything it says but its signal, which varies from scan
+ * to scan. */
 static gboolean
 same_vote (const RlPolicyParams *p, const RlEvidence *old, const RlEvidence *new)
 {
@@ -72,26 +82,46 @@ same_vote (const RlPolicyParams *p, const RlEvidence *old, const RlEvidence *new
       memcmp (old->countries, new->countries, sizeof (RlCountry) * new->n_countries) != 0)
     return FALSE;
   if (new->kind == RL_SOURCE_GPS)
-    return (old->gps.error_m <= p->gps_max_error_m) == (new->gps.error_m <= p->gps_max_error_m);
+    return (old->gps.error_m <= p->gps_max_error_m) == (new->gps.error_m <= p->gps_max_error_m) &&
+           old->gps.flags == new->gps.flags && rl_gps_is_airborne (p, old) == rl_gps_is_airborne (p, new);
   if (new->kind == RL_SOURCE_BEACON)
-    return memcmp (old->beacon.bssid, new->beacon.bssid, 6) == 0 && strcmp (old->beacon.ssid, new->beacon.ssid) == 0;
+    return memcmp (old->beacon.bssid, new->beacon.bssid, 6) == 0 && strcmp (old->beacon.ssid, new->beacon.ssid) == 0 &&
+           old->beacon.freq_mhz == new->beacon.freq_mhz && old->beacon.environment == new->beacon.environment;
   return TRUE;
 }
 
 void
 rl_engine_add (RlEngine *e, const RlEvidence *ev)
 {
-  const RlEvidence *old = find_item (e->set, ev->key);
+  const RlEvidence *old = find_item (e->set, ev->key), *stored;
+  RlEvidence before;
 
-  if (old == NULL || !same_vote (&e->params, old, ev))
-    e->dirty = TRUE;
+  if (old != NULL)
+    before = *old;
   if ((e->awaited & (1u << ev->kind)) && ev->observed_at >= e->resumed_at)
     {
       e->awaited &= ~(1u << ev->kind);
       e->dirty = TRUE;
     }
   e->last_delivery[ev->kind] = MAX (e->last_delivery[ev->kind], ev->observed_at);
-  rl_evidence_set_put (e->set, ev);
+  /* the set may keep a GPS fix out or mark it untrusted
+   * (rl_evidence_set_set_gps_limits): what it stored is what counts */
+  if (!rl_evidence_set_put (e->set, ev))
+    return;
+  stored = find_item (e->set, ev->key);
+  if (old == NULL || stored == NULL || !same_vote (&e->params, &before, stored))
+    e->dirty = TRUE;
+}
+
+guint
+rl_engine_scan (RlEngine *e, gint64 since, guint bands)
+{
+  guint n = rl_evidence_set_drop_unheard (e->set, since, bands);
+
+  if (n > 0 && rl_evidence_set_count_kind (e->set, RL_SOURCE_BEACON) == 0)
+    e->last_delivery[RL_SOURCE_BEACON] = 0;
+  e->dirty |= n > 0;
+  return n;
 }
 
 gboolean
@@ -175,6 +205,9 @@ rl_engine_apply (RlEngine *e, const RlEvent *event)
     case RL_EVENT_TICK:
       /* a look at the decision: it is re-made only if due */
       break;
+    case RL_EVENT_SCAN:
+      rl_engine_scan (e, event->since, event->bands);
+      break;
     }
 }
 
@@ -236,6 +269,7 @@ rl_engine_decide_at (RlEngine *e, gint64 now, RlDecision **old, guint *n_expired
   const RlEvidence *items;
   RlDecision *d;
 
+  e->last_at = MAX (e->last_at, now);
   if (e->awaited != 0 && now >= e->wait_until)
     {
       e->awaited = 0;
@@ -285,6 +319,14 @@ rl_engine_steal_decision (RlEngine *e)
   return g_steal_pointer (&e->decision);
 }
 
+gint64
+rl_engine_next_due (const RlEngine *e, gint64 until)
+{
+  gint64 due = rl_engine_next_instant (e);
+
+  return due < until && (e->last_at == G_MININT64 || due > e->last_at) ? due : RL_NEVER;
+}
+
 const RlEvidence *
 rl_engine_items (const RlEngine *e, gsize *n_items)
 {
@@ -300,7 +342,10 @@ rl_engine_n_decisions (const RlEngine *e)
 const char *
 rl_event_type_to_string (RlEventType type)
 {
-  static const char *const names[] = { "evidence", "withdraw", "withdraw-kind", "resume", "tick" };
+  static const char *const names[] = {
+    [RL_EVENT_EVIDENCE] = "evidence", [RL_EVENT_WITHDRAW] = "withdraw", [RL_EVENT_WITHDRAW_KIND] = "withdraw-kind",
+    [RL_EVENT_RESUME] = "resume", [RL_EVENT_TICK] = "tick", [RL_EVENT_SCAN] = "scan",
+  };
 
-  return (guint) type < G_N_ELEMENTS (names) ? names[type] : "unknown";
+  return RL_ENUM_NAME (names, type, "unknown");
 }

@@ -55,6 +55,9 @@ guint rl_engine_withdraw_kind (RlEngine *engine, RlSourceKind kind);
 /* Resumed from sleep at @time: observations from before it no longer say
  * where the machine is; returns how many were dropped. */
 guint rl_engine_resume (RlEngine *engine, gint64 time);
+/* A scan covering @bands ran from @since: the beacons on those bands it
+ * did not hear are gone (rl_evidence_set_drop_unheard); returns how many. */
+guint rl_engine_scan (RlEngine *engine, gint64 since, guint bands);
 /* Any of the above by type. */
 void rl_engine_apply (RlEngine *engine, const RlEvent *event);
 
@@ -69,6 +72,12 @@ const RlDecision *rl_engine_decision (const RlEngine *engine);
 /* The earliest instant the decision may change with no new event: RL_NEVER
  * when none.  Before the first decision, the earliest expiry. */
 gint64 rl_engine_next_instant (const RlEngine *engine);
+/* Catching up to an event at @until: the next instant before it to decide
+ * at, or RL_NEVER when there is none (or no progress since the last
+ * decision: the event's own instant decides).  Callers loop:
+ *   while ((due = rl_engine_next_due (engine, t)) != RL_NEVER) decide at due;
+ *   apply the events at t; decide at t. */
+gint64 rl_engine_next_due (const RlEngine *engine, gint64 until);
 
 /* Hands the decision in force to the caller (NULL before the first). */
 RlDecision *rl_engine_steal_decision (RlEngine *engine);

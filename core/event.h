@@ -15,6 +15,8 @@ typedef enum {
   RL_EVENT_WITHDRAW_KIND,  /* every item of @ev.kind no longer stands */
   RL_EVENT_RESUME,         /* logind PrepareForSleep(false) at @time */
   RL_EVENT_TICK,           /* nothing happened; the decision is looked at (scenario "check") */
+  RL_EVENT_SCAN,           /* a Wi-Fi scan covering @bands ran from @since to @time: the access
+                            * points on those bands it did not hear are gone */
 } RlEventType;
 
 typedef struct {
@@ -22,6 +24,9 @@ typedef struct {
   RlEventType type;
   /* EVIDENCE: the item.  WITHDRAW: only .key.  WITHDRAW_KIND: only .kind. */
   RlEvidence ev;
+  /* SCAN only */
+  gint64 since;
+  guint bands;             /* RlBand mask, or RL_BANDS_ANY */
 } RlEvent;
 
 const char *rl_event_type_to_string (RlEventType type);

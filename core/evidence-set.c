@@ -1,5 +1,6 @@
 #include "core/evidence-set.h"
 
+#include <math.h>
 #include <string.h>
 
 struct RlEvidenceSet {
@@ -7,6 +8,13 @@ struct RlEvidenceSet {
   GHashTable *index;      /* key → position + 1 */
   guint max_per_kind;
   guint counts[RL_N_SOURCE_KINDS];   /* items per kind: a put stays O(1) below the cap */
+  /* GPS freshness (rl_evidence_set_set_gps_limits) */
+  gint64 gps_best_window_us;
+  double gps_max_speed_mps;
+  gboolean have_trusted;
+  double trusted_lat, trusted_lon, trusted_error_m;
+  gint64 trusted_at;
+  guint64 gps_kept_out, gps_untrusted;
 };
 
 RlEvidenceSet *
@@ -92,24 +100,105 @@ evict_one (RlEvidenceSet *set, RlSourceKind kind)
 }
 
 void
+rl_evidence_set_set_gps_limits (RlEvidenceSet *set, guint best_window_s, double max_speed_kmh)
+{
+  set->gps_best_window_us = (gint64) best_window_s * RL_USEC_PER_SEC;
+  set->gps_max_speed_mps = max_speed_kmh > 0 ? max_speed_kmh / 3.6 : 0;
+}
+
+void
+rl_evidence_set_gps_limit_counts (const RlEvidenceSet *set, guint64 *kept_out, guint64 *untrusted)
+{
+  *kept_out = set->gps_kept_out;
+  *untrusted = set->gps_untrusted;
+}
+
+/* Great-circle metres (haversine): fixes can be a continent apart. */
+static double
+distance_m (double lat1, double lon1, double lat2, double lon2)
+{
+  const double rad = G_PI / 180;
+  double dlat = (lat2 - lat1) * rad, dlon = (lon2 - lon1) * rad;
+  double a = sin (dlat / 2) * sin (dlat / 2) + cos (lat1 * rad) * cos (lat2 * rad) * sin (dlon / 2) * sin (dlon / 2);
+  return 2 * 6371008.8 * asin (sqrt (MIN (1.0, a)));
+}
+
+/* Could the receiver have got from the trusted fix to @ev in the time
+ * between them?  Both error radii are slack: a coarse fix is no jump. */
+static gboolean
+plausible_move (const RlEvidenceSet *set, const RlEvidence *ev)
+{
+  double dt_s, reach;
+
+  if (!set->have_trusted || !isfinite (ev->gps.lat) || !isfinite (ev->gps.lon))
+    return TRUE;
+  dt_s = (double) (ev->observed_at - set->trusted_at) / RL_USEC_PER_SEC;
+  reach = set->gps_max_speed_mps * fabs (dt_s) + set->trusted_error_m +
+          (isfinite (ev->gps.error_m) ? ev->gps.error_m : 0);
+  return distance_m (set->trusted_lat, set->trusted_lon, ev->gps.lat, ev->gps.lon) <= reach;
+}
+
+/* The GPS rules of rl_evidence_set_set_gps_limits(): FALSE when @ev is
+ * kept out; else @out is what to store. */
+static gboolean
+judge_gps (RlEvidenceSet *set, const RlEvidence *ev, const RlEvidence *current, RlEvidence *out)
+{
+  *out = *ev;
+  if (set->gps_best_window_us > 0 && current != NULL && !(current->gps.flags & RL_GPS_INFO_UNTRUSTED) &&
+      ev->observed_at >= current->observed_at && ev->observed_at - current->observed_at < set->gps_best_window_us &&
+      ev->gps.error_m > current->gps.error_m)
+    {
+      set->gps_kept_out++;
+      return FALSE;
+    }
+  if (set->gps_max_speed_mps <= 0)
+    return TRUE;
+  if (!plausible_move (set, ev))
+    {
+      out->gps.flags |= RL_GPS_INFO_UNTRUSTED;
+      set->gps_untrusted++;
+      return TRUE;
+    }
+  out->gps.flags &= ~(guint32) RL_GPS_INFO_UNTRUSTED;
+  if (isfinite (ev->gps.lat) && isfinite (ev->gps.lon))
+    {
+      set->have_trusted = TRUE;
+      set->trusted_lat = ev->gps.lat;
+      set->trusted_lon = ev->gps.lon;
+      set->trusted_error_m = isfinite (ev->gps.error_m) ? ev->gps.error_m : 0;
+      set->trusted_at = ev->observed_at;
+    }
+  return TRUE;
+}
+
+gboolean
 rl_evidence_set_put (RlEvidenceSet *set, const RlEvidence *ev)
 {
   gpointer pos = g_hash_table_lookup (set->index, ev->key);
+  RlEvidence judged;
 
-  g_return_if_fail (ev->kind < RL_N_SOURCE_KINDS);
+  g_return_val_if_fail (ev->kind < RL_N_SOURCE_KINDS, FALSE);
+  if (ev->kind == RL_SOURCE_GPS)
+    {
+      const RlEvidence *current = pos != NULL ? &g_array_index (set->items, RlEvidence, GPOINTER_TO_UINT (pos) - 1) : NULL;
+      if (!judge_gps (set, ev, current != NULL && current->kind == RL_SOURCE_GPS ? current : NULL, &judged))
+        return FALSE;
+      ev = &judged;
+    }
   if (pos != NULL)
     {
       RlEvidence *old = &g_array_index (set->items, RlEvidence, GPOINTER_TO_UINT (pos) - 1);
       set->counts[old->kind]--;
       set->counts[ev->kind]++;
       *old = *ev;
-      return;
+      return TRUE;
     }
   if (set->max_per_kind > 0 && rl_evidence_set_count_kind (set, ev->kind) >= set->max_per_kind)
     evict_one (set, ev->kind);
   g_array_append_val (set->items, *ev);
   set->counts[ev->kind]++;
   g_hash_table_insert (set->index, g_strdup (ev->key), GUINT_TO_POINTER (set->items->len));
+  return TRUE;
 }
 
 gboolean
@@ -166,6 +255,26 @@ guint
 rl_evidence_set_expire (RlEvidenceSet *set, gint64 now)
 {
   return remove_matching (set, match_expired, &now);
+}
+
+typedef struct {
+  gint64 since;
+  guint bands;
+} Unheard;
+
+static gboolean
+match_unheard (const RlEvidence *ev, gconstpointer data)
+{
+  const Unheard *u = data;
+  return ev->kind == RL_SOURCE_BEACON && ev->observed_at < u->since &&
+         rl_band_covered (u->bands, rl_band_from_freq (ev->beacon.freq_mhz));
+}
+
+guint
+rl_evidence_set_drop_unheard (RlEvidenceSet *set, gint64 since, guint bands)
+{
+  Unheard u = { since, bands };
+  return remove_matching (set, match_unheard, &u);
 }
 
 guint

@@ -17,11 +17,32 @@ RlEvidenceSet *rl_evidence_set_new (guint max_per_kind);
 void rl_evidence_set_free (RlEvidenceSet *set);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (RlEvidenceSet, rl_evidence_set_free)
 
-void rl_evidence_set_put (RlEvidenceSet *set, const RlEvidence *ev);
+/* Puts @ev, replacing the item with the same key.  GPS items go through
+ * the limits of rl_evidence_set_set_gps_limits() first; returns FALSE when
+ * the item was not taken (a worse fix within the window of a better one). */
+gboolean rl_evidence_set_put (RlEvidenceSet *set, const RlEvidence *ev);
+
+/* Freshness rules of GPS fixes, the same for the daemon and a replay (both
+ * put every fix through here).  0 disables either rule (the default).
+ * - @best_window_s: a fix with a larger error radius does not replace a
+ *   better one observed less than this before it.
+ * - @max_speed_kmh: a fix further from the last trusted fix than this speed
+ *   allows in the time between them (plus both error radii) is stored with
+ *   RL_GPS_INFO_UNTRUSTED, and does not move the trusted position.  The
+ *   trusted position outlives a lost fix and a resume: a receiver that
+ *   comes back spoofed is caught too. */
+void rl_evidence_set_set_gps_limits (RlEvidenceSet *set, guint best_window_s, double max_speed_kmh);
+/* How many GPS fixes the limits kept out (worse within the window) and
+ * marked untrusted, since the set was made. */
+void rl_evidence_set_gps_limit_counts (const RlEvidenceSet *set, guint64 *kept_out, guint64 *untrusted);
 gboolean rl_evidence_set_remove (RlEvidenceSet *set, const char *key);
 guint rl_evidence_set_remove_kind (RlEvidenceSet *set, RlSourceKind kind);
 /* Drops items that have expired at @now; returns how many. */
 guint rl_evidence_set_expire (RlEvidenceSet *set, gint64 now);
+/* A scan covering @bands (RlBand mask, or RL_BANDS_ANY) that began at
+ * @since did not hear the beacons observed before @since on those bands:
+ * they are gone.  Returns how many were dropped. */
+guint rl_evidence_set_drop_unheard (RlEvidenceSet *set, gint64 since, guint bands);
 /* After resume: drops GPS and beacon observations made before @time. */
 guint rl_evidence_set_drop_observed_before (RlEvidenceSet *set, gint64 time);
 const RlEvidence *rl_evidence_set_items (const RlEvidenceSet *set, gsize *n_items);

@@ -1,6 +1,9 @@
 #include "core/evidence.h"
+#include "core/eu-members.h"
 
+#include <math.h>
 #include <string.h>
+#include "core/enum-names.h"
 
 gboolean
 rl_country_parse (const char *text, RlCountry *out)
@@ -44,19 +47,19 @@ static const char *const source_kind_names[RL_N_SOURCE_KINDS] = {
 const char *
 rl_source_kind_to_string (RlSourceKind kind)
 {
-  g_return_val_if_fail (kind < RL_N_SOURCE_KINDS, "?");
-  return source_kind_names[kind];
+  return RL_ENUM_NAME (source_kind_names, kind, "?");
 }
 
 gboolean
 rl_source_kind_from_string (const char *text, RlSourceKind *out)
 {
-  for (guint i = 0; i < RL_N_SOURCE_KINDS; i++)
-    if (g_strcmp0 (text, source_kind_names[i]) == 0)
-      {
-        *out = (RlSourceKind) i;
-        return TRUE;
-      }
+  guint value;
+
+  if (RL_ENUM_PARSE (source_kind_names, text, &value))
+    {
+      *out = (RlSourceKind) value;
+      return TRUE;
+    }
   /* "beacon" reads naturally in scenario files too */
   if (g_strcmp0 (text, "beacon") == 0)
     {
@@ -76,6 +79,7 @@ rl_evidence_init (RlEvidence *ev, RlSourceKind kind, const char *key, gint64 obs
   ev->observed_at = observed_at;
   ev->expires_at = expires_at;
   ev->gps.border_m = -1;
+  ev->gps.altitude_m = ev->gps.speed_mps = NAN;
 }
 
 gboolean
@@ -133,4 +137,39 @@ rl_bssid_eviction_group (const guint8 bssid[6])
   if (bssid[0] & 0x02)
     return RL_BSSID_GROUP_LOCAL;
   return ((guint32) bssid[0] << 16) | ((guint32) bssid[1] << 8) | bssid[2];
+}
+
+RlBand
+rl_band_from_freq (guint32 freq_mhz)
+{
+  if (freq_mhz >= 2400 && freq_mhz <= 2500)
+    return RL_BAND_2GHZ;
+  /* 4.9 GHz public-safety and Japanese channels count with 5 GHz */
+  if (freq_mhz >= 4900 && freq_mhz < 5925)
+    return RL_BAND_5GHZ;
+  if (freq_mhz >= 5925 && freq_mhz <= 7125)
+    return RL_BAND_6GHZ;
+  if (freq_mhz >= 57000 && freq_mhz <= 71000)
+    return RL_BAND_60GHZ;
+  return RL_BAND_UNKNOWN;
+}
+
+gboolean
+rl_band_covered (guint bands, RlBand band)
+{
+  if (bands == RL_BANDS_ANY)
+    return TRUE;
+  return band != RL_BAND_UNKNOWN && (bands & band) != 0;
+}
+
+gboolean
+rl_country_is_eu_member (RlCountry country)
+{
+  char cc[3];
+
+  rl_country_to_string (country, cc);
+  for (gsize i = 0; i < G_N_ELEMENTS (rl_eu_member_codes); i++)
+    if (memcmp (rl_eu_member_codes[i], cc, 2) == 0)
+      return TRUE;
+  return FALSE;
 }

@@ -48,6 +48,23 @@ typedef struct {
   char environment;       /* third byte of the Country string (' ', 'I', 'O', or a table number) */
 } RlBeaconInfo;
 
+/* Wi-Fi bands, as a mask: which bands a scan covered, which band an AP is
+ * on.  A scan that covered a band and did not hear an AP on it says the AP
+ * is gone (issue 10, item 4). */
+typedef enum {
+  RL_BAND_UNKNOWN = 0,
+  RL_BAND_2GHZ = 1 << 0,
+  RL_BAND_5GHZ = 1 << 1,
+  RL_BAND_6GHZ = 1 << 2,
+  RL_BAND_60GHZ = 1 << 3,
+} RlBand;
+/* Every band, and access points whose band is unknown (no frequency). */
+#define RL_BANDS_ANY 0xffffffffu
+
+RlBand rl_band_from_freq (guint32 freq_mhz);
+/* Does a scan covering @bands speak for an AP on @band? */
+gboolean rl_band_covered (guint bands, RlBand band);
+
 /* The group a BSSID belongs to when a full table must forget one access
  * point: its OUI, or one shared group for every locally administered
  * address (anyone can mint those by the thousand).  Tables evict from the
@@ -60,7 +77,17 @@ typedef struct {
   double lat, lon;        /* degrees, WGS84 */
   double error_m;         /* horizontal error radius */
   double border_m;        /* distance to the nearest other-country border; < 0 unknown */
+  double altitude_m;      /* above mean sea level; NAN unknown */
+  double speed_mps;       /* over ground; NAN unknown */
+  guint32 flags;          /* RlGpsInfoFlags */
 } RlGpsInfo;
+
+typedef enum {
+  /* The fix jumped further from the last trusted one than any vehicle could
+   * have moved (set by the evidence set, see rl_evidence_set_set_gps_limits):
+   * it confirms a country other witnesses decide, never decides itself. */
+  RL_GPS_INFO_UNTRUSTED = 1 << 0,
+} RlGpsInfoFlags;
 
 typedef struct {
   RlSourceKind kind;
@@ -89,5 +116,15 @@ const char *rl_evidence_countries_to_string (const RlEvidence *ev, char *buf, gs
 /* The standard expiry of an item observed at @observed_at that lives @max_age_s
  * seconds (0 = never). */
 gint64 rl_expiry_after (gint64 observed_at, guint max_age_s);
+
+/* "EU": not an ISO 3166-1 country, but many European access points
+ * advertise it.  It supports every member state (data/eu-members.txt, from
+ * Unicode CLDR) weakly and is never a rival country (docs/policy.md). */
+#define RL_COUNTRY_EU RL_COUNTRY ('E', 'U')
+gboolean rl_country_is_eu_member (RlCountry country);
+
+/* A locally administered address (bit 0x02 of the first octet): made up by
+ * its owner, not assigned to a manufacturer. */
+#define RL_BSSID_IS_LOCAL(bssid) (((bssid)[0] & 0x02) != 0)
 
 G_END_DECLS

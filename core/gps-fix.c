@@ -1,6 +1,7 @@
 #include "core/gps-fix.h"
 
 #include <math.h>
+#include "core/enum-names.h"
 
 void
 rl_gps_fix_init (RlGpsFix *fix)
@@ -12,6 +13,16 @@ rl_gps_fix_init (RlGpsFix *fix)
   fix->mode = 0;
   fix->eph = fix->epx = fix->epy = fix->hdop = NAN;
   fix->altitude_m = fix->speed_mps = NAN;
+}
+
+void
+rl_gps_fix_init_lost (RlGpsFix *fix, gint64 time, gint32 day, guint32 flags)
+{
+  rl_gps_fix_init (fix);
+  fix->time = time;
+  fix->day = day;
+  fix->flags = flags | RL_GPS_FIX_LOST;
+  fix->mode = 1;
 }
 
 static const char *const reject_names[RL_GPS_N_REJECTS] = {
@@ -27,8 +38,7 @@ static const char *const reject_names[RL_GPS_N_REJECTS] = {
 const char *
 rl_gps_reject_to_string (RlGpsReject reason)
 {
-  g_return_val_if_fail (reason < RL_GPS_N_REJECTS, "?");
-  return reject_names[reason];
+  return RL_ENUM_NAME (reject_names, reason, "?");
 }
 
 guint64

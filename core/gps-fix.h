@@ -19,6 +19,11 @@ typedef enum {
   /* Readers in file-order mode only (a replay of a log whose clock is
    * broken): the record had no time at all; @time means nothing. */
   RL_GPS_FIX_NO_TIME = 1 << 2,
+  /* Not a position: the receiver said at @time that it has no fix any more
+   * (gpsd TPV mode < 2, NMEA RMC status V, GGA quality 0).  lat/lon are NAN
+   * and mode is 1; consumers withdraw the GPS item instead of letting an
+   * old fix age out. */
+  RL_GPS_FIX_LOST = 1 << 3,
 } RlGpsFixFlags;
 
 typedef struct {
@@ -26,12 +31,12 @@ typedef struct {
   gint32 day;         /* without a date: days since the first fix of the file (UTC rollovers) */
   guint32 flags;      /* RlGpsFixFlags */
   double lat, lon;    /* degrees WGS84 */
-  int mode;           /* 2 = 2D, 3 = 3D (readers only emit mode >= 2) */
+  int mode;           /* 2 = 2D, 3 = 3D; 1 only with RL_GPS_FIX_LOST */
   double eph;         /* horizontal error estimate, m; NAN unknown */
   double epx, epy;    /* longitude / latitude error, m; NAN unknown */
   double hdop;        /* NAN unknown */
-  double altitude_m;  /* metres above mean sea level; NAN unknown */
-  double speed_mps;   /* speed over ground, m/s; NAN unknown */
+  double altitude_m;  /* above mean sea level (GGA, TPV altMSL/alt, GPX ele); NAN unknown */
+  double speed_mps;   /* over ground (RMC/VTG knots, TPV speed, GPX); NAN unknown */
 } RlGpsFix;
 
 void rl_gps_fix_init (RlGpsFix *fix);
@@ -59,12 +64,22 @@ typedef enum {
 
 typedef struct {
   guint64 records;        /* sentences / JSON lines / points examined */
-  guint64 fixes;          /* fixes produced */
+  guint64 fixes;          /* fixes produced (fix-lost events included) */
   guint64 ignored;        /* valid records that carry no position (GSV, VTG, SKY, …) */
   guint64 noise_bytes;    /* bytes outside any record (binary receiver output) */
   guint64 rejected[RL_GPS_N_REJECTS];
   RlGpsDateSource date_source;
+  guint64 fix_lost;       /* of @fixes, how many are RL_GPS_FIX_LOST events */
 } RlGpsParseStats;
+
+static inline gboolean
+rl_gps_fix_is_lost (const RlGpsFix *fix)
+{
+  return (fix->flags & RL_GPS_FIX_LOST) != 0;
+}
+
+/* A fix-lost event at @time (same time conventions as a fix). */
+void rl_gps_fix_init_lost (RlGpsFix *fix, gint64 time, gint32 day, guint32 flags);
 
 guint64 rl_gps_parse_stats_rejected_total (const RlGpsParseStats *stats);
 

@@ -1,16 +1,27 @@
-/* Where regloc's data files are: the installed datadir, or the directories
- * $REGLOC_DATADIR lists.  An installed binary knows only its install paths;
- * an uninstalled build (the tests, `meson devenv -C build`, tools/demo.sh)
- * points $REGLOC_DATADIR at the build tree's and the source tree's data/. */
+/* Where regloc's data files are, worked out in one place: the path the
+ * configuration (or a command-line option) names, else the environment's
+ * override, else the first copy in the directories $REGLOC_DATADIR lists
+ * (separated by ':'; how an uninstalled build finds its build and source
+ * trees' data/), else the installed copy.  No path of the build or source
+ * tree is compiled into a binary. */
 #pragma once
 
 #include <glib.h>
 
-/* The first existing @relative ("territories.tsv", "trips/x.scn") below one
- * of the directories of $REGLOC_DATADIR (separated by ':'), then below the
- * installed datadir.  When none exists, the installed path, so that an error
- * names the file an installation should have. */
-char *rl_paths_find_data (const char *relative);
+G_BEGIN_DECLS
 
-/* The installed datadir (prefix/share/regloc). */
-const char *rl_paths_installed_datadir (void);
+typedef enum {
+  RL_DATA_BOUNDARY_INDEX,  /* boundaries.idx: $REGLOC_BOUNDARY_INDEX, $REGLOC_DATADIR, datadir */
+  RL_DATA_TERRITORIES,     /* territories.tsv: $REGLOC_TERRITORIES, $REGLOC_DATADIR, datadir */
+  RL_DATA_REGULATORY_DB,   /* the kernel's regulatory.db (wireless-regdb) */
+} RlDataFile;
+
+/* @configured: NULL or empty for the default.  Never NULL; free it. */
+char *rl_data_path (RlDataFile what, const char *configured);
+
+/* A file shipped under data/ (@relative: "trips/sample-trip.scn"): the copy
+ * in $REGLOC_DATADIR's directories, else the installed one; NULL when none
+ * exists. */
+char *rl_data_find (const char *relative);
+
+G_END_DECLS

@@ -1,5 +1,7 @@
-/* The voting engine.  See policy.h and DESIGN §4 for the rules in words. */
+/* The voting engine.  See policy.h, and docs/policy.md for the rules in
+ * words with a worked example each. */
 #include "core/policy.h"
+#include "core/contradiction.h"
 
 #include <math.h>
 #include <string.h>
@@ -31,12 +33,16 @@ static const char *const reason_names[] = {
   [RL_REASON_NOT_IN_REGDB] = "not-in-regdb",
   [RL_REASON_OVERRIDE] = "override",
   [RL_REASON_SUPPORT_LOST] = "support-lost",
+  [RL_REASON_TIE] = "tie",
+  [RL_REASON_AIRBORNE] = "airborne",
 };
+
+G_STATIC_ASSERT (G_N_ELEMENTS (reason_names) == RL_REASON_LAST + 1);
 
 const char *
 rl_reason_to_string (RlReason reason)
 {
-  g_return_val_if_fail (reason <= RL_REASON_SUPPORT_LOST, "?");
+  g_return_val_if_fail (reason <= RL_REASON_LAST, "?");
   return reason_names[reason];
 }
 
@@ -60,6 +66,25 @@ rl_policy_params_init (RlPolicyParams *p)
   p->max_age_s[RL_SOURCE_BEACON] = 900;
   p->max_age_s[RL_SOURCE_TIMEZONE] = 0;
   p->max_age_s[RL_SOURCE_OVERRIDE] = 0;
+  p->beacon_network_min_devices = 6;
+  p->beacon_network_min_channels = 3;
+  p->beacon_network_min_bands = 2;
+  p->beacon_eu_weight = 0.4;
+  p->flap_hold_down_max_s = 300;
+  p->flap_calm_s = 600;
+  p->airborne_min_altitude_m = 2000;
+  p->airborne_min_speed_kmh = 150;
+}
+
+guint
+rl_policy_hold_down (const RlPolicyParams *p, guint conflicts)
+{
+  guint64 hold = p->hold_down_s;
+  guint64 most = MAX (p->flap_hold_down_max_s, p->hold_down_s);
+
+  for (guint i = 0; i < conflicts && hold < most; i++)
+    hold *= 2;
+  return (guint) MIN (hold, most);
 }
 
 RlDecision *
@@ -73,6 +98,7 @@ rl_decision_new_initial (void)
   d->candidate = RL_COUNTRY_NONE;
   d->next_check = RL_NEVER;
   d->candidates = g_array_new (FALSE, TRUE, sizeof (RlCandidate));
+  d->suspects = g_array_new (FALSE, TRUE, sizeof (RlSuspect));
   d->explanation = g_strdup ("No evidence yet: staying on the world domain 00.");
   d->summary = g_strdup ("no evidence");
   return d;
@@ -84,6 +110,7 @@ rl_decision_free (RlDecision *d)
   if (d == NULL)
     return;
   g_array_unref (d->candidates);
+  g_array_unref (d->suspects);
   g_free (d->explanation);
   g_free (d->summary);
   g_free (d);
@@ -105,8 +132,29 @@ typedef struct {
   gboolean gps_strong;      /* a good fix naming only this country */
   guint beacon_witnesses;   /* 0, 1 or 2 */
   guint beacon_votes;       /* after the per-operator cap */
+  guint beacon_ga_votes;    /* of which from globally administered operators */
+  gboolean pool_vote;       /* the locally administered pool's one vote went here */
+  guint network_devices;    /* the largest qualifying network: devices, channels, bands */
+  guint network_channels;
+  guint network_bands;
+  gboolean network_yields;  /* a large network, outvoted by many operators' witness for another country */
   RlCountry location;       /* the location code before mapping (AX for FI) */
 } Tally;
+
+/* The evidence that names no candidate of its own. */
+typedef struct {
+  guint groups;             /* access-point groups advertising EU */
+  guint votes;              /* after the per-operator cap */
+  guint ga_votes;
+  gboolean witness;         /* enough to confirm every member state */
+} EuSupport;
+
+typedef struct {
+  guint groups;             /* locally administered groups without a sibling */
+  guint bssids;
+  RlCountry country;        /* the code most of them name; NONE on a tie */
+  guint for_country;        /* groups naming it */
+} LocalPool;
 
 typedef struct {
   const RlPolicyParams *params;
@@ -118,7 +166,13 @@ typedef struct {
   gboolean gps_at_sea;
   guint n_live;
   guint n_beacons_total_votes;
-  guint n_aps;              /* distinct AP groups with a country */
+  guint n_groups;           /* access-point groups with a country */
+  EuSupport eu;
+  LocalPool pool;
+  /* freshness and moving platforms (core/contradiction.h) */
+  const GArray *suspects;   /* beacons left out of the vote, or NULL */
+  guint n_suspect;          /* live beacons left out */
+  gboolean airborne;
 } Tallying;
 
 static RlCountry
@@ -159,22 +213,30 @@ tally_get (Tallying *t, RlCountry location)
   return y;
 }
 
-/* ---- beacon grouping (DESIGN §3) -------------------------------------- */
+/* ---- access points: devices, operators, votes ------------------------- */
 
-/* APs of one device (same first five BSSID octets) or one network of one
- * operator (same SSID + OUI) count once.  A locally administered BSSID has
- * no real OUI; its SSID names the operator. */
+/* Grouping (docs/policy.md, "Access points"): the BSSIDs of one device (same
+ * first five octets, or a locally administered sibling of it) and of one
+ * network of one operator (same SSID + operator) form one group; a group
+ * votes once.  A group's operator is the OUI of its first globally
+ * administered member; groups with none form the locally administered pool,
+ * which is one operator with one vote. */
+#define POOL_OPERATOR (1u << 24)
+
 typedef struct {
   const RlEvidence *ev;
-  guint32 operator_hash;
+  guint32 network_op;       /* OUI, or (locally administered) a hash of the SSID */
   guint64 device;           /* the first five BSSID octets */
+  gboolean local;
 } Ap;
 
 typedef struct {
   guint n;
   Ap *aps;                  /* sorted by BSSID, then key */
   guint *parent;            /* union-find over aps: the groups */
-  GHashTable *group_votes;  /* root + 1 → (members << 16) | country */
+  RlCountry *vote;          /* per root: the group's country; NONE: a tie, it abstains */
+  guint32 *op;              /* per root: the group's operator (OUI or POOL_OPERATOR) */
+  guint *members;           /* per root: BSSIDs in the group */
 } BeaconGroups;
 
 /* "One network of one operator": same non-empty SSID and same operator. */
@@ -182,23 +244,19 @@ static guint
 network_hash (gconstpointer p)
 {
   const Ap *ap = p;
-  return g_str_hash (ap->ev->beacon.ssid) ^ ap->operator_hash;
+  return g_str_hash (ap->ev->beacon.ssid) ^ ap->network_op;
 }
 
 static gboolean
 network_equal (gconstpointer a, gconstpointer b)
 {
   const Ap *x = a, *y = b;
-  return x->operator_hash == y->operator_hash && strcmp (x->ev->beacon.ssid, y->ev->beacon.ssid) == 0;
+  return x->network_op == y->network_op && strcmp (x->ev->beacon.ssid, y->ev->beacon.ssid) == 0;
 }
 
 static guint32
-ap_operator (const RlEvidence *ev)
+oui_of (const guint8 *b)
 {
-  const guint8 *b = ev->beacon.bssid;
-
-  if (b[0] & 0x02)
-    return g_str_hash (ev->beacon.ssid) | 0x80000000u;
   return ((guint32) b[0] << 16) | ((guint32) b[1] << 8) | b[2];
 }
 
@@ -234,43 +292,88 @@ cmp_beacon_ev (gconstpointer a, gconstpointer b)
   return strcmp (x->key, y->key);
 }
 
-/* Joins APs of one device and of one network.  Same device and same network
- * are equivalences: joining every AP with the first AP of its device and of
- * its network gives the same groups as comparing every pair, in O(n)
- * instead of O(n²) (max_bss can be large). */
+/* Joins @i with the first AP stored under @key, or stores @i there. */
+static void
+join_on (GHashTable *first_of, gpointer key, guint *parent, guint i)
+{
+  gpointer first = g_hash_table_lookup (first_of, key);
+
+  if (first != NULL)
+    uf_union (parent, GPOINTER_TO_UINT (first) - 1, i);
+  else
+    g_hash_table_insert (first_of, key, GUINT_TO_POINTER (i + 1));
+}
+
+/* Sibling keys of a BSSID.  A multi-SSID access point derives its extra
+ * BSSIDs from its own address by setting the locally administered bit and
+ * changing either the first octet (octets 2–6 stay) or the last octet's low
+ * nibble (octets 1–5 stay, the first one but for the LA bit).  Key A is
+ * octets 2–6; key B is the first octet with the LA bit set, octets 2–5 and
+ * the last octet's high nibble.  The top bits tell the two kinds apart. */
+static guint64
+sibling_key_a (const guint8 *b)
+{
+  return (G_GUINT64_CONSTANT (1) << 60) | ((guint64) b[1] << 32) | ((guint64) b[2] << 24) |
+         ((guint64) b[3] << 16) | ((guint64) b[4] << 8) | b[5];
+}
+
+static guint64
+sibling_key_b (const guint8 *b)
+{
+  return (G_GUINT64_CONSTANT (2) << 60) | ((guint64) (b[0] | 0x02) << 36) | ((guint64) b[1] << 28) |
+         ((guint64) b[2] << 20) | ((guint64) b[3] << 12) | ((guint64) b[4] << 4) | (guint64) (b[5] >> 4);
+}
+
+/* Same device and same network are equivalences: joining every AP with the
+ * first AP of its device and of its network gives the same groups as
+ * comparing every pair, in O(n) instead of O(n²) (max_bss can be large).
+ * Then each locally administered AP joins the first globally administered
+ * sibling heard (key A before key B). */
 static void
 group_join (BeaconGroups *g)
 {
   g_autoptr (GHashTable) devices = g_hash_table_new (g_int64_hash, g_int64_equal);
   g_autoptr (GHashTable) networks = g_hash_table_new (network_hash, network_equal);
+  g_autoptr (GHashTable) siblings = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
 
   for (guint i = 0; i < g->n; i++)
     {
       Ap *ap = &g->aps[i];
       const guint8 *b = ap->ev->beacon.bssid;
-      gpointer first;
 
       g->parent[i] = i;
-      ap->operator_hash = ap_operator (ap->ev);
+      ap->local = RL_BSSID_IS_LOCAL (b);
+      ap->network_op = ap->local ? (g_str_hash (ap->ev->beacon.ssid) | 0x80000000u) : oui_of (b);
       ap->device = ((guint64) b[0] << 32) | ((guint64) b[1] << 24) | ((guint64) b[2] << 16) |
                    ((guint64) b[3] << 8) | b[4];
-      if ((first = g_hash_table_lookup (devices, &ap->device)) != NULL)
-        uf_union (g->parent, GPOINTER_TO_UINT (first) - 1, i);
-      else
-        g_hash_table_insert (devices, &ap->device, GUINT_TO_POINTER (i + 1));
-      if (ap->ev->beacon.ssid[0] == '\0')
+      join_on (devices, &ap->device, g->parent, i);
+      if (ap->ev->beacon.ssid[0] != '\0')
+        join_on (networks, ap, g->parent, i);
+      if (ap->local)
         continue;
-      if ((first = g_hash_table_lookup (networks, ap)) != NULL)
-        uf_union (g->parent, GPOINTER_TO_UINT (first) - 1, i);
-      else
-        g_hash_table_insert (networks, ap, GUINT_TO_POINTER (i + 1));
+      guint64 ka = sibling_key_a (b), kb = sibling_key_b (b);
+      if (!g_hash_table_contains (siblings, &ka))
+        g_hash_table_insert (siblings, g_memdup2 (&ka, sizeof ka), GUINT_TO_POINTER (i + 1));
+      if (!g_hash_table_contains (siblings, &kb))
+        g_hash_table_insert (siblings, g_memdup2 (&kb, sizeof kb), GUINT_TO_POINTER (i + 1));
+    }
+  for (guint i = 0; i < g->n; i++)
+    {
+      const guint8 *b = g->aps[i].ev->beacon.bssid;
+      guint64 ka = sibling_key_a (b), kb = sibling_key_b (b);
+      gpointer sib;
+
+      if (!g->aps[i].local)
+        continue;
+      if ((sib = g_hash_table_lookup (siblings, &ka)) != NULL || (sib = g_hash_table_lookup (siblings, &kb)) != NULL)
+        uf_union (g->parent, GPOINTER_TO_UINT (sib) - 1, i);
     }
 }
 
-/* Each group votes once, for the country most of its members name (ties:
- * the smaller code).  Members are counted per (group, country). */
+/* One pass of the election over the globally administered members (or,
+ * for groups without any, the locally administered ones). */
 static void
-group_elect (BeaconGroups *g)
+elect_pass (BeaconGroups *g, guint *best_n, gboolean *tied, gboolean local)
 {
   g_autoptr (GHashTable) member_counts = g_hash_table_new (g_direct_hash, g_direct_equal);
 
@@ -278,83 +381,323 @@ group_elect (BeaconGroups *g)
     {
       guint root = uf_find (g->parent, k);
       RlCountry c = g->aps[k].ev->countries[0];
+
+      if (g->aps[k].local != local)
+        continue;
+      g->members[root]++;
+      if (!local && g->op[root] == POOL_OPERATOR)
+        g->op[root] = oui_of (g->aps[k].ev->beacon.bssid);
+      if (local && g->op[root] != POOL_OPERATOR)
+        continue;
       /* n ≤ 2^16 in practice (the sources cap their tables); key = root * 2^16 + country */
       gpointer key = GSIZE_TO_POINTER (((gsize) root << 16) | c);
       guint cnt = GPOINTER_TO_UINT (g_hash_table_lookup (member_counts, key)) + 1;
       g_hash_table_insert (member_counts, key, GUINT_TO_POINTER (cnt));
-
-      gpointer gkey = GUINT_TO_POINTER (root + 1);
-      guint packed = GPOINTER_TO_UINT (g_hash_table_lookup (g->group_votes, gkey));
-      RlCountry best = (RlCountry) (packed & 0xffff);
-      guint best_n = packed >> 16;
-      if (cnt > best_n || (cnt == best_n && c < best))
-        g_hash_table_insert (g->group_votes, gkey, GUINT_TO_POINTER ((cnt << 16) | c));
+      if (cnt > best_n[root])
+        {
+          best_n[root] = cnt;
+          g->vote[root] = c;
+          tied[root] = FALSE;
+        }
+      else if (cnt == best_n[root] && c != g->vote[root])
+        tied[root] = TRUE;
     }
 }
 
-/* Counts one vote per group for its country, at most
- * beacon_max_aps_per_operator per (operator, country). */
+/* Each group votes once, for the country most of its globally administered
+ * members name: one radio sends one country, and a locally administered
+ * "sibling" that says otherwise (anyone can make one up) cannot turn a
+ * real device's vote.  Groups of locally administered members only vote
+ * by theirs.  When two countries have as many members, the group abstains.
+ * A group's operator is the OUI of its first globally administered member. */
 static void
-count_beacon_votes (Tallying *t, BeaconGroups *g)
+group_elect (BeaconGroups *g)
 {
-  const RlPolicyParams *p = t->params;
-  g_autoptr (GHashTable) per_op = g_hash_table_new (g_int64_hash, g_int64_equal);
-  g_autofree gint64 *op_keys = g_new0 (gint64, g->n);
+  g_autofree guint *best_n = g_new0 (guint, g->n);
+  g_autofree gboolean *tied = g_new0 (gboolean, g->n);
 
   for (guint i = 0; i < g->n; i++)
     {
-      if (uf_find (g->parent, i) != i)
-        continue;
-      guint packed = GPOINTER_TO_UINT (g_hash_table_lookup (g->group_votes, GUINT_TO_POINTER (i + 1)));
-      RlCountry c = (RlCountry) (packed & 0xffff);
-      gint64 *key = &op_keys[i];
-      *key = ((gint64) g->aps[i].operator_hash << 16) | c;
-      guint used = GPOINTER_TO_UINT (g_hash_table_lookup (per_op, key));
-      t->n_aps++;
-      if (p->beacon_max_aps_per_operator > 0 && used >= p->beacon_max_aps_per_operator)
-        continue;
-      g_hash_table_insert (per_op, key, GUINT_TO_POINTER (used + 1));
+      g->vote[i] = RL_COUNTRY_NONE;
+      g->op[i] = POOL_OPERATOR;
+    }
+  elect_pass (g, best_n, tied, FALSE);
+  elect_pass (g, best_n, tied, TRUE);
+  for (guint i = 0; i < g->n; i++)
+    if (tied[i])
+      g->vote[i] = RL_COUNTRY_NONE;
+}
 
-      Tally *y = tally_get (t, c);
-      y->beacon_votes++;
-      y->pub.beacon_aps++;
-      if (used == 0)
-        y->pub.beacon_operators++;
-      t->n_beacons_total_votes++;
+/* The per-operator cap: a group of operator @op counts for @c only while
+ * that operator has given @c fewer than beacon_max_aps_per_operator votes. */
+static gboolean
+under_cap (const RlPolicyParams *p, GHashTable *per_op, gint64 *key)
+{
+  guint used = GPOINTER_TO_UINT (g_hash_table_lookup (per_op, key));
+
+  if (p->beacon_max_aps_per_operator > 0 && used >= p->beacon_max_aps_per_operator)
+    return FALSE;
+  g_hash_table_insert (per_op, key, GUINT_TO_POINTER (used + 1));
+  return TRUE;
+}
+
+/* One group of a globally administered operator, for its country. */
+static void
+credit_group (Tallying *t, RlCountry c, gboolean counts, gboolean new_operator, guint members)
+{
+  if (c == RL_COUNTRY_EU)
+    {
+      t->eu.groups++;
+      t->eu.votes += counts ? 1 : 0;
+      t->eu.ga_votes += counts ? 1 : 0;
+      return;
+    }
+  Tally *y = tally_get (t, c);
+  y->pub.beacon_devices++;
+  y->pub.beacon_bssids += members;
+  if (!counts)
+    return;
+  y->beacon_votes++;
+  y->beacon_ga_votes++;
+  y->pub.beacon_aps++;
+  y->pub.beacon_operators += new_operator ? 1 : 0;
+  t->n_beacons_total_votes++;
+}
+
+typedef struct {
+  RlCountry country;
+  guint groups, bssids;
+} PoolCount;
+
+/* The locally administered groups without a sibling: phone hotspots,
+ * made-up addresses.  Together they are one operator with one vote, for
+ * the code most of them name (none on a tie); they never make a witness
+ * on their own (beacon_witnesses() wants a globally administered vote). */
+static void
+credit_pool (Tallying *t, GArray *counts)
+{
+  const PoolCount *best = NULL;
+  gboolean tied = FALSE;
+
+  for (guint i = 0; i < counts->len; i++)
+    {
+      const PoolCount *pc = &g_array_index (counts, PoolCount, i);
+      if (best == NULL || pc->groups > best->groups)
+        best = pc, tied = FALSE;
+      else if (pc->groups == best->groups)
+        tied = TRUE;
+    }
+  if (best == NULL || tied)
+    return;
+  t->pool.country = best->country;
+  t->pool.for_country = best->groups;
+  if (best->country == RL_COUNTRY_EU)
+    {
+      t->eu.groups += best->groups;
+      t->eu.votes++;
+      return;
+    }
+  Tally *y = tally_get (t, best->country);
+  y->pub.beacon_devices += best->groups;
+  y->pub.beacon_bssids += best->bssids;
+  y->beacon_votes++;
+  y->pub.beacon_aps++;
+  y->pub.beacon_operators++;
+  y->pool_vote = TRUE;
+  t->n_beacons_total_votes++;
+}
+
+/* Counts one vote per group for its country, at most
+ * beacon_max_aps_per_operator per (operator, country); the pool last. */
+static void
+count_beacon_votes (Tallying *t, BeaconGroups *g)
+{
+  g_autoptr (GHashTable) per_op = g_hash_table_new (g_int64_hash, g_int64_equal);
+  g_autofree gint64 *op_keys = g_new0 (gint64, g->n);
+  g_autoptr (GArray) pool = g_array_new (FALSE, TRUE, sizeof (PoolCount));
+
+  t->pool.country = RL_COUNTRY_NONE;
+  for (guint i = 0; i < g->n; i++)
+    {
+      RlCountry c = g->vote[i];
+
+      if (uf_find (g->parent, i) != i || c == RL_COUNTRY_NONE)
+        continue;
+      t->n_groups++;
+      if (g->op[i] == POOL_OPERATOR)
+        {
+          guint k = 0;
+          t->pool.groups++;
+          t->pool.bssids += g->members[i];
+          while (k < pool->len && g_array_index (pool, PoolCount, k).country != c)
+            k++;
+          if (k == pool->len)
+            g_array_set_size (pool, k + 1);
+          g_array_index (pool, PoolCount, k).country = c;
+          g_array_index (pool, PoolCount, k).groups++;
+          g_array_index (pool, PoolCount, k).bssids += g->members[i];
+          continue;
+        }
+      gint64 *key = &op_keys[i];
+      *key = ((gint64) g->op[i] << 16) | c;
+      gboolean new_operator = !g_hash_table_contains (per_op, key);
+      gboolean counts = under_cap (t->params, per_op, key);
+      credit_group (t, c, counts, new_operator, g->members[i]);
+    }
+  credit_pool (t, pool);
+}
+
+/* ---- one operator's large network ------------------------------------ */
+
+/* Many devices of one operator on several channels in more than one band
+ * are hard to fake with one radio: a radio sends on one channel at a time,
+ * the cheap beacon spammers only on 2.4 GHz, and every scan has to hear the
+ * devices on their channels at once.  Such a network is one witness on its
+ * own operator's word (docs/policy.md, "Large networks"). */
+#define NET_MAX_FREQS 16
+
+typedef struct {
+  RlCountry country;
+  guint devices;
+  guint64 last_device;
+  guint32 freqs[NET_MAX_FREQS];
+  guint n_freqs;
+  guint bands;              /* bit 0: 2.4 GHz, 1: 5 GHz, 2: 6 GHz */
+} NetStats;
+
+static guint
+band_of (guint32 mhz)
+{
+  if (mhz >= 2400 && mhz < 2500)
+    return 1u << 0;
+  if (mhz >= 4900 && mhz < 5925)
+    return 1u << 1;
+  if (mhz >= 5925 && mhz <= 7125)
+    return 1u << 2;
+  return 0;
+}
+
+static void
+net_add (NetStats *s, const Ap *ap)
+{
+  guint32 mhz = ap->ev->beacon.freq_mhz;
+  guint f = 0;
+
+  /* APs are sorted by BSSID: the BSSIDs of one device are adjacent */
+  if (s->devices == 0 || s->last_device != ap->device)
+    s->devices++;
+  s->last_device = ap->device;
+  if (band_of (mhz) == 0)
+    return;
+  s->bands |= band_of (mhz);
+  while (f < s->n_freqs && s->freqs[f] != mhz)
+    f++;
+  if (f == s->n_freqs && s->n_freqs < NET_MAX_FREQS)
+    s->freqs[s->n_freqs++] = mhz;
+}
+
+static void
+network_witnesses (Tallying *t, const BeaconGroups *g)
+{
+  const RlPolicyParams *p = t->params;
+  g_autoptr (GHashTable) nets = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, g_free);
+  GHashTableIter it;
+  gpointer value;
+
+  if (p->beacon_network_min_devices == 0)
+    return;
+  for (guint k = 0; k < g->n; k++)
+    {
+      const Ap *ap = &g->aps[k];
+      RlCountry c = g->vote[uf_find (g->parent, k)];
+      gint64 key = ((gint64) oui_of (ap->ev->beacon.bssid) << 16) | c;
+      NetStats *s;
+
+      /* globally administered members that name their group's country */
+      if (ap->local || c == RL_COUNTRY_NONE || c == RL_COUNTRY_EU || ap->ev->countries[0] != c)
+        continue;
+      if ((s = g_hash_table_lookup (nets, &key)) == NULL)
+        {
+          s = g_new0 (NetStats, 1);
+          s->country = c;
+          g_hash_table_insert (nets, g_memdup2 (&key, sizeof key), s);
+        }
+      net_add (s, ap);
+    }
+  g_hash_table_iter_init (&it, nets);
+  while (g_hash_table_iter_next (&it, NULL, &value))
+    {
+      const NetStats *s = value;
+      guint bands = ((s->bands >> 0) & 1) + ((s->bands >> 1) & 1) + ((s->bands >> 2) & 1);
+      if (s->devices < p->beacon_network_min_devices || s->n_freqs < p->beacon_network_min_channels ||
+          bands < p->beacon_network_min_bands)
+        continue;
+      Tally *y = tally_get (t, s->country);
+      y->pub.beacon_network = TRUE;
+      /* the largest network is the one shown (order-independent: a maximum) */
+      if (s->devices > y->network_devices ||
+          (s->devices == y->network_devices && s->n_freqs > y->network_channels))
+        {
+          y->network_devices = s->devices;
+          y->network_channels = s->n_freqs;
+          y->network_bands = bands;
+        }
     }
 }
 
 /* How many witnesses each country's beacon votes make: one with enough APs
- * and share, two with enough APs from enough operators and no dissent. */
+ * and share, two with enough APs from enough operators and no dissent.
+ * Votes of globally administered operators are needed: the locally
+ * administered pool never makes a witness on its own.  A large network of
+ * one operator is one witness where no other country has a witness of
+ * many operators' votes: one operator's word yields to the word of many
+ * (a train's network in a city that says otherwise). */
 static void
 beacon_witnesses (Tallying *t)
 {
   const RlPolicyParams *p = t->params;
+  RlCountry by_share = RL_COUNTRY_NONE;
 
   for (guint i = 0; i < t->tallies->len; i++)
     {
       Tally *y = &g_array_index (t->tallies, Tally, i);
       gboolean dissent = FALSE;
 
-      if (y->beacon_votes == 0)
+      if (y->beacon_ga_votes == 0)
         continue;
       /* "No dissent" means no other country has the APs for a witness of
        * its own; a lone AP naming something else is shown, not counted. */
       for (guint k = 0; k < t->tallies->len; k++)
         if (k != i && g_array_index (t->tallies, Tally, k).beacon_votes >= p->beacon_min_aps)
           dissent = TRUE;
-      double fraction = (double) y->beacon_votes / (double) t->n_beacons_total_votes;
+      double fraction = (double) y->beacon_votes / (double) MAX (t->n_beacons_total_votes, 1u);
       if (y->beacon_votes >= p->beacon_strong_aps && y->pub.beacon_operators >= p->beacon_strong_operators && !dissent)
         y->beacon_witnesses = 2;
       else if (y->beacon_votes >= p->beacon_min_aps && fraction + 1e-9 >= p->beacon_min_fraction)
         y->beacon_witnesses = 1;
+      if (y->beacon_witnesses > 0)
+        by_share = y->pub.country;
     }
+  for (guint i = 0; i < t->tallies->len; i++)
+    {
+      Tally *y = &g_array_index (t->tallies, Tally, i);
+      if (!y->pub.beacon_network)
+        continue;
+      if (by_share != RL_COUNTRY_NONE && by_share != y->pub.country)
+        {
+          y->pub.beacon_network = FALSE;
+          y->network_yields = TRUE;
+        }
+      else if (y->beacon_witnesses == 0)
+        y->beacon_witnesses = 1;
+    }
+  t->eu.witness = t->eu.votes >= p->beacon_min_aps && t->eu.ga_votes > 0;
 }
 
 static void
 tally_beacons (Tallying *t, GPtrArray *beacons)
 {
-  BeaconGroups g = { beacons->len, NULL, NULL, NULL };
+  BeaconGroups g = { beacons->len, NULL, NULL, NULL, NULL, NULL };
 
   if (g.n == 0)
     return;
@@ -362,16 +705,21 @@ tally_beacons (Tallying *t, GPtrArray *beacons)
   g_ptr_array_sort (beacons, cmp_beacon_ev);
   g.aps = g_new0 (Ap, g.n);
   g.parent = g_new (guint, g.n);
-  g.group_votes = g_hash_table_new (g_direct_hash, g_direct_equal);
+  g.vote = g_new0 (RlCountry, g.n);
+  g.op = g_new0 (guint32, g.n);
+  g.members = g_new0 (guint, g.n);
   for (guint i = 0; i < g.n; i++)
     g.aps[i].ev = g_ptr_array_index (beacons, i);
 
   group_join (&g);
   group_elect (&g);
   count_beacon_votes (t, &g);
+  network_witnesses (t, &g);
   beacon_witnesses (t);
 
-  g_hash_table_unref (g.group_votes);
+  g_free (g.members);
+  g_free (g.op);
+  g_free (g.vote);
   g_free (g.parent);
   g_free (g.aps);
 }
@@ -409,7 +757,9 @@ collect_live (Tallying *t, const RlEvidence *ev, gsize n_ev, gint64 now, GPtrArr
             t->gps = e;
           break;
         case RL_SOURCE_BEACON:
-          if (e->n_countries > 0)
+          if (e->n_countries > 0 && rl_contradiction_is_suspect (t->suspects, e))
+            t->n_suspect++;
+          else if (e->n_countries > 0)
             g_ptr_array_add (beacons, (gpointer) e);
           break;
         case RL_SOURCE_TIMEZONE:
@@ -424,10 +774,17 @@ collect_live (Tallying *t, const RlEvidence *ev, gsize n_ev, gint64 now, GPtrArr
     }
 }
 
+/* A fix naming one country is a deciding witness for it.  A fix whose
+ * error circle (plus the border margin) covers several countries is
+ * ambiguous: it can confirm one of them, never decide. */
 static void
 tally_gps (Tallying *t)
 {
   if (t->gps == NULL)
+    return;
+  t->airborne = rl_gps_is_airborne (t->params, t->gps);
+  /* a fix that jumped: see tally_untrusted_gps() */
+  if (t->gps->gps.flags & RL_GPS_INFO_UNTRUSTED)
     return;
   if (t->gps->n_countries == 0)
     t->gps_at_sea = TRUE;
@@ -436,10 +793,48 @@ tally_gps (Tallying *t)
       Tally *y = tally_get (t, t->gps->countries[c]);
       y->pub.gps = TRUE;
       y->gps_strong = t->gps->n_countries == 1;
+      y->pub.gps_ambiguous = t->gps->n_countries > 1;
     }
 }
 
-/* Witnesses and combined confidence: 1 - Π (1 - weight) over the witnesses. */
+/* A fix that jumped further than any vehicle could move confirms a country
+ * the beacons already witness, and is otherwise no witness (no at-sea, no
+ * conflict, no strong GPS). */
+static void
+tally_untrusted_gps (Tallying *t)
+{
+  if (t->gps == NULL || !(t->gps->gps.flags & RL_GPS_INFO_UNTRUSTED))
+    return;
+  for (guint c = 0; c < t->gps->n_countries; c++)
+    {
+      gboolean unmapped;
+      RlCountry code = regulatory_code (t, t->gps->countries[c], &unmapped);
+      for (guint i = 0; i < t->tallies->len; i++)
+        {
+          Tally *y = &g_array_index (t->tallies, Tally, i);
+          if (y->beacon_witnesses > 0 && y->pub.country == code)
+            y->pub.gps = y->pub.gps_ambiguous = TRUE;   /* confirms, never decides */
+        }
+    }
+}
+
+/* Access points advertising "EU" confirm every member state among the
+ * candidates (never a candidate of their own, never a rival). */
+static void
+tally_eu (Tallying *t)
+{
+  if (!t->eu.witness)
+    return;
+  for (guint i = 0; i < t->tallies->len; i++)
+    {
+      Tally *y = &g_array_index (t->tallies, Tally, i);
+      y->pub.eu = rl_country_is_eu_member (y->location) || rl_country_is_eu_member (y->pub.country);
+    }
+}
+
+/* Witnesses and combined confidence: 1 - Π (1 - weight) over the witnesses.
+ * Deciding witnesses: a fix naming only this country, beacon witnesses.
+ * Confirming only: the timezone, an ambiguous fix, EU access points. */
 static void
 weigh (Tallying *t)
 {
@@ -450,28 +845,44 @@ weigh (Tallying *t)
       Tally *y = &g_array_index (t->tallies, Tally, i);
       double miss = 1.0;
 
-      y->pub.witnesses = (y->pub.gps ? 1 : 0) + y->beacon_witnesses + (y->pub.timezone ? 1 : 0);
+      y->pub.deciding = (y->gps_strong ? 1 : 0) + y->beacon_witnesses;
+      y->pub.witnesses = (y->pub.gps ? 1 : 0) + y->beacon_witnesses + (y->pub.timezone ? 1 : 0) + (y->pub.eu ? 1 : 0);
       if (y->pub.gps)
         miss *= 1.0 - p->gps_weight * t->gps->strength;
       for (guint w = 0; w < y->beacon_witnesses; w++)
         miss *= 1.0 - p->beacon_weight;
       if (y->pub.timezone)
         miss *= 1.0 - p->timezone_weight;
+      if (y->pub.eu)
+        miss *= 1.0 - p->beacon_eu_weight;
       y->pub.confidence = y->pub.witnesses > 0 ? 1.0 - miss : 0.0;
     }
+}
+
+/* Equal support: what a tie is made of (the country code is no support). */
+static int
+cmp_support (const Tally *x, const Tally *y)
+{
+  if (fabs (x->pub.confidence - y->pub.confidence) > 1e-9)
+    return x->pub.confidence > y->pub.confidence ? -1 : 1;
+  if (x->pub.witnesses != y->pub.witnesses)
+    return x->pub.witnesses > y->pub.witnesses ? -1 : 1;
+  if (x->pub.deciding != y->pub.deciding)
+    return x->pub.deciding > y->pub.deciding ? -1 : 1;
+  return 0;
 }
 
 static int
 cmp_tally (gconstpointer a, gconstpointer b)
 {
   const Tally *x = a, *y = b;
+  int c = cmp_support (x, y);
 
-  if (x->pub.confidence != y->pub.confidence)
-    return x->pub.confidence > y->pub.confidence ? -1 : 1;
-  if (x->pub.witnesses != y->pub.witnesses)
-    return x->pub.witnesses > y->pub.witnesses ? -1 : 1;
+  if (c != 0)
+    return c;
   if (x->beacon_votes != y->beacon_votes)
     return x->beacon_votes > y->beacon_votes ? -1 : 1;
+  /* only to make the order of the list total; never a decision */
   return x->pub.country < y->pub.country ? -1 : (x->pub.country > y->pub.country ? 1 : 0);
 }
 
@@ -483,6 +894,8 @@ tally_all (Tallying *t, const RlEvidence *ev, gsize n_ev, gint64 now)
   collect_live (t, ev, n_ev, now, beacons);
   tally_gps (t);
   tally_beacons (t, beacons);
+  tally_untrusted_gps (t);
+  tally_eu (t);
   weigh (t);
   g_array_sort (t->tallies, cmp_tally);
 }
@@ -497,20 +910,21 @@ typedef struct {
   RlReason basis;           /* why 00 (or tentative) before support-lost */
   const Tally *subject;     /* decided/tentative: the winner; world: the best unmapped or the leader */
   const Tally *leader;      /* the best candidate, agreement or not */
+  const Tally *rival;       /* tie: the candidate with the same support as @subject */
   const RlEvidence *override;
   RlCountry override_code;  /* as the override names it (before mapping) */
   RlCountry would_be;       /* under an override: the country the evidence supports, or NONE */
   RlCountry lost;           /* the previously decided country that lost support, or NONE */
   gint64 hold_until;        /* tentative: when the hold-down ends */
+  guint hold_s;             /* the hold-down in force (longer after conflicts) */
+  guint conflicts;          /* conflicts counted towards it */
 } Verdict;
 
 static gboolean
 has_agreement (const RlPolicyParams *p, const Tally *y)
 {
-  guint deciding = y->pub.witnesses - (y->pub.timezone ? 1 : 0);
-
-  /* the timezone can confirm, never decide */
-  return deciding >= 1 && y->pub.witnesses >= MAX (p->min_witnesses, 1) &&
+  /* confirming witnesses (timezone, ambiguous fix, EU) never decide */
+  return y->pub.deciding >= 1 && y->pub.witnesses >= MAX (p->min_witnesses, 1) &&
          y->pub.confidence + 1e-9 >= p->confidence_threshold;
 }
 
@@ -552,6 +966,43 @@ find_override (const RlEvidence *ev, gsize n, gint64 now)
   return override;
 }
 
+/* The candidate after @y (sorted best first) with the same support, if any. */
+static const Tally *
+find_equal (const Tallying *t, const Tally *y)
+{
+  for (guint i = 0; i < t->tallies->len; i++)
+    {
+      const Tally *o = &g_array_index (t->tallies, Tally, i);
+      if (o != y && o->pub.country != y->pub.country && cmp_support (o, y) == 0)
+        return o;
+    }
+  return NULL;
+}
+
+/* Flapping at a line: every conflict doubles the next hold-down (up to
+ * flap_hold_down_max); flap_calm seconds without one reset it.  The count
+ * travels in the decision, so the policy stays a pure function. */
+static void
+track_conflicts (const RlPolicyParams *p, const RlDecision *previous, gboolean conflict, gint64 now,
+                 RlDecision *d)
+{
+  gboolean was = previous != NULL && previous->in_conflict;
+
+  d->conflicts = previous ? previous->conflicts : 0;
+  d->last_conflict_at = previous ? previous->last_conflict_at : 0;
+  /* a conflict in force until now was seen until now */
+  if (was)
+    d->last_conflict_at = now;
+  if (d->conflicts > 0 && !conflict && now - d->last_conflict_at >= (gint64) p->flap_calm_s * RL_USEC_PER_SEC)
+    d->conflicts = 0;
+  if (conflict && !was)
+    d->conflicts = MIN (d->conflicts + 1, 32u);
+  if (conflict)
+    d->last_conflict_at = now;
+  d->in_conflict = conflict;
+  d->hold_down_s = rl_policy_hold_down (p, d->conflicts);
+}
+
 static void
 pick_override (const Tallying *t, const RlEvidence *override, RlDecision *d, Verdict *v)
 {
@@ -583,22 +1034,49 @@ pick_world (const Tallying *t, const Tally *best, const Tally *leader, RlDecisio
   d->state = RL_STATE_WORLD;
   d->confidence = leader ? leader->pub.confidence : 0;
   v->subject = leader;
-  if (best != NULL && best->unmapped)
+  if (best != NULL && (best->unmapped || v->rival != NULL))
     {
-      v->basis = RL_REASON_NOT_IN_REGDB;
+      v->basis = best->unmapped ? RL_REASON_NOT_IN_REGDB : RL_REASON_TIE;
       v->subject = best;
     }
   else if (t->gps_at_sea)
     v->basis = RL_REASON_AT_SEA;
   else if (leader == NULL)
     v->basis = t->n_live > 0 ? RL_REASON_SINGLE_WITNESS : RL_REASON_NO_EVIDENCE;
+  else if (leader->unmapped)
+    v->basis = RL_REASON_NOT_IN_REGDB;
+  else if ((leader->pub.gps || leader->beacon_witnesses > 0) && (v->rival = find_equal (t, leader)) != NULL)
+    v->basis = RL_REASON_TIE;
   else if (leader->pub.timezone && leader->pub.witnesses == 1)
     v->basis = RL_REASON_TIMEZONE_ONLY;
-  else if (leader->pub.witnesses < MAX (p->min_witnesses, 1) || leader->pub.witnesses == (leader->pub.timezone ? 1u : 0u))
+  else if (leader->pub.witnesses < MAX (p->min_witnesses, 1))
     v->basis = RL_REASON_SINGLE_WITNESS;
   else
     v->basis = RL_REASON_BELOW_THRESHOLD;
   d->reason = v->basis;
+}
+
+/* The country agreement points to, NONE if none may be entered; a second
+ * candidate with the same support is a tie (never settled by the code). */
+static RlCountry
+pick_target (const Tallying *t, gboolean conflict, const Tally **best_out, Verdict *v)
+{
+  const Tally *best = NULL;
+
+  for (guint i = 0; i < t->tallies->len && best == NULL; i++)
+    if (has_agreement (t->params, &g_array_index (t->tallies, Tally, i)))
+      best = &g_array_index (t->tallies, Tally, i);
+  v->leader = t->tallies->len > 0 ? &g_array_index (t->tallies, Tally, 0) : NULL;
+  *best_out = best;
+  if (best != NULL)
+    {
+      const Tally *rival = find_equal (t, best);
+      if (rival != NULL && has_agreement (t->params, rival))
+        v->rival = rival;
+    }
+  if (conflict || best == NULL || best->unmapped || v->rival != NULL)
+    return RL_COUNTRY_NONE;
+  return best->pub.country;
 }
 
 /* Chooses state, reason, country and the hold-down bookkeeping. */
@@ -606,73 +1084,63 @@ static void
 pick (const Tallying *t, const RlDecision *previous, const RlEvidence *override, gint64 now,
       RlDecision *d, Verdict *v)
 {
-  const RlPolicyParams *p = t->params;
   RlCountry prev_country = previous ? previous->country : RL_COUNTRY_WORLD;
   RlState prev_state = previous ? previous->state : RL_STATE_WORLD;
-  const Tally *best = NULL, *leader = NULL;
   gboolean conflict = find_conflict (t);
+  const Tally *best;
 
   memset (v, 0, sizeof *v);
-  for (guint i = 0; i < t->tallies->len; i++)
-    {
-      const Tally *y = &g_array_index (t->tallies, Tally, i);
-      if (leader == NULL)
-        leader = y;
-      if (best == NULL && has_agreement (p, y))
-        best = y;
-    }
-  v->leader = leader;
-  v->lost = RL_COUNTRY_NONE;
-  v->would_be = RL_COUNTRY_NONE;
+  v->lost = v->would_be = RL_COUNTRY_NONE;
+  track_conflicts (t->params, previous, conflict, now, d);
+  v->hold_s = d->hold_down_s;
+  v->conflicts = d->conflicts;
 
   /* Hold-down bookkeeping, kept while overridden too so that clearing the
    * override returns at once to a country whose agreement already held. */
-  RlCountry target = RL_COUNTRY_NONE;
-  if (!conflict && best != NULL && !best->unmapped)
-    target = best->pub.country;
+  RlCountry target = pick_target (t, conflict, &best, v);
   if (target != RL_COUNTRY_NONE)
     {
       d->candidate = target;
       d->candidate_since = (previous && previous->candidate == target) ? previous->candidate_since : now;
+      v->hold_until = d->candidate_since + (gint64) v->hold_s * RL_USEC_PER_SEC;
     }
-  gboolean held = target != RL_COUNTRY_NONE &&
-                  (p->hold_down_s == 0 || target == prev_country ||
-                   now - d->candidate_since >= (gint64) p->hold_down_s * RL_USEC_PER_SEC);
+  gboolean held = target != RL_COUNTRY_NONE && (target == prev_country || now >= v->hold_until);
 
   if (override != NULL)
     {
       pick_override (t, override, d, v);
       v->would_be = target;
     }
+  else if (t->airborne)
+    {
+      /* in flight: no country's rules, whatever the cabin's APs say; the
+       * hold-down starts afresh after landing */
+      d->state = RL_STATE_WORLD;
+      d->reason = v->basis = RL_REASON_AIRBORNE;
+      d->candidate = RL_COUNTRY_NONE;
+      d->candidate_since = 0;
+      d->confidence = 0;
+    }
   else if (conflict)
     {
       d->state = RL_STATE_CONFLICT;
       d->reason = RL_REASON_CONFLICT;
-      d->confidence = leader ? leader->pub.confidence : 0;
-    }
-  else if (target != RL_COUNTRY_NONE && held)
-    {
-      d->country = target;
-      d->state = RL_STATE_DECIDED;
-      d->reason = RL_REASON_AGREEMENT;
-      d->confidence = best->pub.confidence;
-      v->subject = best;
+      d->confidence = v->leader ? v->leader->pub.confidence : 0;
     }
   else if (target != RL_COUNTRY_NONE)
     {
       v->subject = best;
-      v->hold_until = d->candidate_since + (gint64) p->hold_down_s * RL_USEC_PER_SEC;
-      v->basis = RL_REASON_HOLD_DOWN;
-      d->state = RL_STATE_TENTATIVE;
       d->confidence = best->pub.confidence;
-      d->reason = RL_REASON_HOLD_DOWN;
-      d->next_check = v->hold_until;
-      if (prev_state == RL_STATE_DECIDED && prev_country != target)
+      d->state = held ? RL_STATE_DECIDED : RL_STATE_TENTATIVE;
+      d->reason = held ? RL_REASON_AGREEMENT : RL_REASON_HOLD_DOWN;
+      d->country = held ? target : RL_COUNTRY_WORLD;
+      d->next_check = held ? RL_NEVER : v->hold_until;
+      if (!held && prev_state == RL_STATE_DECIDED && prev_country != target)
         v->lost = prev_country;
     }
   else
     {
-      pick_world (t, best, leader, d, v);
+      pick_world (t, best, v->leader, d, v);
       if (prev_state == RL_STATE_DECIDED)
         v->lost = prev_country;
     }
@@ -684,27 +1152,66 @@ pick (const Tallying *t, const RlDecision *previous, const RlEvidence *override,
 
 /* ---- words: the only place that writes text -------------------------- */
 
+static const char *
+plural (guint n, const char *one, const char *many)
+{
+  return n == 1 ? one : many;
+}
+
+static const char *
+witness_words (guint n)
+{
+  return n == 2 ? "two witnesses" : n == 1 ? "one witness" : "no witness";
+}
+
+/* The access points for one country, counted exactly as the vote grouped
+ * them: devices (groups), operators, votes after the cap, the pool. */
+static void
+describe_beacons (GString *s, const Tally *y, const Tallying *t)
+{
+  char cc[3];
+  guint ga_devices = y->pub.beacon_devices - (y->pool_vote ? t->pool.for_country : 0);
+
+  rl_country_to_string (y->pub.country, cc);
+  if (y->pub.beacon_bssids > y->pub.beacon_devices)
+    g_string_append_printf (s, "%u BSSIDs in %u group%s (one vote per device or network)", y->pub.beacon_bssids,
+                            y->pub.beacon_devices, plural (y->pub.beacon_devices, "", "s"));
+  else
+    g_string_append_printf (s, "%u access point%s", y->pub.beacon_devices, plural (y->pub.beacon_devices, "", "s"));
+  g_string_append_printf (s, " from %u operator%s say%s %s (%s", y->pub.beacon_operators,
+                          plural (y->pub.beacon_operators, "", "s"),
+                          plural (y->pub.beacon_bssids > y->pub.beacon_devices ? 2 : y->pub.beacon_devices, "s", ""), cc,
+                          witness_words (y->beacon_witnesses));
+  if (y->beacon_ga_votes < ga_devices)
+    g_string_append_printf (s, "; %u vote%s after the cap of %u per operator", y->beacon_votes,
+                            plural (y->beacon_votes, "", "s"), t->params->beacon_max_aps_per_operator);
+  if (y->pool_vote)
+    g_string_append_printf (s, "; %u of them locally administered without a sibling, counted as one operator with one vote",
+                            t->pool.for_country);
+  if (y->network_devices > 0)
+    g_string_append_printf (s, "; one operator's network of %u devices on %u channels in %u bands %s",
+                            y->network_devices, y->network_channels, y->network_bands,
+                            y->network_yields ? "yields to the access points of many operators naming another country"
+                                              : "is a witness on its own");
+  g_string_append (s, ")");
+}
+
 static void
 describe_support (GString *s, const Tally *y, const Tallying *t)
 {
-  char cc[3];
   gboolean first = TRUE;
 
-  rl_country_to_string (y->pub.country, cc);
   if (y->pub.gps)
     {
       g_string_append_printf (s, "%s", t->gps->detail[0] ? t->gps->detail : "a GPS fix");
-      g_string_append_printf (s, " (%s)", y->gps_strong ? "in this country" : "near its border");
+      g_string_append_printf (s, " (%s)", y->gps_strong ? "in this country"
+                                          : "near its border: its error circle covers other countries too, so it confirms, never decides");
       first = FALSE;
     }
-  if (y->pub.beacon_aps > 0)
+  if (y->pub.beacon_devices > 0)
     {
-      g_string_append_printf (s, "%s%u access point%s from %u operator%s say%s %s (%s)", first ? "" : "; ",
-                              y->pub.beacon_aps, y->pub.beacon_aps == 1 ? "" : "s",
-                              y->pub.beacon_operators, y->pub.beacon_operators == 1 ? "" : "s",
-                              y->pub.beacon_aps == 1 ? "s" : "", cc,
-                              y->beacon_witnesses == 2 ? "two witnesses" :
-                              y->beacon_witnesses == 1 ? "one witness" : "no witness");
+      g_string_append (s, first ? "" : "; ");
+      describe_beacons (s, y, t);
       first = FALSE;
     }
   if (y->pub.timezone)
@@ -713,8 +1220,59 @@ describe_support (GString *s, const Tally *y, const Tallying *t)
                               t->zone ? " " : "", t->zone ? t->zone : "");
       first = FALSE;
     }
+  if (y->pub.eu)
+    {
+      g_string_append_printf (s, "%s%u access point%s advertising EU confirm%s it as a member state", first ? "" : "; ",
+                              t->eu.groups, plural (t->eu.groups, "", "s"), plural (t->eu.groups, "s", ""));
+      first = FALSE;
+    }
   if (first)
     g_string_append (s, "nothing");
+}
+
+/* The access points of the candidates the text is not about (up to 3). */
+static void
+describe_other_beacons (GString *s, const Tallying *t, const Tally *subject)
+{
+  guint shown = 0, more = 0;
+
+  for (guint i = 0; i < t->tallies->len; i++)
+    {
+      const Tally *y = &g_array_index (t->tallies, Tally, i);
+      if (y == subject || y->pub.beacon_devices == 0)
+        continue;
+      if (shown == 3)
+        {
+          more++;
+          continue;
+        }
+      g_string_append (s, shown++ ? "; " : " Other access points: ");
+      describe_beacons (s, y, t);
+    }
+  if (more > 0)
+    g_string_append_printf (s, "; and for %u more codes", more);
+  if (shown > 0)
+    g_string_append (s, ".");
+}
+
+/* Evidence that names no candidate of its own: EU access points, the pool. */
+static void
+describe_notes (GString *s, const Tallying *t)
+{
+  char cc[3];
+
+  if (t->eu.groups > 0 && !t->eu.witness)
+    g_string_append_printf (s, " %u access point%s advertise%s EU (a member state, not which one): too few to confirm one.",
+                            t->eu.groups, plural (t->eu.groups, "", "s"), plural (t->eu.groups, "s", ""));
+  if (t->pool.groups > 0)
+    {
+      g_string_append_printf (s, " %u locally administered access point%s without a sibling (phone hotspots, made-up addresses) "
+                              "count as one operator with one vote", t->pool.groups, plural (t->pool.groups, "", "s"));
+      if (t->pool.country != RL_COUNTRY_NONE)
+        g_string_append_printf (s, ", for %s (%u of them).", rl_country_to_string (t->pool.country, cc), t->pool.for_country);
+      else
+        g_string_append (s, "; their codes tie, so the vote goes to none.");
+    }
 }
 
 static void
@@ -725,7 +1283,7 @@ describe_dissent (GString *s, const Tallying *t, RlCountry winner, const RlEvide
   for (gsize i = 0; i < n; i++)
     {
       const RlEvidence *e = &ev[i];
-      if (e->kind != RL_SOURCE_BEACON || !is_live (e, now) || e->n_countries == 0)
+      if (e->kind != RL_SOURCE_BEACON || !is_live (e, now) || e->n_countries == 0 || e->countries[0] == RL_COUNTRY_EU)
         continue;
       RlCountry c = t->regmap && e->countries[0] != RL_COUNTRY_WORLD ? t->regmap (e->countries[0], t->regmap_data) : e->countries[0];
       if (c == winner)
@@ -809,52 +1367,92 @@ explain_agreement (const Verdict *v, const Tallying *t, gint64 now, GString *lin
   g_string_append_printf (line, "%s agreed, holding %.0f s more", cc, (double) (v->hold_until - now) / RL_USEC_PER_SEC);
   g_string_append_printf (why, "Evidence agrees on %s (confidence %.2f: ", cc, y->pub.confidence);
   describe_support (why, y, t);
-  g_string_append_printf (why, "), but agreement must hold for %u s before leaving 00.", t->params->hold_down_s);
+  g_string_append_printf (why, "), but agreement must hold for %u s before leaving 00.", v->hold_s);
+  if (v->conflicts > 0)
+    g_string_append_printf (why, " The hold-down is %u s instead of %u s: strong witnesses disagreed %u time%s "
+                            "in the last %u s (flapping at a border).", v->hold_s, t->params->hold_down_s,
+                            v->conflicts, plural (v->conflicts, "", "s"), t->params->flap_calm_s);
+}
+
+static void
+explain_world_basis (const Verdict *v, const Tallying *t, const char *cc, GString *line, GString *why)
+{
+  const RlPolicyParams *p = t->params;
+  const Tally *y = v->subject;
+  char cc2[3];
+
+  switch (v->basis)
+    {
+    case RL_REASON_TIE:
+      rl_country_to_string (v->rival->pub.country, cc2);
+      g_string_append_printf (line, "%s and %s have equal support", cc, cc2);
+      g_string_append_printf (why, "Staying on 00: %s and %s have the same support (confidence %.2f, %u witness%s each) "
+                              "and nothing tells them apart. For %s: ", cc, cc2, y->pub.confidence,
+                              y->pub.witnesses, plural (y->pub.witnesses, "", "es"), cc);
+      describe_support (why, y, t);
+      g_string_append (why, ".");
+      return;
+    case RL_REASON_TIMEZONE_ONLY:
+      g_string_append_printf (line, "only the timezone points to %s", cc);
+      break;
+    case RL_REASON_SINGLE_WITNESS:
+      g_string_append_printf (line, "%s has %u witness%s, %u needed", cc, y->pub.witnesses,
+                              plural (y->pub.witnesses, "", "es"), p->min_witnesses);
+      break;
+    default:
+      if (y->pub.deciding == 0)
+        g_string_append_printf (line, "%s has only confirming witnesses", cc);
+      else
+        g_string_append_printf (line, "%s confidence %.2f below %.2f", cc, y->pub.confidence, p->confidence_threshold);
+      break;
+    }
+  g_string_append_printf (why, "Staying on 00. The best candidate is %s with %u witness%s (confidence %.2f): ",
+                          cc, y->pub.witnesses, plural (y->pub.witnesses, "", "es"), y->pub.confidence);
+  describe_support (why, y, t);
+  g_string_append_printf (why, ". Leaving 00 needs %u independent witnesses, at least one that may decide (a GPS fix "
+                          "naming only this country or a beacon witness; the timezone, a fix near a border and EU "
+                          "access points only confirm), and confidence %.2f.", p->min_witnesses, p->confidence_threshold);
 }
 
 static void
 explain_world (const Verdict *v, const Tallying *t, GString *line, GString *why)
 {
-  const RlPolicyParams *p = t->params;
   const Tally *y = v->subject;
   char cc[3];
 
   if (y != NULL)
     rl_country_to_string (y->pub.country, cc);
-  switch (v->basis)
+  if (v->basis == RL_REASON_NOT_IN_REGDB)
     {
-    case RL_REASON_NOT_IN_REGDB:
       g_string_append_printf (line, "%s is not in the regulatory database", cc);
-      g_string_append_printf (why, "Evidence agrees on %s, but the installed regulatory database has no rules for it "
-                              "and no territory table entry maps it to another country, so regloc stays on 00.", cc);
-      break;
-    case RL_REASON_AT_SEA:
+      g_string_append_printf (why, "The evidence points to %s, but the installed regulatory database has no rules for it "
+                              "and no territory table entry maps it to another country, so regloc stays on 00. For %s: ",
+                              cc, cc);
+      describe_support (why, y, t);
+      g_string_append (why, ".");
+    }
+  else if (v->basis == RL_REASON_AIRBORNE)
+    {
+      g_string_append (line, "airborne");
+      g_string_append_printf (why, "%s: high and fast, the machine is in flight, where no country's rules apply; "
+                              "the world domain 00 holds whatever the access points aboard say.",
+                              t->gps->detail[0] ? t->gps->detail : "The GPS fix");
+    }
+  else if (v->basis == RL_REASON_AT_SEA)
+    {
       g_string_append (line, "GPS fix at sea");
       g_string_append_printf (why, "%s is outside every country's waters: the world domain 00 applies.",
                               t->gps->detail[0] ? t->gps->detail : "The GPS fix");
-      break;
-    default:
-      if (y == NULL)
-        {
-          g_string_append (line, t->n_live > 0 ? "no usable evidence" : "no evidence");
-          g_string_append (why, t->n_live > 0 ? "No live evidence names a usable country: staying on 00."
-                                              : "No evidence: staying on the world domain 00.");
-          break;
-        }
-      if (v->basis == RL_REASON_TIMEZONE_ONLY)
-        g_string_append_printf (line, "only the timezone points to %s", cc);
-      else if (v->basis == RL_REASON_SINGLE_WITNESS)
-        g_string_append_printf (line, "%s has %u witness%s, %u needed", cc, y->pub.witnesses,
-                                y->pub.witnesses == 1 ? "" : "es", p->min_witnesses);
-      else
-        g_string_append_printf (line, "%s confidence %.2f below %.2f", cc, y->pub.confidence, p->confidence_threshold);
-      g_string_append_printf (why, "Staying on 00. The best candidate is %s with %u witness%s (confidence %.2f): ",
-                              cc, y->pub.witnesses, y->pub.witnesses == 1 ? "" : "es", y->pub.confidence);
-      describe_support (why, y, t);
-      g_string_append_printf (why, ". Leaving 00 needs %u independent witnesses, at least one besides the timezone, "
-                              "and confidence %.2f.", p->min_witnesses, p->confidence_threshold);
-      break;
     }
+  else if (y == NULL)
+    {
+      g_string_append (line, t->n_live > 0 ? "no usable evidence" : "no evidence");
+      g_string_append (why, t->n_live > 0 ? "No live evidence names a usable country: staying on 00."
+                                          : "No evidence: staying on the world domain 00.");
+    }
+  else
+    explain_world_basis (v, t, cc, line, why);
+  describe_other_beacons (why, t, y);
   if (v->lost != RL_COUNTRY_NONE)
     {
       g_string_prepend (line, "; ");
@@ -890,6 +1488,11 @@ explain (const Verdict *v, const Tallying *t, const RlEvidence *ev, gsize n, gin
       explain_world (v, t, line, why);
       break;
     }
+  if (t->n_suspect > 0)
+    g_string_append_printf (why, " %u access point%s a GPS fix contradicted stay%s suspect and do%s not vote.",
+                            t->n_suspect, t->n_suspect == 1 ? "" : "s", t->n_suspect == 1 ? "s" : "",
+                            t->n_suspect == 1 ? "es" : "");
+  describe_notes (why, t);
   g_free (d->explanation);
   d->explanation = g_string_free (g_steal_pointer (&why), FALSE);
   g_free (d->summary);
@@ -897,6 +1500,31 @@ explain (const Verdict *v, const Tallying *t, const RlEvidence *ev, gsize n, gin
 }
 
 /* ---- the entry point ------------------------------------------------- */
+
+static gboolean
+agree_regulatory (RlCountry named, RlCountry gps_country, gpointer user_data)
+{
+  const Tallying *t = user_data;
+  gboolean unmapped;
+
+  return regulatory_code (t, named, &unmapped) == regulatory_code (t, gps_country, &unmapped);
+}
+
+/* Remembered contradictions (core/contradiction.h): d->suspects carries
+ * them on; they are left out of the vote while no fix contradicts them
+ * itself (then the conflict shows both sides). */
+static void
+apply_contradictions (Tallying *t, const RlDecision *previous, const RlEvidence *ev, gsize n, gint64 now,
+                      RlDecision *d)
+{
+  const RlEvidence *gps = rl_contradiction_gps (t->params, ev, n, now);
+
+  g_array_unref (d->suspects);
+  d->suspects = rl_contradiction_update (t->params, agree_regulatory, t, previous ? previous->suspects : NULL,
+                                         ev, n, now);
+  if (gps == NULL || (gps->n_countries != 1 && !rl_gps_is_airborne (t->params, gps)))
+    t->suspects = d->suspects;
+}
 
 /* The next instant anything can change without new evidence. */
 static gint64
@@ -931,6 +1559,7 @@ rl_policy_decide (const RlPolicyParams *params,
   g_return_val_if_fail (evidence != NULL || n_evidence == 0, NULL);
 
   d = rl_decision_new_initial ();
+  apply_contradictions (&t, previous, evidence, n_evidence, now, d);
   t.tallies = g_array_new (FALSE, TRUE, sizeof (Tally));
   tally_all (&t, evidence, n_evidence, now);
   for (guint i = 0; i < t.tallies->len; i++)
@@ -940,6 +1569,9 @@ rl_policy_decide (const RlPolicyParams *params,
   explain (&v, &t, evidence, n_evidence, now, d);
 
   d->next_check = MIN (d->next_check, next_instant (evidence, n_evidence, now));
+  /* a calm period that ends the doubled hold-down is an instant too */
+  if (d->conflicts > 0 && !d->in_conflict)
+    d->next_check = MIN (d->next_check, d->last_conflict_at + (gint64) params->flap_calm_s * RL_USEC_PER_SEC);
   d->changed_at = (previous && previous->country == d->country && previous->state == d->state) ? previous->changed_at : now;
   g_array_unref (t.tallies);
   return g_steal_pointer (&d);

@@ -34,7 +34,11 @@ typedef enum {
   RL_REASON_NOT_IN_REGDB,       /* the winner is unknown to the regulatory database */
   RL_REASON_OVERRIDE,
   RL_REASON_SUPPORT_LOST,       /* the decided country lost its support: back to 00 */
+  RL_REASON_TIE,                /* candidates with equal support: the evidence cannot tell them apart */
+  RL_REASON_AIRBORNE,           /* a good GPS fix high and fast: in flight, 00 whatever the APs say */
 } RlReason;
+
+#define RL_REASON_LAST RL_REASON_AIRBORNE
 
 const char *rl_reason_to_string (RlReason reason);
 
@@ -53,9 +57,22 @@ typedef struct {
   guint beacon_max_aps_per_operator;/* 2: one operator cannot outvote the rest */
   double timezone_weight;           /* 0.4: confirms, never decides */
   guint max_age_s[RL_N_SOURCE_KINDS]; /* gps 600, beacons 900, timezone 0 = never, override 0 */
+  /* One operator's large network is one witness on its own (docs/policy.md): */
+  guint beacon_network_min_devices; /* 6 distinct devices (first five BSSID octets) … */
+  guint beacon_network_min_channels;/* … on 3 channels … */
+  guint beacon_network_min_bands;   /* … in 2 bands (2.4, 5, 6 GHz); 0 devices disables */
+  double beacon_eu_weight;          /* 0.4: APs advertising "EU" confirm a member state, never decide */
+  guint flap_hold_down_max_s;       /* 300: the hold-down doubles per conflict up to this */
+  guint flap_calm_s;                /* 600: seconds without a conflict that reset the doubling */
+  /* moving platforms and freshness (issue 10 items 4-5) */
+  double airborne_min_altitude_m;   /* 2000: above mean sea level … */
+  double airborne_min_speed_kmh;    /* 150: … and faster than this: airborne */
 } RlPolicyParams;
 
 void rl_policy_params_init (RlPolicyParams *params);
+/* The hold-down after @conflicts conflicts: hold_down doubled per conflict,
+ * at most flap_hold_down_max (never below hold_down). */
+guint rl_policy_hold_down (const RlPolicyParams *params, guint conflicts);
 
 /* Which regulatory code a location country uses (AX → FI); RL_COUNTRY_NONE
  * when the regulatory database has no rules for it (the decision stays 00).
@@ -69,6 +86,12 @@ typedef struct {
   guint beacon_aps;        /* distinct APs (after grouping) naming it */
   guint beacon_operators;
   gboolean gps, timezone;  /* supported by the GPS fix / the timezone */
+  gboolean gps_ambiguous;  /* the fix also names other countries: it confirms, never decides */
+  gboolean eu;             /* confirmed by access points advertising "EU" */
+  guint beacon_devices;    /* access-point groups (devices, networks) naming it, before the cap */
+  guint beacon_bssids;     /* BSSIDs naming it */
+  gboolean beacon_network; /* one operator's large network is a witness for it */
+  guint deciding;          /* witnesses that may decide: a GPS fix naming only it, beacon witnesses */
 } RlCandidate;
 
 typedef struct {
@@ -83,6 +106,16 @@ typedef struct {
   GArray *candidates;      /* RlCandidate, best first */
   char *explanation;       /* one paragraph for people */
   char *summary;           /* one line: the key reason in words */
+  /* Flapping at a line: conflicts seen since the last calm period, each
+   * doubling the hold-down of the next entry into a country. */
+  guint conflicts;
+  gint64 last_conflict_at; /* evidence time a conflict was last in force; 0: never */
+  gboolean in_conflict;    /* strong witnesses disagreed (also while overridden) */
+  guint hold_down_s;       /* the hold-down in force for entering a country */
+  /* Access points a good GPS fix contradicted (RlSuspect, by key): no
+   * witness while they are heard, carried from decision to decision
+   * (core/contradiction.h). */
+  GArray *suspects;
 } RlDecision;
 
 RlDecision *rl_decision_new_initial (void);

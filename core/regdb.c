@@ -181,27 +181,16 @@ rl_regulatory_new_world_only (const char *why)
   return reg;
 }
 
-static char *
-default_territories_path (void)
-{
-  const char *env = g_getenv ("REGLOC_TERRITORIES");
-
-  if (env != NULL && env[0] != '\0')
-    return g_strdup (env);
-  return rl_paths_find_data ("territories.tsv");
-}
-
 RlRegulatory *
 rl_regulatory_load (const char *regdb_path, const char *territories_path, GError **error)
 {
   g_autoptr (RlRegulatory) reg = regulatory_new ();
-  g_autofree char *data = NULL, *tdata = NULL, *tpath = NULL;
+  g_autofree char *data = NULL, *tdata = NULL, *tpath = NULL, *rpath = NULL;
   g_autoptr (GError) local = NULL;
   gsize len = 0;
 
-  if (regdb_path == NULL)
-    regdb_path = RL_REGDB_DEFAULT_PATH;
-  tpath = territories_path ? g_strdup (territories_path) : default_territories_path ();
+  regdb_path = rpath = rl_data_path (RL_DATA_REGULATORY_DB, regdb_path);
+  tpath = rl_data_path (RL_DATA_TERRITORIES, territories_path);
 
   if (!g_file_get_contents (regdb_path, &data, &len, &local))
     {

@@ -264,6 +264,8 @@ daemon_decide_at (RlDaemon *self, gint64 now)
 {
   g_autoptr(RlDecision) old = NULL;
   RlDaemonChanges changes = self->pending;
+  const RlDecision *before = rl_engine_decision (self->engine);
+  RlCountry old_country = before ? before->country : RL_COUNTRY_WORLD;
   guint expired = 0;
   gint64 next;
 
@@ -278,7 +280,7 @@ daemon_decide_at (RlDaemon *self, gint64 now)
   if (self->feed != NULL)
     next = MIN (next, rl_replay_feed_next_time (self->feed));
   daemon_schedule (self, next);
-  daemon_notify (self, changes, old ? old->country : RL_COUNTRY_WORLD);
+  daemon_notify (self, changes, old_country);
 }
 
 static void
@@ -373,27 +375,96 @@ daemon_stop_sources (RlDaemon *self)
   g_array_set_size (self->slots, 0);
 }
 
+static RlSource *
+daemon_create_source (RlDaemon *self, const RlSourceOps *ops)
+{
+  RlSourceSink sink = { on_source_put, on_source_withdraw, on_source_status, self };
+  RlSource *source;
+
+  /* Replay feeds stand in for every live source but the override,
+   * which stays so a recorded trip can be overridden like a live one. */
+  if (self->feed != NULL && ops->kind != RL_SOURCE_OVERRIDE)
+    return NULL;
+  source = ops->create (self->config, &sink);
+  if (source != NULL)
+    {
+      g_debug ("Starting source %s", ops->name);
+      ops->start (source);
+    }
+  return source;
+}
+
 static void
 daemon_start_sources (RlDaemon *self)
 {
-  RlSourceSink sink = { on_source_put, on_source_withdraw, on_source_status, self };
-
   for (guint i = 0; rl_source_registry[i] != NULL; i++)
     {
-      const RlSourceOps *ops = rl_source_registry[i];
-      RlSourceSlot slot = { ops, NULL };
+      RlSourceSlot slot = { rl_source_registry[i], NULL };
 
-      /* Replay feeds stand in for every live source but the override,
-       * which stays so a recorded trip can be overridden like a live one. */
-      if (self->feed == NULL || ops->kind == RL_SOURCE_OVERRIDE)
-        slot.source = ops->create (self->config, &sink);
+      slot.source = daemon_create_source (self, slot.ops);
       g_array_append_val (self->slots, slot);
-      if (slot.source != NULL)
-        {
-          g_debug ("Starting source %s", ops->name);
-          ops->start (slot.source);
-        }
     }
+}
+
+/* The settings a source reads when it is created: its own group, and the
+ * [general] and [policy] keys named here.  A reload that changes none of
+ * them keeps the source running, and its evidence standing. */
+static gboolean
+source_settings_unchanged (const RlSourceOps *ops, const RlConfig *old, const RlConfig *new)
+{
+  static const struct {
+    const char *name;
+    const char *general_key;        /* NULL: none */
+    const char *policy_prefixes[3];
+  } deps[] = {
+    { "beacons", NULL, { "max_age_beacons", NULL } },
+    { "gps", "boundary_index", { "max_age_gps", "gps_", "air" } },
+    { "timezone", "zoneinfo_dir", { "max_age_timezone", NULL } },
+    { "override", NULL, { "max_age_override", NULL } },
+  };
+
+  for (gsize i = 0; i < G_N_ELEMENTS (deps); i++)
+    {
+      if (strcmp (deps[i].name, ops->name) != 0)
+        continue;
+      if (!rl_config_keys_equal (old, new, ops->name, NULL) ||
+          (deps[i].general_key != NULL && !rl_config_keys_equal (old, new, "general", deps[i].general_key)))
+        return FALSE;
+      for (gsize k = 0; k < G_N_ELEMENTS (deps[i].policy_prefixes) && deps[i].policy_prefixes[k]; k++)
+        if (!rl_config_keys_equal (old, new, "policy", deps[i].policy_prefixes[k]))
+          return FALSE;
+      return TRUE;
+    }
+  /* A source not listed here: every key counts. */
+  return FALSE;
+}
+
+/* Stops the sources whose settings @config changes, and those that are
+ * unavailable; returns how many. */
+static guint
+daemon_stop_changed_sources (RlDaemon *self, const RlConfig *config)
+{
+  guint stopped = 0;
+
+  for (guint i = 0; i < self->slots->len; i++)
+    {
+      RlSourceSlot *slot = &g_array_index (self->slots, RlSourceSlot, i);
+
+      if (slot->source == NULL ||
+          (slot->source->available && source_settings_unchanged (slot->ops, self->config, config)))
+        continue;
+      /* An unavailable source is retried too: SIGHUP is how an administrator
+       * says a data file (the boundary index) was replaced. */
+      g_message ("Restarting source %s: %s", slot->ops->name,
+                 slot->source->available ? "its settings changed" : "it was unavailable");
+      slot->ops->stop (slot->source);
+      slot->ops->free (slot->source);
+      slot->source = NULL;
+      if (self->feed == NULL || slot->ops->kind == RL_SOURCE_OVERRIDE)
+        rl_engine_withdraw_kind (self->engine, slot->ops->kind);
+      stopped++;
+    }
+  return stopped;
 }
 
 /* --- replay -------------------------------------------------------------- */
@@ -421,12 +492,8 @@ daemon_feed (RlDaemon *self)
     {
       gint64 due;
 
-      while (rl_engine_decision (self->engine) != NULL && (due = rl_engine_next_instant (self->engine)) < t)
-        {
-          daemon_decide_at (self, due);
-          if (rl_engine_next_instant (self->engine) <= due)
-            break;   /* no progress: let the event instant decide */
-        }
+      while ((due = rl_engine_next_due (self->engine, t)) != RL_NEVER)
+        daemon_decide_at (self, due);
       rl_replay_feed_deliver (self->feed, t, &hooks);
       self->pending |= RL_DAEMON_CHANGED_SOURCES;
       daemon_decide_at (self, t);
@@ -502,6 +569,29 @@ daemon_load_regulatory (const RlConfig *config)
   return reg;
 }
 
+/* A persisted override must name a country SetOverride would accept: a
+ * code the installed regulatory.db lacks (a file edited by hand, a database
+ * downgraded) is ignored with a warning, as a damaged file is.  Without a
+ * readable database nothing can be checked, and the override stands. */
+static void
+daemon_check_persisted_override (RlDaemon *self)
+{
+  RlSource *source = daemon_find_source (self, &rl_override_source_ops);
+  gboolean from_config = FALSE;
+  RlCountry country;
+  char cc[3];
+
+  if (source == NULL || rl_regulatory_problem (self->regulatory) != NULL)
+    return;
+  country = rl_override_source_current (source, &from_config);
+  if (country == RL_COUNTRY_NONE || country == RL_COUNTRY_WORLD || from_config ||
+      rl_regulatory_has (self->regulatory, country))
+    return;
+  g_warning ("Ignoring the persisted override: %s is not in the regulatory database",
+             rl_country_to_string (country, cc));
+  rl_override_source_set_dbus (source, RL_COUNTRY_NONE);
+}
+
 RlDaemon *
 rl_daemon_new (const RlDaemonOptions *options, GError **error)
 {
@@ -546,6 +636,7 @@ rl_daemon_start (RlDaemon *self)
 
   daemon_start_applier (self);
   daemon_start_sources (self);
+  daemon_check_persisted_override (self);
   if (self->feed != NULL)
     {
       g_message ("Replaying %s at %g× from %s", rl_replay_feed_describe (self->feed), self->speed,
@@ -582,6 +673,7 @@ rl_daemon_reload (RlDaemon *self, GError **error)
 {
   g_autoptr(GError) local = NULL;
   RlConfig *config = daemon_load_config (self->config_path, &local);
+  gboolean apply_changed;
 
   if (config == NULL)
     {
@@ -589,16 +681,27 @@ rl_daemon_reload (RlDaemon *self, GError **error)
       g_propagate_error (error, g_steal_pointer (&local));
       return FALSE;
     }
-  g_message ("Reloaded the configuration from %s", self->config_path ? self->config_path : "built-in defaults");
-  daemon_stop_sources (self);
-  daemon_stop_applier (self);
+  /* Only what a changed setting concerns restarts: the evidence of every
+   * other source stands, and a changed policy re-decides on it. */
+  daemon_stop_changed_sources (self, config);
+  apply_changed = !rl_config_keys_equal (self->config, config, "general", "apply");
+  if (apply_changed)
+    daemon_stop_applier (self);
   rl_config_free (self->config);
   self->config = config;
   rl_regulatory_free (self->regulatory);
   self->regulatory = daemon_load_regulatory (self->config);
   rl_engine_set_config (self->engine, self->config, self->regulatory);
-  daemon_start_applier (self);   /* apply= may have changed; the decision is re-sent */
-  daemon_start_sources (self);
+  if (apply_changed)
+    daemon_start_applier (self);   /* the decision is re-sent */
+  for (guint i = 0; i < self->slots->len; i++)
+    {
+      RlSourceSlot *slot = &g_array_index (self->slots, RlSourceSlot, i);
+      if (slot->source == NULL)
+        slot->source = daemon_create_source (self, slot->ops);
+    }
+  /* Last: tests and people read everything the reload did above this line. */
+  g_message ("Reloaded the configuration from %s", self->config_path ? self->config_path : "built-in defaults");
   daemon_redecide (self);
   daemon_notify (self, RL_DAEMON_CHANGED_SOURCES | RL_DAEMON_CHANGED_OVERRIDE, RL_COUNTRY_NONE);
   return TRUE;

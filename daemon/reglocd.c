@@ -2,6 +2,7 @@
  * and the bus.  Everything lives in the library; this is options, signals,
  * the bus name and the loop. */
 #include "daemon/daemon.h"
+#include "daemon/backoff.h"
 #include "daemon/bus.h"
 #include "daemon/sleep-watch.h"
 #include "rl-build-config.h"
@@ -20,6 +21,7 @@ static int exit_code;
  * GIO's singleton, so that when the bus goes away (dbus-daemon or
  * dbus-broker restarted) it can let go of everything tied to the dead
  * connection and make a new one: deciding and applying go on meanwhile. */
+#define BUS_RETRY_MIN_S 1
 #define BUS_RETRY_MAX_S 60
 static struct {
   GBusType type;
@@ -29,25 +31,32 @@ static struct {
   RlSleepWatch *sleep_watch;
   guint owner_id;
   gulong closed_id;
-  guint retry_id;
-  guint retry_s;
+  RlBackoff retry;             /* reconnecting: 1 s after the loss, doubling to a minute */
   gboolean served;             /* owned the name at least once */
 } bus_;
 
 static void on_changed (RlDaemon *d, RlDaemonChanges changes, RlCountry old, gpointer data) { if (bus_.bus) rl_bus_update (bus_.bus, changes, old); }
 static gboolean on_quit (gpointer data) { g_main_loop_quit (loop); return G_SOURCE_CONTINUE; }
+static gboolean daemon_started;
+
+static void
+start_daemon (void)
+{
+  daemon_started = TRUE;
+  rl_daemon_start (daemon_);
+}
+
 static gboolean
 on_hup (gpointer data)
 {
   /* A SIGHUP while starting has nothing to reload: the config is being read. */
-  if (daemon_ != NULL)
+  if (daemon_ != NULL && daemon_started)
     rl_daemon_reload (daemon_, NULL);
   return G_SOURCE_CONTINUE;
 }
 static void on_sleep (gboolean sleeping, gpointer data) { rl_daemon_prepare_for_sleep (daemon_, sleeping); }
 
 static void bus_attach (GDBusConnection *connection);
-static void bus_retry_later (void);
 
 static void
 bus_detach (void)
@@ -66,6 +75,10 @@ static void
 on_name_acquired (GDBusConnection *connection, const char *name, gpointer data)
 {
   g_message ("Serving %s on the %s bus", name, bus_.type == G_BUS_TYPE_SESSION ? "session" : "system");
+  /* Sources and the kernel only once the name is ours: a second reglocd
+   * must not apply a decision before it learns another one serves. */
+  if (!daemon_started)
+    start_daemon ();
   bus_.served = TRUE;
 }
 
@@ -93,48 +106,38 @@ on_connected (GObject *object, GAsyncResult *result, gpointer data)
 
   if (connection == NULL)
     {
-      g_debug ("Bus still unreachable: %s; next try in %u s", error->message, bus_.retry_s);
-      bus_retry_later ();
+      g_debug ("Bus still unreachable: %s; next try in %u s", error->message, rl_backoff_next_s (&bus_.retry));
+      rl_backoff_schedule (&bus_.retry);
       return;
     }
   g_message ("Reconnected to the bus");
   bus_attach (connection);
 }
 
-static gboolean
+static void
 on_retry (gpointer data)
 {
   g_autoptr(GError) error = NULL;
   g_autofree char *address = g_dbus_address_get_for_bus_sync (bus_.type, NULL, &error);
 
-  bus_.retry_id = 0;
   if (address == NULL)
     {
       g_debug ("No bus address: %s", error->message);
-      bus_retry_later ();
-      return G_SOURCE_REMOVE;
+      rl_backoff_schedule (&bus_.retry);
+      return;
     }
   g_dbus_connection_new_for_address (address, G_DBUS_CONNECTION_FLAGS_AUTHENTICATION_CLIENT |
                                      G_DBUS_CONNECTION_FLAGS_MESSAGE_BUS_CONNECTION,
                                      NULL, NULL, on_connected, NULL);
-  return G_SOURCE_REMOVE;
 }
 
 static void
 on_closed (GDBusConnection *connection, gboolean remote_peer_vanished, GError *error, gpointer data)
 {
   g_warning ("Lost the bus connection (%s); deciding and applying go on, reconnecting in %u s",
-             error ? error->message : "closed", bus_.retry_s);
+             error ? error->message : "closed", rl_backoff_next_s (&bus_.retry));
   bus_detach ();
-  bus_retry_later ();
-}
-
-/* 1 s after the loss, doubling to a minute; back to 1 s once connected. */
-static void
-bus_retry_later (void)
-{
-  bus_.retry_id = g_timeout_add_seconds (bus_.retry_s, on_retry, NULL);
-  bus_.retry_s = MIN (bus_.retry_s * 2, BUS_RETRY_MAX_S);
+  rl_backoff_schedule (&bus_.retry);
 }
 
 /* Exports the object on @connection, follows logind there and owns the name. */
@@ -143,7 +146,7 @@ bus_attach (GDBusConnection *connection)
 {
   g_autoptr(GError) error = NULL;
 
-  bus_.retry_s = 1;
+  rl_backoff_reset (&bus_.retry);
   bus_.connection = g_object_ref (connection);
   bus_.closed_id = g_signal_connect (connection, "closed", G_CALLBACK (on_closed), NULL);
   /* Exported before the name is ours, so the first caller finds the object. */
@@ -181,6 +184,7 @@ bus_start (GBusType type, gboolean replace, GError **error)
     return FALSE;
   bus_.type = type;
   bus_.replace = replace;
+  rl_backoff_init (&bus_.retry, BUS_RETRY_MIN_S, BUS_RETRY_MAX_S, on_retry, NULL);
   bus_attach (connection);
   return TRUE;
 }
@@ -245,8 +249,9 @@ main (int argc, char **argv)
       return 1;
     }
   rl_daemon_set_listener (daemon_, on_changed, NULL);
-  rl_daemon_start (daemon_);
-  if (!no_bus && !bus_start (session_bus ? G_BUS_TYPE_SESSION : G_BUS_TYPE_SYSTEM, replace, &error))
+  if (no_bus)
+    start_daemon ();
+  else if (!bus_start (session_bus ? G_BUS_TYPE_SESSION : G_BUS_TYPE_SYSTEM, replace, &error))
     {
       g_printerr ("reglocd: error: cannot connect to the bus: %s\n", error->message);
       exit_code = 1;
@@ -254,7 +259,7 @@ main (int argc, char **argv)
   if (exit_code == 0)
     g_main_loop_run (loop);
 
-  g_clear_handle_id (&bus_.retry_id, g_source_remove);
+  rl_backoff_cancel (&bus_.retry);
   bus_detach ();
   g_clear_pointer (&daemon_, rl_daemon_free);
   g_main_loop_unref (loop);

@@ -24,6 +24,31 @@ rl_state_dir (void)
   return g_strdup (RL_STATE_DEFAULT_DIR);
 }
 
+/* g_file_set_contents_full () writes "override.XXXXXX" and renames it over
+ * "override": a crash between the two leaves the temporary file behind.  No
+ * other writer exists while reglocd loads its state, so any such file is a
+ * leftover. */
+static void
+remove_stale_temporaries (const char *dir)
+{
+  g_autoptr(GDir) d = g_dir_open (dir, 0, NULL);
+  const char *name;
+  gsize prefix = strlen (RL_STATE_OVERRIDE_FILE ".");
+
+  if (d == NULL)
+    return;
+  while ((name = g_dir_read_name (d)) != NULL)
+    {
+      g_autofree char *path = NULL;
+
+      if (!g_str_has_prefix (name, RL_STATE_OVERRIDE_FILE ".") || strlen (name) != prefix + 6)
+        continue;
+      path = g_build_filename (dir, name, NULL);
+      if (g_unlink (path) == 0)
+        g_message ("Removed %s, left behind by an interrupted write", path);
+    }
+}
+
 gboolean
 rl_state_load_override (const char *dir, RlCountry *country, GError **error)
 {
@@ -33,6 +58,7 @@ rl_state_load_override (const char *dir, RlCountry *country, GError **error)
   g_autofree char *value = NULL;
 
   *country = RL_COUNTRY_NONE;
+  remove_stale_temporaries (dir);
   if (!g_key_file_load_from_file (kf, path, G_KEY_FILE_NONE, &local))
     {
       if (g_error_matches (local, G_FILE_ERROR, G_FILE_ERROR_NOENT))

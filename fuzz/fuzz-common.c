@@ -91,8 +91,13 @@ rl_fuzz_check_fixes (const GArray *fixes, const RlGpsParseStats *stats, gboolean
   for (guint i = 0; i < fixes->len; i++)
     {
       const RlGpsFix *f = &g_array_index (fixes, RlGpsFix, i);
-      g_assert (fabs (f->lat) <= 90 && fabs (f->lon) <= 180);
-      g_assert (f->mode == 2 || f->mode == 3);
+      if (rl_gps_fix_is_lost (f))
+        g_assert (f->mode == 1 && isnan (f->lat));
+      else
+        {
+          g_assert (fabs (f->lat) <= 90 && fabs (f->lon) <= 180);
+          g_assert (f->mode == 2 || f->mode == 3);
+        }
       g_assert (!increasing || i == 0 || f->time > g_array_index (fixes, RlGpsFix, i - 1).time);
     }
 }

@@ -45,12 +45,9 @@ G_DEFINE_QUARK (rl-boundary-error-quark, rl_boundary_error)
 const char *
 rl_boundary_index_default_path (void)
 {
-  const char *env = g_getenv ("REGLOC_BOUNDARY_INDEX");
-  g_autofree char *path = NULL;
+  g_autofree char *path = rl_data_path (RL_DATA_BOUNDARY_INDEX, NULL);
 
-  if (env != NULL && env[0] != '\0')
-    return env;
-  path = rl_paths_find_data ("boundaries.idx");
+  /* one stable string per answer, for callers that keep no copy */
   return g_intern_string (path);
 }
 

@@ -12,10 +12,11 @@ rl_gps_evidence_params_init (RlGpsEvidenceParams *params, const RlConfig *config
   params->uere_m = config->gps_uere_m;
   params->border_margin_m = config->gps_border_margin_m;
   params->max_age_s = config->policy.max_age_s[RL_SOURCE_GPS];
+  params->unknown_error_m = config->gps_unknown_error_m;
 }
 
 double
-rl_gps_fix_error_m (const RlGpsFix *fix, double uere_m, gboolean *assumed)
+rl_gps_fix_error_m (const RlGpsFix *fix, double uere_m, double unknown_error_m, gboolean *assumed)
 {
   *assumed = FALSE;
   if (isfinite (fix->eph))
@@ -25,7 +26,7 @@ rl_gps_fix_error_m (const RlGpsFix *fix, double uere_m, gboolean *assumed)
   if (isfinite (fix->hdop))
     return fix->hdop * uere_m;
   *assumed = TRUE;
-  return RL_GPS_ASSUMED_HDOP * uere_m;
+  return unknown_error_m;
 }
 
 /* Fixed-point text without printf's floating-point machinery, which is the
@@ -139,7 +140,7 @@ rl_gps_evidence_from_fix_cached (const RlGpsEvidenceParams *params, RlGpsLookupC
 
   if (!cached_lookup (params, cache, fix->lat, fix->lon, &where))
     return FALSE;
-  error_m = rl_gps_fix_error_m (fix, params->uere_m, &assumed);
+  error_m = rl_gps_fix_error_m (fix, params->uere_m, params->unknown_error_m, &assumed);
 
   rl_evidence_init (ev, RL_SOURCE_GPS, "gps", observed_at,
                     rl_expiry_after (observed_at, params->max_age_s));
@@ -148,6 +149,8 @@ rl_gps_evidence_from_fix_cached (const RlGpsEvidenceParams *params, RlGpsLookupC
   ev->gps.lon = fix->lon;
   ev->gps.error_m = error_m;
   ev->gps.border_m = where.border_m;
+  ev->gps.altitude_m = fix->altitude_m;
+  ev->gps.speed_mps = fix->speed_mps;
 
   /* At sea the candidate set stays empty: "no country" is the witness.
    * Even near a coast, a fix outside the waters says "sea", which keeps the

@@ -14,24 +14,25 @@ G_BEGIN_DECLS
  * places points without an index. */
 typedef gboolean (*RlGpsLookupFunc) (const RlBoundaryIndex *index, double lat, double lon, RlBoundaryResult *out);
 
-/* A fix with no accuracy at all (GPX without <hdop>, GLL alone) is taken at
- * this HDOP: a typical open-sky consumer fix. */
-#define RL_GPS_ASSUMED_HDOP 2.0
-
 typedef struct {
   RlGpsLookupFunc lookup;
   const RlBoundaryIndex *index; /* handed to @lookup */
   double uere_m;             /* error radius = HDOP × UERE when no eph/epx/epy */
   double border_margin_m;    /* name the neighbour within error + margin */
   guint max_age_s;           /* lifetime of the evidence, 0 = never expires */
+  /* A fix with no accuracy at all (GPX without <hdop>, GLL alone, a gpsd
+   * TPV without eph/epx/epy and no SKY) is no ten-metre fix: it gets this
+   * radius ([gps] unknown_error). */
+  double unknown_error_m;
 } RlGpsEvidenceParams;
 
 /* Thresholds from @config; @lookup is normally rl_boundary_lookup. */
 void rl_gps_evidence_params_init (RlGpsEvidenceParams *params, const RlConfig *config,
                                   RlGpsLookupFunc lookup, const RlBoundaryIndex *index);
 
-/* The horizontal error radius in metres; @assumed set when the fix said nothing. */
-double rl_gps_fix_error_m (const RlGpsFix *fix, double uere_m, gboolean *assumed);
+/* The horizontal error radius in metres: the receiver's estimate, else
+ * HDOP × @uere_m, else @unknown_error_m with @assumed set. */
+double rl_gps_fix_error_m (const RlGpsFix *fix, double uere_m, double unknown_error_m, gboolean *assumed);
 
 /* Successive fixes of one receiver are close together: a point within a
  * tenth of the previous one's border distance lies in the same country (the

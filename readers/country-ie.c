@@ -1,6 +1,7 @@
 #include "readers/country-ie.h"
 
 #include <string.h>
+#include "core/enum-names.h"
 
 static const char *const result_names[RL_COUNTRY_IE_N_RESULTS] = {
   [RL_COUNTRY_IE_OK] = "ok",
@@ -15,9 +16,7 @@ static const char *const result_names[RL_COUNTRY_IE_N_RESULTS] = {
 const char *
 rl_country_ie_result_to_string (RlCountryIeResult result)
 {
-  if ((guint) result >= RL_COUNTRY_IE_N_RESULTS)
-    return "unknown";
-  return result_names[result];
+  return RL_ENUM_NAME (result_names, result, "unknown");
 }
 
 /* Operating-class triplets start with an extension identifier >= 201

@@ -27,6 +27,16 @@ rl_gps_fix_from_gps_data (const struct gps_data_t *data, RlGpsFix *fix, RlGpsRej
   rl_gps_fix_init (fix);
   if (f->mode < MODE_2D)
     {
+      /* With a time it is an event: the receiver lost its fix then.
+       * (MODE_NOT_SEEN is no such statement: nothing was said.) */
+      if (f->mode == MODE_NO_FIX && (data->set & TIME_SET) && f->time.tv_sec > 0 &&
+          f->time.tv_sec <= G_GINT64_CONSTANT (253402300799) && f->time.tv_nsec >= 0 &&
+          f->time.tv_nsec < 1000000000)
+        {
+          rl_gps_fix_init_lost (fix, (gint64) f->time.tv_sec * G_USEC_PER_SEC + f->time.tv_nsec / 1000, 0,
+                                RL_GPS_FIX_HAS_DATE);
+          return TRUE;
+        }
       *why = RL_GPS_REJECT_NO_FIX;
       return FALSE;
     }
@@ -58,6 +68,12 @@ rl_gps_fix_from_gps_data (const struct gps_data_t *data, RlGpsFix *fix, RlGpsRej
   fix->epy = finite_or_nan (f->epy);
   /* libgps fills dop from SKY reports; 0 means never set. */
   fix->hdop = data->dop.hdop > 0 ? finite_or_nan (data->dop.hdop) : NAN;
+  /* above mean sea level; the ellipsoid height (within ~100 m of it) when
+   * that is all the receiver gives */
+  if ((data->set & ALTITUDE_SET) && f->mode >= MODE_3D)
+    fix->altitude_m = isfinite (f->altMSL) ? f->altMSL : (isfinite (f->altHAE) ? f->altHAE : NAN);
+  if ((data->set & SPEED_SET) && isfinite (f->speed) && f->speed >= 0)
+    fix->speed_mps = f->speed;
   return TRUE;
 }
 
@@ -108,6 +124,13 @@ tpv_to_gps_data (JsonObject *obj, struct gps_data_t *gd)
   gd->fix.mode = member_double (obj, "mode", &v) && v >= 0 && v <= 3 ? (int) v : MODE_NOT_SEEN;
   gd->fix.latitude = gd->fix.longitude = NAN;
   gd->fix.eph = gd->fix.epx = gd->fix.epy = NAN;
+  gd->fix.altMSL = gd->fix.altHAE = gd->fix.speed = NAN;
+  /* gpsd < 3.20 wrote "alt" (above mean sea level); later ones altMSL and altHAE */
+  if (member_double (obj, "altMSL", &gd->fix.altMSL) || member_double (obj, "alt", &gd->fix.altMSL) ||
+      member_double (obj, "altHAE", &gd->fix.altHAE))
+    gd->set |= ALTITUDE_SET;
+  if (member_double (obj, "speed", &gd->fix.speed))
+    gd->set |= SPEED_SET;
   if (t != NULL)
     {
       g_autoptr (GTimeZone) utc = g_time_zone_new_utc ();
@@ -256,6 +279,8 @@ read_line (RlGpsdJsonReader *r, const char *start, gsize n, RlGpsFix *fix)
   r->have_last = TRUE;
   r->last_time = fix->time;
   stats->fixes++;
+  if (rl_gps_fix_is_lost (fix))
+    stats->fix_lost++;
   return TRUE;
 }
 

@@ -38,6 +38,12 @@ struct RlGpxReader {
   gint64 meta_time;
   GError *error;
   gboolean file_order;
+  /* the point being read: its <pdop> (stands in for a missing <hdop>) */
+  double pdop;
+  /* the fix before, for a speed when a point has none */
+  gboolean have_prev;
+  double prev_lat, prev_lon;
+  gint64 prev_time;
 };
 
 static gboolean
@@ -131,6 +137,26 @@ point_child (RlGpxReader *r, RlGpsFix *fix, RlGpsReject *verdict, gboolean *have
       if (parse_double (text, &v) && v >= 0)
         fix->hdop = v;
     }
+  else if (name_is (r->xml, "pdop"))
+    {
+      /* HDOP ≤ PDOP: an upper bound when HDOP is missing */
+      text = element_text (r->xml);
+      if (parse_double (text, &v) && v >= 0)
+        r->pdop = v;
+    }
+  else if (name_is (r->xml, "ele"))
+    {
+      text = element_text (r->xml);
+      if (parse_double (text, &v) && fabs (v) < 1e6)
+        fix->altitude_m = v;
+    }
+  else if (name_is (r->xml, "speed"))
+    {
+      /* GPX 1.0 <speed>, metres per second */
+      text = element_text (r->xml);
+      if (parse_double (text, &v) && v >= 0 && v < 1e6)
+        fix->speed_mps = v;
+    }
   else if (name_is (r->xml, "fix"))
     {
       /* GPX <fix>: none | 2d | 3d | dgps | pps */
@@ -140,6 +166,35 @@ point_child (RlGpxReader *r, RlGpsFix *fix, RlGpsReject *verdict, gboolean *have
       else if (g_strcmp0 (text, "3d") == 0)
         fix->mode = 3;
     }
+}
+
+/* Points further apart in time than this say nothing about the speed. */
+#define SPEED_MAX_GAP_US (60 * G_USEC_PER_SEC)
+
+/* Great-circle metres (haversine). */
+static double
+distance_m (double lat1, double lon1, double lat2, double lon2)
+{
+  const double rad = G_PI / 180;
+  double dlat = (lat2 - lat1) * rad, dlon = (lon2 - lon1) * rad;
+  double a = sin (dlat / 2) * sin (dlat / 2) + cos (lat1 * rad) * cos (lat2 * rad) * sin (dlon / 2) * sin (dlon / 2);
+  return 2 * 6371008.8 * asin (sqrt (MIN (1.0, a)));
+}
+
+/* Most GPX 1.1 tracks carry no speed: the distance from the fix before
+ * over the time between them gives it. */
+static void
+derive_speed (RlGpxReader *r, RlGpsFix *fix)
+{
+  gint64 dt = fix->time - r->prev_time;
+
+  if (isnan (fix->speed_mps) && r->have_prev && !(fix->flags & RL_GPS_FIX_NO_TIME) && dt > 0 &&
+      dt <= SPEED_MAX_GAP_US)
+    fix->speed_mps = distance_m (r->prev_lat, r->prev_lon, fix->lat, fix->lon) / ((double) dt / G_USEC_PER_SEC);
+  r->have_prev = !(fix->flags & RL_GPS_FIX_NO_TIME);
+  r->prev_lat = fix->lat;
+  r->prev_lon = fix->lon;
+  r->prev_time = fix->time;
 }
 
 /* The point under the cursor, read to its end; FALSE when it is no fix. */
@@ -154,6 +209,7 @@ read_point (RlGpxReader *r, RlGpsFix *fix)
   r->stats.records++;
   rl_gps_fix_init (fix);
   fix->mode = 2;
+  r->pdop = NAN;
   if (!attr_double (r->xml, "lat", &lat) || !attr_double (r->xml, "lon", &lon))
     verdict = RL_GPS_REJECT_MALFORMED;
   else if (fabs (lat) > 90 || fabs (lon) > 180)
@@ -168,6 +224,15 @@ read_point (RlGpxReader *r, RlGpsFix *fix)
           }
       if (rc != 1)
         return FALSE;   /* the document broke off: rl_gpx_reader_next() says so */
+    }
+  if (verdict == RL_GPS_REJECT_NO_FIX && have_time && !r->file_order)
+    {
+      /* <fix>none</fix> at a time: the receiver lost its fix then */
+      rl_gps_fix_init_lost (fix, fix->time, 0, RL_GPS_FIX_HAS_DATE);
+      r->have_prev = FALSE;
+      r->stats.fixes++;
+      r->stats.fix_lost++;
+      return TRUE;
     }
   if (verdict == RL_GPS_N_REJECTS && !have_time)
     {
@@ -184,6 +249,9 @@ read_point (RlGpxReader *r, RlGpsFix *fix)
   fix->flags |= RL_GPS_FIX_HAS_DATE;
   fix->lat = lat;
   fix->lon = lon;
+  if (isnan (fix->hdop) && !isnan (r->pdop))
+    fix->hdop = r->pdop;
+  derive_speed (r, fix);
   r->stats.fixes++;
   return TRUE;
 }
@@ -296,6 +364,12 @@ visit (RlGpxReader *r, RlGpsFix *fix)
     return read_point (r, fix);
   else if (!name_is (r->xml, "trk") && !name_is (r->xml, "trkseg") && !name_is (r->xml, "rte"))
     {
+      /* GPX 1.0 puts the document's time right under <gpx> */
+      if (depth == 1 && name_is (r->xml, "time") && !r->has_meta_time)
+        {
+          g_autofree char *text = element_text (r->xml);
+          r->has_meta_time = parse_time (r->utc, text, &r->meta_time);
+        }
       r->stats.ignored++;
       skip_subtree (r);
     }

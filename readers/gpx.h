@@ -31,7 +31,8 @@ RlGpxReader *rl_gpx_reader_new (const char *data, gsize len, GError **error);
 RlGpxReader *rl_gpx_reader_new_in_file_order (const char *data, gsize len, GError **error);
 gboolean rl_gpx_reader_next (RlGpxReader *reader, RlGpsFix *fix);
 const GError *rl_gpx_reader_error (const RlGpxReader *reader);
-/* <metadata><time>, once the reader has passed it. */
+/* The document's own time (GPX 1.1 <metadata><time>, GPX 1.0 <time>), once
+ * the reader has passed it. */
 gboolean rl_gpx_reader_metadata_time (const RlGpxReader *reader, gint64 *time);
 gsize rl_gpx_reader_offset (const RlGpxReader *reader);
 const RlGpsParseStats *rl_gpx_reader_stats (const RlGpxReader *reader);

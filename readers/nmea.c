@@ -25,6 +25,7 @@ typedef struct {
   gboolean said_no_fix;
   int gsa_mode;            /* 0 unknown */
   double hdop, epx, epy;
+  double altitude_m, speed_mps;
   gboolean has_date;
   gint64 date_us;
   guint types;             /* file order: the position sentences it holds */
@@ -241,6 +242,7 @@ epoch_reset (Epoch *ep)
 {
   memset (ep, 0, sizeof *ep);
   ep->hdop = ep->epx = ep->epy = NAN;
+  ep->altitude_m = ep->speed_mps = NAN;
 }
 
 static void
@@ -252,11 +254,11 @@ flush_epoch (Parser *ps)
 
   if (!ep->open)
     return;
-  if (!ep->has_pos || ep->said_no_fix || ep->gsa_mode == 1)
+  gboolean lost = ep->said_no_fix || ep->gsa_mode == 1;
+
+  /* An epoch of only GST, GSA or VTG says nothing. */
+  if (!ep->has_pos && !lost)
     {
-      /* An epoch of only GST or GSA has nothing to reject. */
-      if (ep->said_no_fix || ep->gsa_mode == 1)
-        reject (ps, RL_GPS_REJECT_NO_FIX);
       epoch_reset (ep);
       return;
     }
@@ -297,21 +299,34 @@ flush_epoch (Parser *ps)
   ps->last_tod = ep->tod;
   ps->day = day;
 
-  rl_gps_fix_init (&fix);
-  fix.day = day;
-  if (ep->has_date)
+  if (lost)
     {
-      fix.flags |= RL_GPS_FIX_HAS_DATE;
-      fix.time = ep->date_us + ep->tod;
+      /* the receiver says it has no fix (RMC V, GGA quality 0, GSA mode 1):
+       * an event, so that the position it gave before is withdrawn */
+      rl_gps_fix_init_lost (&fix, ep->has_date ? ep->date_us + ep->tod : ep->tod, day,
+                            ep->has_date ? RL_GPS_FIX_HAS_DATE : 0);
+      ps->stats->fix_lost++;
     }
   else
-    fix.time = ep->tod;
-  fix.lat = ep->lat;
-  fix.lon = ep->lon;
-  fix.mode = ep->gsa_mode >= 2 ? ep->gsa_mode : 2;
-  fix.hdop = ep->hdop;
-  fix.epx = ep->epx;
-  fix.epy = ep->epy;
+    {
+      rl_gps_fix_init (&fix);
+      fix.day = day;
+      if (ep->has_date)
+        {
+          fix.flags |= RL_GPS_FIX_HAS_DATE;
+          fix.time = ep->date_us + ep->tod;
+        }
+      else
+        fix.time = ep->tod;
+      fix.lat = ep->lat;
+      fix.lon = ep->lon;
+      fix.mode = ep->gsa_mode >= 2 ? ep->gsa_mode : 2;
+      fix.hdop = ep->hdop;
+      fix.epx = ep->epx;
+      fix.epy = ep->epy;
+      fix.altitude_m = ep->altitude_m;
+      fix.speed_mps = ep->speed_mps;
+    }
   g_array_append_val (ps->fixes, fix);
   ps->stats->fixes++;
   epoch_reset (ep);
@@ -395,6 +410,27 @@ optional_decimal (Field f)
   return parse_decimal (f, &v) == VAL_OK ? v : NAN;
 }
 
+/* Altitude can be below sea level (Dead Sea shore: -430 m). */
+static double
+optional_signed (Field f)
+{
+  if (f.n > 1 && f.p[0] == '-')
+    {
+      Field rest = { f.p + 1, f.n - 1 };
+      return -optional_decimal (rest);
+    }
+  return optional_decimal (f);
+}
+
+static void
+set_speed_knots (Epoch *ep, Field f)
+{
+  double kn = optional_decimal (f);
+
+  if (isnan (ep->speed_mps) && !isnan (kn))
+    ep->speed_mps = kn * 1852.0 / 3600.0;
+}
+
 static void
 handle_gga (Parser *ps, const Field *f, guint n)
 {
@@ -407,8 +443,9 @@ handle_gga (Parser *ps, const Field *f, guint n)
     }
   /* 0 invalid, 6 dead reckoning, 7 manual input, 8 simulator: no fix. */
   q = f[6].n == 1 ? f[6].p[0] : '0';
-  take_position (ps, f[1], f[2], f[3], f[4], f[5],
-                 q >= '1' && q <= '5', optional_decimal (f[8]));
+  if (take_position (ps, f[1], f[2], f[3], f[4], f[5], q >= '1' && q <= '5', optional_decimal (f[8])) &&
+      n > 10 && isnan (ps->ep.altitude_m) && (f[10].n == 0 || (f[10].n == 1 && f[10].p[0] == 'M')))
+    ps->ep.altitude_m = optional_signed (f[9]);
 }
 
 static void
@@ -433,11 +470,42 @@ handle_rmc (Parser *ps, const Field *f, guint n)
       reject (ps, val_reject (r));
       return;
     }
-  if (take_position (ps, f[1], f[3], f[4], f[5], f[6], valid, NAN) && r == VAL_OK)
+  if (take_position (ps, f[1], f[3], f[4], f[5], f[6], valid, NAN))
     {
-      ps->ep.has_date = TRUE;
-      ps->ep.date_us = date_us;
+      if (r == VAL_OK)
+        {
+          ps->ep.has_date = TRUE;
+          ps->ep.date_us = date_us;
+        }
+      if (valid)
+        set_speed_knots (&ps->ep, f[7]);
     }
+}
+
+/* Course and speed over ground; no time: it belongs to the epoch being
+ * assembled.  Speed in knots (field 5), else km/h (field 7). */
+static void
+handle_vtg (Parser *ps, const Field *f, guint n)
+{
+  double kmh;
+
+  if (n < 9)
+    {
+      reject (ps, RL_GPS_REJECT_MALFORMED);
+      return;
+    }
+  if (!ps->ep.open)
+    {
+      ps->stats->ignored++;
+      return;
+    }
+  /* NMEA 2.3 mode N: not valid */
+  if (n > 9 && f[9].n == 1 && f[9].p[0] == 'N')
+    return;
+  set_speed_knots (&ps->ep, f[5]);
+  kmh = optional_decimal (f[7]);
+  if (isnan (ps->ep.speed_mps) && !isnan (kmh))
+    ps->ep.speed_mps = kmh / 3.6;
 }
 
 static void
@@ -573,6 +641,8 @@ dispatch (Parser *ps, const char *s, const Field *fields, guint n_fields)
     handle_gsa (ps, fields, n_fields);
   else if (memcmp (type, "GST", 3) == 0)
     handle_gst (ps, fields, n_fields);
+  else if (memcmp (type, "VTG", 3) == 0)
+    handle_vtg (ps, fields, n_fields);
   else
     ps->stats->ignored++;
 }

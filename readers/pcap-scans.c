@@ -3,6 +3,7 @@
 #include <string.h>
 #include <gio/gio.h>
 #include <pcap/pcap.h>
+#include "core/enum-names.h"
 
 static const char *const frame_result_names[RL_FRAME_N_RESULTS] = {
   [RL_FRAME_OK] = "ok",
@@ -21,9 +22,7 @@ static const char *const frame_result_names[RL_FRAME_N_RESULTS] = {
 const char *
 rl_frame_result_to_string (RlFrameResult result)
 {
-  if ((guint) result >= RL_FRAME_N_RESULTS)
-    return "unknown";
-  return frame_result_names[result];
+  return RL_ENUM_NAME (frame_result_names, result, "unknown");
 }
 
 static guint16
@@ -194,53 +193,102 @@ rl_frame_parse (int linktype, const guint8 *data, gsize caplen, RlHeardFrame *ou
     }
 }
 
-gboolean
-rl_pcap_read (const char *path, RlPcapFrameFunc on_frame, RlPcapSkipFunc on_skip,
-              gpointer user_data, GError **error)
+struct RlPcapReader {
+  pcap_t *p;
+  int linktype;
+  char *path;
+};
+
+RlPcapReader *
+rl_pcap_reader_open (const char *path, GError **error)
 {
   char errbuf[PCAP_ERRBUF_SIZE] = "";
   pcap_t *p = pcap_open_offline_with_tstamp_precision (path, PCAP_TSTAMP_PRECISION_MICRO, errbuf);
-  struct pcap_pkthdr *hdr;
-  const u_char *data;
-  int rc;
+  RlPcapReader *r;
+  int lt;
 
   if (p == NULL)
     {
       g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA, "%s: %s", path, errbuf);
-      return FALSE;
+      return NULL;
     }
-  int lt = pcap_datalink (p);
+  lt = pcap_datalink (p);
   if (lt != RL_LINKTYPE_IEEE802_11 && lt != RL_LINKTYPE_IEEE802_11_RADIOTAP && lt != RL_LINKTYPE_PPI)
     {
       g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED,
                    "%s: link type %s has no 802.11 frames (capture in monitor mode: radiotap, PPI or plain 802.11)",
                    path, pcap_datalink_val_to_name (lt) != NULL ? pcap_datalink_val_to_name (lt) : "?");
       pcap_close (p);
-      return FALSE;
+      return NULL;
     }
-  while ((rc = pcap_next_ex (p, &hdr, &data)) == 1)
-    {
-      RlHeardFrame f;
-      RlFrameResult r = rl_frame_parse (lt, data, hdr->caplen, &f);
-      /* the header's time is whatever the file says */
-      if (r == RL_FRAME_OK && (hdr->ts.tv_sec < 0 || hdr->ts.tv_sec > RL_PCAP_MAX_SECONDS ||
-                               hdr->ts.tv_usec < 0 || hdr->ts.tv_usec >= G_USEC_PER_SEC))
-        r = RL_FRAME_BAD_TIME;
-      if (r == RL_FRAME_OK)
-        {
-          gint64 t = (gint64) hdr->ts.tv_sec * G_USEC_PER_SEC + hdr->ts.tv_usec;
-          on_frame (t, &f, user_data);
-        }
-      else if (on_skip != NULL)
-        on_skip (r, user_data);
-    }
+  r = g_new0 (RlPcapReader, 1);
+  r->p = p;
+  r->linktype = lt;
+  r->path = g_strdup (path);
+  return r;
+}
+
+RlPcapNext
+rl_pcap_reader_next (RlPcapReader *r, gint64 *time, RlHeardFrame *frame, RlFrameResult *why, GError **error)
+{
+  struct pcap_pkthdr *hdr;
+  const u_char *data;
+  int rc = pcap_next_ex (r->p, &hdr, &data);
+
   if (rc == PCAP_ERROR)
     {
       /* a capture cut short keeps what came before; say it */
-      g_set_error (error, G_IO_ERROR, G_IO_ERROR_PARTIAL_INPUT, "%s: %s", path, pcap_geterr (p));
-      pcap_close (p);
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_PARTIAL_INPUT, "%s: %s", r->path, pcap_geterr (r->p));
+      return RL_PCAP_END;
+    }
+  if (rc != 1)
+    return RL_PCAP_END;
+  *why = rl_frame_parse (r->linktype, data, hdr->caplen, frame);
+  /* the header's time is whatever the file says */
+  if (*why == RL_FRAME_OK && (hdr->ts.tv_sec < 0 || hdr->ts.tv_sec > RL_PCAP_MAX_SECONDS ||
+                              hdr->ts.tv_usec < 0 || hdr->ts.tv_usec >= G_USEC_PER_SEC))
+    *why = RL_FRAME_BAD_TIME;
+  if (*why != RL_FRAME_OK)
+    return RL_PCAP_SKIPPED;
+  *time = (gint64) hdr->ts.tv_sec * G_USEC_PER_SEC + hdr->ts.tv_usec;
+  return RL_PCAP_FRAME;
+}
+
+void
+rl_pcap_reader_free (RlPcapReader *r)
+{
+  if (r == NULL)
+    return;
+  pcap_close (r->p);
+  g_free (r->path);
+  g_free (r);
+}
+
+gboolean
+rl_pcap_read (const char *path, RlPcapFrameFunc on_frame, RlPcapSkipFunc on_skip,
+              gpointer user_data, GError **error)
+{
+  RlPcapReader *r = rl_pcap_reader_open (path, error);
+  GError *local = NULL;
+  RlHeardFrame f;
+  RlFrameResult why;
+  RlPcapNext n;
+  gint64 t;
+
+  if (r == NULL)
+    return FALSE;
+  while ((n = rl_pcap_reader_next (r, &t, &f, &why, &local)) != RL_PCAP_END)
+    {
+      if (n == RL_PCAP_FRAME)
+        on_frame (t, &f, user_data);
+      else if (on_skip != NULL)
+        on_skip (why, user_data);
+    }
+  rl_pcap_reader_free (r);
+  if (local != NULL)
+    {
+      g_propagate_error (error, local);
       return FALSE;
     }
-  pcap_close (p);
   return TRUE;
 }

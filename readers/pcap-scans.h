@@ -46,4 +46,17 @@ typedef void (*RlPcapSkipFunc) (RlFrameResult why, gpointer user_data);
 gboolean rl_pcap_read (const char *path, RlPcapFrameFunc on_frame, RlPcapSkipFunc on_skip,
                        gpointer user_data, GError **error);
 
+/* The same as a pull iterator: frames one at a time, in file order. */
+typedef struct RlPcapReader RlPcapReader;
+RlPcapReader *rl_pcap_reader_open (const char *path, GError **error);
+typedef enum {
+  RL_PCAP_FRAME,     /* @time and @frame are set (the frame points into the reader until the next call) */
+  RL_PCAP_SKIPPED,   /* @why says why the record is no beacon */
+  RL_PCAP_END,       /* the end; @error set (G_IO_ERROR_PARTIAL_INPUT) when the file was cut short */
+} RlPcapNext;
+RlPcapNext rl_pcap_reader_next (RlPcapReader *reader, gint64 *time, RlHeardFrame *frame, RlFrameResult *why,
+                                GError **error);
+void rl_pcap_reader_free (RlPcapReader *reader);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (RlPcapReader, rl_pcap_reader_free)
+
 G_END_DECLS

@@ -1,4 +1,5 @@
 #include "readers/scanlog.h"
+#include "core/enum-names.h"
 #include "readers/json-depth.h"
 
 #include <math.h>
@@ -8,23 +9,18 @@
 
 G_DEFINE_QUARK (rl-scanlog-error-quark, rl_scanlog_error)
 
+static const char *const error_names[] = {
+  [RL_SCANLOG_ERROR_NOT_JSON] = "bad_json",
+  [RL_SCANLOG_ERROR_BAD_TIME] = "bad_time",
+  [RL_SCANLOG_ERROR_BAD_BSSID] = "bad_bssid",
+  [RL_SCANLOG_ERROR_BAD_IES] = "bad_ies",
+  [RL_SCANLOG_ERROR_BAD_FIELD] = "bad_field",
+};
+
 const char *
 rl_scanlog_error_to_string (RlScanLogError code)
 {
-  switch (code)
-    {
-    case RL_SCANLOG_ERROR_NOT_JSON:
-      return "bad_json";
-    case RL_SCANLOG_ERROR_BAD_TIME:
-      return "bad_time";
-    case RL_SCANLOG_ERROR_BAD_BSSID:
-      return "bad_bssid";
-    case RL_SCANLOG_ERROR_BAD_IES:
-      return "bad_ies";
-    case RL_SCANLOG_ERROR_BAD_FIELD:
-    default:
-      return "bad_field";
-    }
+  return RL_ENUM_NAME (error_names, code, "bad_field");
 }
 
 void

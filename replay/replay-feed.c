@@ -133,16 +133,15 @@ rl_replay_feed_status (const RlReplayFeed *feed)
 char *
 rl_replay_feed_resolve (const char *name)
 {
-  g_autofree char *base = NULL, *relative = NULL, *path = NULL;
+  g_autofree char *base = NULL, *relative = NULL;
+  char *found;
 
   if (strchr (name, '/') != NULL || g_file_test (name, G_FILE_TEST_EXISTS))
     return g_strdup (name);
   base = g_str_has_suffix (name, ".scn") ? g_strdup (name) : g_strconcat (name, ".scn", NULL);
   relative = g_build_filename ("trips", base, NULL);
-  path = rl_paths_find_data (relative);
-  if (g_file_test (path, G_FILE_TEST_IS_REGULAR))
-    return g_steal_pointer (&path);
-  return g_strdup (name);
+  found = rl_data_find (relative);
+  return found != NULL ? found : g_strdup (name);
 }
 
 static gboolean
@@ -180,9 +179,8 @@ feed_read_files (RlReplayFeed *feed, const char *const *paths, const RlConfig *c
   g_autoptr(RlReplay) replay = rl_replay_new (config, regulatory);
   g_autoptr(RlTzMap) tzmap = rl_tzmap_new (config->zoneinfo_dir, NULL);
   g_autoptr(GError) index_error = NULL;
-  g_autoptr(RlBoundaryIndex) index =
-    rl_boundary_index_open (config->boundary_index ? config->boundary_index : rl_boundary_index_default_path (),
-                            &index_error);
+  g_autofree char *index_path = rl_data_path (RL_DATA_BOUNDARY_INDEX, config->boundary_index);
+  g_autoptr(RlBoundaryIndex) index = rl_boundary_index_open (index_path, &index_error);
   RlScenarioContext ctx = { config, tzmap, rl_scenario_boundary_lookup, index };
 
   if (index == NULL)

@@ -150,7 +150,7 @@ reader_offset (GpsStream *g)
 /* A mapped log is read once, front to back: the pages behind the reader
  * go back to the kernel, so the resident size stays flat however long
  * the log is (a later touch would read them in again, so this is safe). */
-#define RELEASE_STEP (4u << 20)
+#define RELEASE_STEP (1u << 20)
 
 static void
 release_read_pages (GpsStream *g)
@@ -202,6 +202,14 @@ gps_next (RlEventStream *self)
 
   while (reader_next (g, &fix))
     {
+      if (rl_gps_fix_is_lost (&fix))
+        {
+          /* the receiver said it lost its fix: its last position stops counting now */
+          g->event.type = RL_EVENT_WITHDRAW;
+          g->event.time = replay_time (g, &fix);
+          rl_evidence_init (&g->event.ev, RL_SOURCE_GPS, "gps", g->event.time, RL_NEVER);
+          return &g->event;
+        }
       if (!rl_gps_evidence_from_fix_cached (&g->params, &g->cache, &fix, replay_time (g, &fix), &g->event.ev))
         {
           g->outside++;
@@ -209,7 +217,7 @@ gps_next (RlEventStream *self)
         }
       /* Still delivered: a newer fix replaces the older one even when it is
        * too coarse to be a witness; the policy judges the radius. */
-      if (rl_gps_fix_error_m (&fix, g->params.uere_m, &assumed) > g->max_error_m)
+      if (rl_gps_fix_error_m (&fix, g->params.uere_m, g->params.unknown_error_m, &assumed) > g->max_error_m)
         g->inaccurate++;
       else
         g->used++;
@@ -253,6 +261,8 @@ gps_finish (RlEventStream *self)
 
   note_dates (g, stats);
   count_stats (r, g->format_name, stats);
+  if (stats->fix_lost > 0)
+    rl_replay_count (r, "gps.fix_lost", stats->fix_lost);
   rl_replay_count (r, "gps.fixes_used", g->used);
   if (g->inaccurate > 0)
     rl_replay_count (r, "gps.fixes_too_inaccurate", g->inaccurate);

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <gio/gio.h>
+#include <sys/mman.h>
 #include "core/engine.h"
 #include "readers/country-ie.h"
 #include "readers/nl80211-scan.h"
@@ -15,12 +16,38 @@
  * this.  The same window as the live BSS table (core/engine.h). */
 #define RL_SCANS_REPEAT_US RL_BEACON_REPEAT_US
 
+/* A scan log holds the BSSs each scan heard, stamped with when each was
+ * heard: one scan's lines lie within seconds of each other (a passive scan
+ * of every 5 GHz channel takes a few), and scans are further apart than
+ * this.  A longer silence starts the next scan. */
+#define RL_SCANS_GAP_US (5 * G_USEC_PER_SEC)
+
+/* One scan log or capture, read while the replay runs. */
 typedef struct {
+  RlEventStream stream;
   RlReplay *replay;
+  char *path;
+  gpointer note_slot;
   guint max_age_s;
   GHashTable *last;       /* bssid text → LastSeen */
   gint64 merge_us;        /* captures only: scan logs hold one line per new observation */
-} Feed;
+  RlEvent event;
+  /* scan logs: JSON lines in a mapped file */
+  GMappedFile *map;
+  const char *text;
+  gsize len, pos, released;
+  guint line_no, good, bad;
+  /* scan logs: the scan being read (see RL_SCANS_GAP_US), and the event
+   * that says it ended, handed out before the line that ended it */
+  gboolean in_scan;
+  gint64 scan_start, scan_last;
+  guint scan_bands;       /* RlBand mask of what it heard */
+  RlEvent scan_event;
+  gboolean evidence_pending;
+  /* captures */
+  RlPcapReader *pcap;
+  GError *pcap_error;
+} ScanStream;
 
 typedef struct {
   gint64 time;
@@ -28,97 +55,216 @@ typedef struct {
 } LastSeen;
 
 static void
-count_skip (Feed *feed, const char *reason)
+count_skip (ScanStream *s, const char *reason)
 {
   g_autofree char *name = g_strconcat ("scans.skipped.", reason, NULL);
-  rl_replay_count (feed->replay, name, 1);
+  rl_replay_count (s->replay, name, 1);
 }
 
-static void
-feed_bss (Feed *feed, gint64 time, const guint8 bssid[6], guint32 freq, gboolean has_signal, gint32 signal_mbm,
+/* TRUE when the BSS gave an evidence item (in s->event). */
+static gboolean
+feed_bss (ScanStream *s, gint64 time, const guint8 bssid[6], guint32 freq, gboolean has_signal, gint32 signal_mbm,
           const guint8 *ies, gsize ies_len)
 {
-  RlEvidence ev;
-  RlCountryIeResult res = rl_beacon_evidence_build (&ev, bssid, has_signal ? signal_mbm : 0, freq, ies, ies_len,
-                                                    NULL, 0, time, feed->max_age_s);
+  RlEvidence *ev = &s->event.ev;
+  RlCountryIeResult res = rl_beacon_evidence_build (ev, bssid, has_signal ? signal_mbm : 0, freq, ies, ies_len,
+                                                    NULL, 0, time, s->max_age_s);
   if (res != RL_COUNTRY_IE_OK)
     {
-      count_skip (feed, rl_country_ie_result_to_string (res));
-      return;
+      count_skip (s, rl_country_ie_result_to_string (res));
+      return FALSE;
     }
-  LastSeen *last = g_hash_table_lookup (feed->last, ev.key);
+  LastSeen *last = g_hash_table_lookup (s->last, ev->key);
   if (last == NULL)
     {
       last = g_new0 (LastSeen, 1);
-      g_hash_table_insert (feed->last, g_strdup (ev.key), last);
-      rl_replay_count (feed->replay, "scans.bss_used", 1);
+      g_hash_table_insert (s->last, g_strdup (ev->key), last);
+      rl_replay_count (s->replay, "scans.bss_used", 1);
     }
-  else if (last->country == ev.countries[0] && time >= last->time && time - last->time < feed->merge_us)
+  else if (last->country == ev->countries[0] && time >= last->time && time - last->time < s->merge_us)
     {
-      rl_replay_count (feed->replay, "scans.repeats_merged", 1);
-      return;
-    }
-  last->time = time;
-  last->country = ev.countries[0];
-  rl_replay_count (feed->replay, "scans.observations", 1);
-  rl_replay_add_evidence (feed->replay, &ev);
-}
-
-static gboolean
-load_json_lines (Feed *feed, const char *path, const char *text, gsize len, GError **error)
-{
-  const char *p = text, *end = text + len;
-  guint line_no = 0, good = 0, bad = 0;
-
-  while (p < end)
-    {
-      const char *nl = memchr (p, '\n', (gsize) (end - p));
-      const char *eol = nl != NULL ? nl : end;
-      line_no++;
-      gsize n = (gsize) (eol - p);
-      gboolean blank = TRUE;
-      for (gsize i = 0; i < n && blank; i++)
-        blank = g_ascii_isspace (p[i]);
-      if (!blank)
-        {
-          RlScanLogEntry e;
-          g_autoptr (GError) local = NULL;
-          if (rl_scanlog_parse (p, (gssize) n, &e, &local))
-            {
-              feed_bss (feed, e.time, e.bssid, e.freq_mhz, e.has_signal, e.signal_mbm, e.ies, e.ies_len);
-              rl_scanlog_entry_clear (&e);
-              good++;
-            }
-          else
-            {
-              count_skip (feed, rl_scanlog_error_to_string ((RlScanLogError) local->code));
-              if (bad++ == 0)
-                rl_replay_note (feed->replay, "%s:%u: skipped: %s", path, line_no, local->message);
-            }
-        }
-      p = eol + 1;
-    }
-  if (good == 0 && bad > 0)
-    {
-      g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA, "%s: no line is a scan log entry (%u bad lines)", path, bad);
+      rl_replay_count (s->replay, "scans.repeats_merged", 1);
       return FALSE;
     }
-  rl_replay_count (feed->replay, "scans.lines", good + bad);
+  last->time = time;
+  last->country = ev->countries[0];
+  rl_replay_count (s->replay, "scans.observations", 1);
+  s->event.type = RL_EVENT_EVIDENCE;
+  s->event.time = time;
   return TRUE;
 }
 
-static void
-on_frame (gint64 time, const RlHeardFrame *f, gpointer user_data)
+/* The next line that is not blank, or FALSE at the end. */
+static gboolean
+next_line (ScanStream *s, const char **line, gsize *n)
 {
-  Feed *feed = user_data;
-  rl_replay_count (feed->replay, f->probe_response ? "scans.probe_responses" : "scans.beacons", 1);
-  feed_bss (feed, time, f->bssid, f->freq_mhz, f->has_signal, f->signal_mbm, f->ies, f->ies_len);
+  while (s->pos < s->len)
+    {
+      const char *p = s->text + s->pos;
+      const char *nl = memchr (p, '\n', s->len - s->pos);
+      gsize k = nl != NULL ? (gsize) (nl - p) : s->len - s->pos;
+      gboolean blank = TRUE;
+
+      s->pos += k + 1;
+      s->line_no++;
+      for (gsize i = 0; i < k && blank; i++)
+        blank = g_ascii_isspace (p[i]);
+      if (!blank)
+        {
+          *line = p;
+          *n = k;
+          return TRUE;
+        }
+    }
+  return FALSE;
+}
+
+/* A scan log is read once front to back: pages behind the reader go back
+ * to the kernel (see replay-gps.c). */
+static void
+release_read_pages (ScanStream *s)
+{
+  const gsize step = 1u << 20;
+  gsize at;
+
+  if (s->map == NULL || s->pos < s->released + 2 * step)
+    return;
+  at = (s->pos - step) / 4096 * 4096;
+  madvise ((char *) s->text + s->released, at - s->released, MADV_DONTNEED);
+  s->released = at;
+}
+
+/* The scan read so far is complete: TRUE with s->scan_event saying that
+ * what it did not hear on its bands is gone. */
+static gboolean
+end_scan (ScanStream *s)
+{
+  if (!s->in_scan)
+    return FALSE;
+  s->in_scan = FALSE;
+  if (s->scan_bands == 0)
+    return FALSE;   /* no frequency known: it says nothing about any band */
+  memset (&s->scan_event, 0, sizeof s->scan_event);
+  s->scan_event.type = RL_EVENT_SCAN;
+  s->scan_event.time = s->scan_last;
+  s->scan_event.since = MIN (s->scan_start, s->scan_last);
+  s->scan_event.bands = s->scan_bands;
+  rl_replay_count (s->replay, "scans.scans", 1);
+  return TRUE;
+}
+
+/* TRUE when the line heard at @time ended the scan before it. */
+static gboolean
+note_heard (ScanStream *s, gint64 time, guint32 freq_mhz)
+{
+  gboolean ended = FALSE;
+
+  if (s->in_scan && (time < s->scan_last || time - s->scan_last > RL_SCANS_GAP_US))
+    ended = end_scan (s);
+  if (!s->in_scan)
+    {
+      s->in_scan = TRUE;
+      s->scan_start = time;
+      s->scan_bands = 0;
+    }
+  s->scan_last = time;
+  s->scan_bands |= rl_band_from_freq (freq_mhz);
+  return ended;
+}
+
+static const RlEvent *
+json_lines_next (RlEventStream *self)
+{
+  ScanStream *s = (ScanStream *) self;
+  const char *line;
+  gsize n;
+
+  if (s->evidence_pending)
+    {
+      s->evidence_pending = FALSE;
+      return &s->event;
+    }
+  while (next_line (s, &line, &n))
+    {
+      RlScanLogEntry e;
+      g_autoptr (GError) local = NULL;
+      gboolean used, ended;
+
+      if (!rl_scanlog_parse (line, (gssize) n, &e, &local))
+        {
+          count_skip (s, rl_scanlog_error_to_string ((RlScanLogError) local->code));
+          if (s->bad++ == 0)
+            rl_replay_note_at (s->replay, s->note_slot, "%s:%u: skipped: %s", s->path, s->line_no, local->message);
+          continue;
+        }
+      s->good++;
+      ended = note_heard (s, e.time, e.freq_mhz);
+      used = feed_bss (s, e.time, e.bssid, e.freq_mhz, e.has_signal, e.signal_mbm, e.ies, e.ies_len);
+      rl_scanlog_entry_clear (&e);
+      release_read_pages (s);
+      if (ended)
+        {
+          s->evidence_pending = used;
+          return &s->scan_event;
+        }
+      if (used)
+        return &s->event;
+    }
+  return end_scan (s) ? &s->scan_event : NULL;
+}
+
+static const RlEvent *
+capture_next (RlEventStream *self)
+{
+  ScanStream *s = (ScanStream *) self;
+  RlHeardFrame f;
+  RlFrameResult why;
+  RlPcapNext n;
+  gint64 t;
+
+  while ((n = rl_pcap_reader_next (s->pcap, &t, &f, &why, &s->pcap_error)) != RL_PCAP_END)
+    {
+      if (n == RL_PCAP_SKIPPED)
+        {
+          count_skip (s, rl_frame_result_to_string (why));
+          continue;
+        }
+      rl_replay_count (s->replay, f.probe_response ? "scans.probe_responses" : "scans.beacons", 1);
+      if (feed_bss (s, t, f.bssid, f.freq_mhz, f.has_signal, f.signal_mbm, f.ies, f.ies_len))
+        return &s->event;
+    }
+  return NULL;
 }
 
 static void
-on_skip (RlFrameResult why, gpointer user_data)
+scan_finish (RlEventStream *self)
 {
-  count_skip (user_data, rl_frame_result_to_string (why));
+  ScanStream *s = (ScanStream *) self;
+
+  if (s->pcap_error != NULL)
+    {
+      /* a capture cut off mid-frame: what came before still counts */
+      rl_replay_note_at (s->replay, s->note_slot, "%s", s->pcap_error->message);
+      rl_replay_count (s->replay, "scans.skipped.truncated_file", 1);
+    }
+  if (s->map != NULL)
+    rl_replay_count (s->replay, "scans.lines", s->good + s->bad);
+  rl_replay_note_slot_close (s->replay, s->note_slot);
+  s->note_slot = NULL;
+}
+
+static void
+scan_free (RlEventStream *self)
+{
+  ScanStream *s = (ScanStream *) self;
+
+  if (s->map != NULL)
+    g_mapped_file_unref (s->map);
+  rl_pcap_reader_free (s->pcap);
+  g_clear_error (&s->pcap_error);
+  g_hash_table_unref (s->last);
+  g_free (s->path);
+  g_free (s);
 }
 
 static gboolean
@@ -134,57 +280,98 @@ is_capture (const guint8 *d, gsize len)
   return FALSE;
 }
 
-gboolean
-rl_replay_load_scan_file (RlReplay *replay, const char *path, const RlConfig *config, GError **error)
+/* A file of which no line is a scan log entry is refused before the run
+ * (the look stops at the first good line, which is nearly always the first). */
+static gboolean
+check_json_lines (ScanStream *s, GError **error)
 {
-  g_autofree char *text = NULL;
-  gsize len = 0;
-  Feed feed = { replay, config->policy.max_age_s[RL_SOURCE_BEACON], NULL, 0 };
-  gboolean ok;
+  const char *line;
+  gsize n;
+  guint bad = 0;
+  gsize i = 0;
+
+  while (i < s->len && g_ascii_isspace (s->text[i]))
+    i++;
+  if (i < s->len && s->text[i] != '{')
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
+                   "%s: neither a scan log (JSON lines) nor a packet capture (pcap, pcapng)", s->path);
+      return FALSE;
+    }
+  while (next_line (s, &line, &n))
+    {
+      RlScanLogEntry e;
+      if (rl_scanlog_parse (line, (gssize) n, &e, NULL))
+        {
+          rl_scanlog_entry_clear (&e);
+          s->pos = 0;
+          s->line_no = 0;
+          return TRUE;
+        }
+      bad++;
+    }
+  s->pos = 0;
+  s->line_no = 0;
+  if (bad > 0)
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA, "%s: no line is a scan log entry (%u bad lines)",
+                   s->path, bad);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+static gboolean
+open_input (ScanStream *s, GError **error)
+{
   guint8 head[4];
-  gsize head_len = 0;
-  FILE *f = fopen (path, "rb");
+  gsize head_len;
+  FILE *f = fopen (s->path, "rb");
 
   if (f == NULL)
     {
       int saved = errno;
-      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved), "%s: %s", path, g_strerror (saved));
+      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved), "%s: %s", s->path, g_strerror (saved));
       return FALSE;
     }
   head_len = fread (head, 1, sizeof head, f);
   fclose (f);
-  feed.last = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
   if (is_capture (head, head_len))
     {
-      feed.merge_us = RL_SCANS_REPEAT_US;
-      g_autoptr (GError) local = NULL;
-      ok = rl_pcap_read (path, on_frame, on_skip, &feed, &local);
-      if (!ok && g_error_matches (local, G_IO_ERROR, G_IO_ERROR_PARTIAL_INPUT))
-        {
-          /* a capture cut off mid-frame: what came before still counts */
-          rl_replay_note (replay, "%s", local->message);
-          rl_replay_count (replay, "scans.skipped.truncated_file", 1);
-          ok = TRUE;
-        }
-      else if (!ok)
-        g_propagate_error (error, g_steal_pointer (&local));
+      s->merge_us = RL_SCANS_REPEAT_US;
+      s->stream.next = capture_next;
+      s->pcap = rl_pcap_reader_open (s->path, error);
+      return s->pcap != NULL;
     }
-  else if (!g_file_get_contents (path, &text, &len, error))
-    ok = FALSE;
-  else
+  s->stream.next = json_lines_next;
+  s->map = g_mapped_file_new (s->path, FALSE, error);
+  if (s->map == NULL)
+    return FALSE;
+  s->text = g_mapped_file_get_contents (s->map);
+  s->len = g_mapped_file_get_length (s->map);
+  return check_json_lines (s, error);
+}
+
+gboolean
+rl_replay_load_scan_file (RlReplay *replay, const char *path, const RlConfig *config, GError **error)
+{
+  ScanStream *s = g_new0 (ScanStream, 1);
+
+  /* scan logs and captures are not always in time order: the merge
+   * re-orders them within its window */
+  s->stream = (RlEventStream) { .finish = scan_finish, .free = scan_free, .ordered = FALSE,
+                                .name = g_strdup (path) };
+  s->replay = replay;
+  s->path = g_strdup (path);
+  s->max_age_s = config->policy.max_age_s[RL_SOURCE_BEACON];
+  s->last = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+  s->note_slot = rl_replay_note_slot (replay);
+  if (!open_input (s, error))
     {
-      gsize i = 0;
-      while (i < len && g_ascii_isspace (text[i]))
-        i++;
-      if (i < len && text[i] != '{')
-        {
-          g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
-                       "%s: neither a scan log (JSON lines) nor a packet capture (pcap, pcapng)", path);
-          ok = FALSE;
-        }
-      else
-        ok = load_json_lines (&feed, path, text, len, error);
+      rl_replay_note_slot_drop (replay, s->note_slot);
+      rl_event_stream_free (&s->stream);
+      return FALSE;
     }
-  g_hash_table_unref (feed.last);
-  return ok;
+  rl_replay_add_stream (replay, &s->stream);
+  return TRUE;
 }

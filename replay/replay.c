@@ -91,6 +91,17 @@ rl_replay_add_resume (RlReplay *r, gint64 time)
 }
 
 void
+rl_replay_add_scan (RlReplay *r, gint64 since, gint64 time, guint bands)
+{
+  RlEvent *e;
+
+  push (r, time, RL_EVENT_SCAN, NULL);
+  e = &g_array_index (r->events, RlEvent, r->events->len - 1);
+  e->since = MIN (since, time);
+  e->bands = bands;
+}
+
+void
 rl_replay_add_tick (RlReplay *r, gint64 time)
 {
   push (r, time, RL_EVENT_TICK, NULL);
@@ -274,6 +285,16 @@ pushed_stream (RlReplay *r, guint from, guint to, gboolean at_start, gint64 firs
   return &ps->base;
 }
 
+/* An empty segment is no input: the merge looks at every input per event. */
+static void
+add_pushed (RlMerge *m, RlEventStream *stream, guint64 rank)
+{
+  if (((PushedStream *) stream)->n == 0)
+    rl_event_stream_free (stream);
+  else
+    rl_merge_add (m, stream, rank);
+}
+
 /* Every input in one merge: the pushed events between added streams keep
  * their place among them, at-start items go in at the first event's time. */
 static RlMerge *
@@ -286,7 +307,7 @@ build_merge (RlReplay *r)
   for (guint k = 0; k <= n; k++)
     {
       guint to = k < n ? g_array_index (r->stream_marks, guint, k) : r->events->len;
-      rl_merge_add (m, pushed_stream (r, from, to, FALSE, 0), 2 * k);
+      add_pushed (m, pushed_stream (r, from, to, FALSE, 0), 2 * k);
       if (k < n)
         rl_merge_add (m, r->streams->pdata[k], 2 * k + 1);
       from = to;
@@ -302,7 +323,7 @@ build_merge (RlReplay *r)
   for (guint k = 0; k <= n; k++)
     {
       guint to = k < n ? g_array_index (r->stream_marks, guint, k) : r->events->len;
-      rl_merge_add (m, pushed_stream (r, from, to, TRUE, first), 2 * k);
+      add_pushed (m, pushed_stream (r, from, to, TRUE, first), 2 * k);
       from = to;
     }
   g_array_set_size (r->stream_marks, 0);
@@ -390,12 +411,8 @@ catch_up (RlReplay *r, RlEngine *engine, gint64 until)
 {
   gint64 due;
 
-  while ((due = rl_engine_next_instant (engine)) < until)
-    {
-      decide (r, engine, due);
-      if (rl_engine_next_instant (engine) <= due)
-        break;   /* no progress: the next event's instant decides */
-    }
+  while ((due = rl_engine_next_due (engine, until)) != RL_NEVER)
+    decide (r, engine, due);
 }
 
 static void

@@ -46,6 +46,11 @@ void rl_replay_add_evidence (RlReplay *replay, const RlEvidence *ev);
 void rl_replay_add_evidence_at_start (RlReplay *replay, const RlEvidence *ev);
 void rl_replay_add_withdraw (RlReplay *replay, gint64 time, const char *key);
 void rl_replay_add_withdraw_kind (RlReplay *replay, gint64 time, RlSourceKind kind);
+/* A Wi-Fi scan covering @bands (RlBand mask; RL_BANDS_ANY: every band and
+ * APs of unknown band) ran from @since to @time: at @time every access
+ * point on a covered band not heard since @since is gone (withdrawn), not
+ * left to age out over max_age_beacons. */
+void rl_replay_add_scan (RlReplay *replay, gint64 since, gint64 time, guint bands);
 /* logind PrepareForSleep(false): observations from before @time are dropped. */
 void rl_replay_add_resume (RlReplay *replay, gint64 time);
 /* Makes sure the engine evaluates at @time even with no event (scenario "check"). */

@@ -19,7 +19,7 @@ G_DEFINE_QUARK (rl-scenario-error-quark, rl_scenario_error)
 gboolean
 rl_reason_from_string (const char *text, RlReason *out)
 {
-  for (guint i = 0; i <= RL_REASON_SUPPORT_LOST; i++)
+  for (guint i = 0; i <= RL_REASON_LAST; i++)
     if (g_strcmp0 (text, rl_reason_to_string ((RlReason) i)) == 0)
       {
         *out = (RlReason) i;
@@ -325,6 +325,40 @@ parse_radio (const Parser *p, const char *channel, const char *freq, const char 
   return TRUE;
 }
 
+/* "scan [band=2.4,5,6]": a Wi-Fi scan covering those bands (all, and APs
+ * of unknown band, without band=) ended at @t; the access points on them
+ * not heard at @t are gone (as the live BSS table and scan logs read a
+ * scan that no longer hears an AP). */
+static gboolean
+parse_scan (const Parser *p, char **words, gint64 t)
+{
+  static const char *const keys[] = { "band", NULL };
+  const char *v[G_N_ELEMENTS (keys)];
+  guint bands = 0;
+
+  if (!take_options (p, "scan", words, 0, keys, v))
+    return FALSE;
+  if (v[0] == NULL)
+    bands = RL_BANDS_ANY;
+  else
+    {
+      g_auto (GStrv) parts = g_strsplit (v[0], ",", -1);
+      for (guint i = 0; parts[i] != NULL; i++)
+        {
+          if (strcmp (parts[i], "2.4") == 0)
+            bands |= RL_BAND_2GHZ;
+          else if (strcmp (parts[i], "5") == 0)
+            bands |= RL_BAND_5GHZ;
+          else if (strcmp (parts[i], "6") == 0)
+            bands |= RL_BAND_6GHZ;
+          else
+            return fail (p, "scan: band=%s: expected 2.4, 5 and/or 6 (GHz), comma-separated", v[0]);
+        }
+    }
+  rl_replay_add_scan (p->replay, t, t, bands);
+  return TRUE;
+}
+
 /* env=: the third byte of the country string. */
 static gboolean
 parse_environment (const char *text, guint8 *out)
@@ -402,6 +436,50 @@ same_observation (Parser *p, const guint8 bssid[6], gint64 t)
   return FALSE;
 }
 
+/* The elements an AP would send: SSID, then Country (the two characters,
+ * the environment byte, one triplet).  The real parser reads them, so a
+ * scenario and the air can never disagree on what counts. */
+static gsize
+build_ies (guint8 ies[2 + 32 + 2 + 6], const char *ssid, gsize ssid_len, const char cc[2], guint8 env, guint freq)
+{
+  gsize n = 0;
+
+  if (ssid != NULL)
+    {
+      ies[n++] = RL_IE_SSID;
+      ies[n++] = (guint8) ssid_len;
+      memcpy (ies + n, ssid, ssid_len);
+      n += ssid_len;
+    }
+  ies[n++] = RL_IE_COUNTRY;
+  ies[n++] = 6;
+  ies[n++] = (guint8) cc[0];
+  ies[n++] = (guint8) cc[1];
+  ies[n++] = env;
+  put_triplet (ies + n, freq);
+  return n + 3;
+}
+
+/* A country string the parser refuses: no vote, counted and noted.  As the
+ * live BSS table does, an AP that stops advertising a usable country no
+ * longer votes for the one it named before. */
+static void
+refuse_beacon (Parser *p, const guint8 bssid[6], gint64 t, const char cc[2], guint8 env, RlCountryIeResult res)
+{
+  g_autofree char *counter = g_strconcat ("scenario.skipped.", rl_country_ie_result_to_string (res), NULL);
+  char key[48], text[18], envbuf[48];
+
+  rl_bssid_to_string (bssid, text);
+  g_snprintf (key, sizeof key, "beacon:%s", text);
+  rl_replay_add_withdraw (p->replay, t, key);
+  rl_replay_count (p->replay, counter, 1);
+  if (p->skip_notes++ < MAX_SKIP_NOTES)
+    rl_replay_note (p->replay, "%s:%u: AP %s: country string '%c%c' (%s) is no country (%s): no vote", p->name,
+                    p->line, text, g_ascii_isprint (cc[0]) ? cc[0] : '?', g_ascii_isprint (cc[1]) ? cc[1] : '?',
+                    rl_country_ie_environment_to_string ((char) env, envbuf, sizeof envbuf),
+                    rl_country_ie_result_to_string (res));
+}
+
 static gboolean
 parse_beacon (Parser *p, char **words, gint64 t)
 {
@@ -409,10 +487,9 @@ parse_beacon (Parser *p, char **words, gint64 t)
   enum { K_SSID, K_SIGNAL, K_ENV, K_CHANNEL, K_FREQ, K_BAND };
   const char *v[G_N_ELEMENTS (keys)];
   guint8 bssid[6], ies[2 + 32 + 2 + 6], env = ' ';
-  gsize n_ies = 0, ssid_len = 0;
+  gsize n_ies, ssid_len = 0;
   gint32 signal_mbm = 0;
   guint freq = 0;
-  char key[48], bssid_text[18];
   RlEvidence ev;
   RlCountryIeResult res;
 
@@ -441,50 +518,13 @@ parse_beacon (Parser *p, char **words, gint64 t)
   if (same_observation (p, bssid, t))
     return TRUE;
 
-  /* The elements an AP would send: SSID, then Country (the two characters,
-   * the environment byte, one triplet).  The real parser reads them, so a
-   * scenario and the air can never disagree on what counts. */
-  if (v[K_SSID] != NULL)
-    {
-      ies[n_ies++] = RL_IE_SSID;
-      ies[n_ies++] = (guint8) ssid_len;
-      memcpy (ies + n_ies, v[K_SSID], ssid_len);
-      n_ies += ssid_len;
-    }
-  ies[n_ies++] = RL_IE_COUNTRY;
-  ies[n_ies++] = 6;
-  ies[n_ies++] = (guint8) words[1][0];
-  ies[n_ies++] = (guint8) words[1][1];
-  ies[n_ies++] = env;
-  put_triplet (ies + n_ies, freq);
-  n_ies += 3;
-
+  n_ies = build_ies (ies, v[K_SSID], ssid_len, words[1], env, freq);
   res = rl_beacon_evidence_build (&ev, bssid, signal_mbm, freq, ies, n_ies, NULL, 0, t,
                                   p->ctx->config->policy.max_age_s[RL_SOURCE_BEACON]);
   if (res == RL_COUNTRY_IE_OK)
-    {
-      rl_replay_add_evidence (p->replay, &ev);
-      return TRUE;
-    }
-
-  /* As the live BSS table does: an AP that stops advertising a usable
-   * country no longer votes for the one it named before. */
-  rl_bssid_to_string (bssid, bssid_text);
-  g_snprintf (key, sizeof key, "beacon:%s", bssid_text);
-  rl_replay_add_withdraw (p->replay, t, key);
-  {
-    g_autofree char *counter = g_strconcat ("scenario.skipped.", rl_country_ie_result_to_string (res), NULL);
-    rl_replay_count (p->replay, counter, 1);
-  }
-  if (p->skip_notes++ < MAX_SKIP_NOTES)
-    {
-      char envbuf[48];
-      rl_replay_note (p->replay, "%s:%u: AP %s: country string '%c%c' (%s) is no country (%s): no vote", p->name,
-                      p->line, bssid_text, g_ascii_isprint (words[1][0]) ? words[1][0] : '?',
-                      g_ascii_isprint (words[1][1]) ? words[1][1] : '?',
-                      rl_country_ie_environment_to_string ((char) env, envbuf, sizeof envbuf),
-                      rl_country_ie_result_to_string (res));
-    }
+    rl_replay_add_evidence (p->replay, &ev);
+  else
+    refuse_beacon (p, bssid, t, words[1], env, res);
   return TRUE;
 }
 
@@ -699,6 +739,8 @@ parse_event (Parser *p, char **words, gint64 t)
         g_hash_table_remove_all (p->heard);
       return TRUE;
     }
+  if (strcmp (what, "scan") == 0)
+    return parse_scan (p, words, t);
   if (strcmp (what, "resume") == 0 || strcmp (what, "check") == 0)
     {
       if (!take_options (p, what, words, 0, no_keys, v))
@@ -709,7 +751,7 @@ parse_event (Parser *p, char **words, gint64 t)
         rl_replay_add_tick (p->replay, t);
       return TRUE;
     }
-  return fail (p, "unknown event '%s': expected gps, beacon, timezone, override, remove, resume or check", what);
+  return fail (p, "unknown event '%s': expected gps, beacon, timezone, override, remove, scan, resume or check", what);
 }
 
 /* CC [STATE|any [REASON]] */

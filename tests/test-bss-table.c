@@ -131,11 +131,65 @@ test_age_and_cap (void)
   g_hash_table_unref (f.items);
 }
 
+/* After a border crossing: the next scan no longer hears the old
+ * country's APs on the channels it covered, and they go at once; an AP on
+ * a band the scan did not cover stays until it ages out. */
+static void
+test_scan_done (void)
+{
+  Fixture f;
+  fixture_init (&f);
+  RlBssTable *t = rl_bss_table_new (&f.source, 900, 64);
+  RlScanBss a = bss (1, 100, TRUE), b = bss (2, 200, TRUE), c = bss (3, 300, TRUE), d = bss (4, 300, TRUE);
+  guint32 scanned_24[] = { 2412, 2437, 2462 };
+  gint64 seen;
+
+  c.freq_mhz = 5180;
+  d.freq_mhz = 2437;
+  g_assert_true (rl_bss_table_observe (t, &a, T0, &seen));
+  g_assert_true (rl_bss_table_observe (t, &b, T0, &seen));
+  g_assert_true (rl_bss_table_observe (t, &c, T0, &seen));
+  g_assert_true (rl_bss_table_observe (t, &d, T0, &seen));
+  /* the scan that heard them all: nothing goes */
+  g_assert_cmpuint (rl_bss_table_scan_done (t, T0 - 15 * SEC, NULL, 0), ==, 0);
+  g_assert_cmpuint (g_hash_table_size (f.items), ==, 4);
+
+  /* 60 s on, a scan hears only AP 1 (2412 MHz); it covered 2.4 and 5 GHz
+   * (the kernel did not list its channels) */
+  a.seen_ms_ago = 500;
+  g_assert_true (rl_bss_table_observe (t, &a, T0 + 60 * SEC, &seen));
+  c.seen_ms_ago = 60300;   /* the cached entry of the first scan */
+  g_assert_false (rl_bss_table_observe (t, &c, T0 + 60 * SEC, &seen));
+  g_assert_cmpuint (rl_bss_table_scan_done (t, T0 + 45 * SEC, NULL, 0), ==, 2);
+  g_assert_true (g_hash_table_contains (f.items, "beacon:3c:84:6a:00:00:01"));
+  g_assert_false (g_hash_table_contains (f.items, "beacon:3c:84:6a:00:00:02"));
+  g_assert_false (g_hash_table_contains (f.items, "beacon:3c:84:6a:00:00:04"));
+  /* it heard nothing on 5 GHz: AP 3 stays */
+  g_assert_true (g_hash_table_contains (f.items, "beacon:3c:84:6a:00:00:03"));
+  g_assert_cmpuint (rl_bss_table_size (t), ==, 2);
+
+  /* a scan listing its channels: only those count, 5 GHz included when listed */
+  a.seen_ms_ago = 100;
+  g_assert_true (rl_bss_table_observe (t, &a, T0 + 120 * SEC, &seen));
+  g_assert_cmpuint (rl_bss_table_scan_done (t, T0 + 105 * SEC, scanned_24, G_N_ELEMENTS (scanned_24)), ==, 0);
+  {
+    guint32 scanned_5[] = { 5180, 5200 };
+    g_assert_cmpuint (rl_bss_table_scan_done (t, T0 + 105 * SEC, scanned_5, G_N_ELEMENTS (scanned_5)), ==, 1);
+  }
+  g_assert_false (g_hash_table_contains (f.items, "beacon:3c:84:6a:00:00:03"));
+  /* a scan that heard nothing at all and listed nothing says nothing */
+  g_assert_cmpuint (rl_bss_table_scan_done (t, T0 + 300 * SEC, NULL, 0), ==, 0);
+  g_assert_cmpuint (g_hash_table_size (f.items), ==, 1);
+  rl_bss_table_free (t);
+  g_hash_table_unref (f.items);
+}
+
 int
 main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/bss-table/observe", test_observe);
   g_test_add_func ("/bss-table/age-and-cap", test_age_and_cap);
+  g_test_add_func ("/bss-table/scan-done", test_scan_done);
   return g_test_run ();
 }

@@ -180,8 +180,7 @@ add_dir (const char *sub, const char *prefix)
     {
       const char *n = names->pdata[i];
       g_autofree char *test = g_strdup_printf ("/engine-paths/%s/%.*s", prefix, (int) strlen (n) - 4, n);
-      /* the paths live as long as the program */
-      g_test_add_data_func (test, g_build_filename (dir, n, NULL), test_same_timeline);
+      g_test_add_data_func_full (test, g_build_filename (dir, n, NULL), test_same_timeline, g_free);
     }
 }
 

@@ -209,6 +209,15 @@ test_skip_unchanged (void)
   rl_engine_apply (e, &tick);
   g_assert_false (rl_engine_decide_at (e, T0 + 62 * SEC, NULL, NULL));
 
+  /* an AP heard louder says nothing new; one on another channel does */
+  RlEvidence ap = beacon (0, DE, T0 + 62 * SEC, config);
+  ap.beacon.signal_mbm = -4000;
+  rl_engine_add (e, &ap);
+  g_assert_false (rl_engine_decide_at (e, T0 + 62 * SEC, NULL, NULL));
+  ap.beacon.freq_mhz = 5180;
+  rl_engine_add (e, &ap);
+  g_assert_true (rl_engine_decide_at (e, T0 + 62 * SEC, NULL, NULL));
+
   /* a different vote is a new decision */
   put_all (e, FR, RL_COUNTRY_NONE, T0 + 63 * SEC, config);
   g_assert_true (rl_engine_decide_at (e, T0 + 63 * SEC, &old, NULL));

@@ -33,6 +33,7 @@ params_init (RlGpsEvidenceParams *p)
   p->uere_m = 5;
   p->border_margin_m = 100;
   p->max_age_s = 600;
+  p->unknown_error_m = 100;
 }
 
 static RlGpsFix
@@ -56,15 +57,15 @@ test_error_radius (void)
   gboolean assumed;
 
   f.hdop = 1.5;
-  g_assert_cmpfloat_with_epsilon (rl_gps_fix_error_m (&f, 5, &assumed), 7.5, 1e-9);
+  g_assert_cmpfloat_with_epsilon (rl_gps_fix_error_m (&f, 5, 100, &assumed), 7.5, 1e-9);
   g_assert_false (assumed);
   f.epx = 3;
   f.epy = 4;
-  g_assert_cmpfloat_with_epsilon (rl_gps_fix_error_m (&f, 5, &assumed), 5, 1e-9);
+  g_assert_cmpfloat_with_epsilon (rl_gps_fix_error_m (&f, 5, 100, &assumed), 5, 1e-9);
   f.eph = 12;
-  g_assert_cmpfloat_with_epsilon (rl_gps_fix_error_m (&f, 5, &assumed), 12, 1e-9);
+  g_assert_cmpfloat_with_epsilon (rl_gps_fix_error_m (&f, 5, 100, &assumed), 12, 1e-9);
   f = fix_at (48.5, 8.5);
-  g_assert_cmpfloat_with_epsilon (rl_gps_fix_error_m (&f, 5, &assumed), RL_GPS_ASSUMED_HDOP * 5, 1e-9);
+  g_assert_cmpfloat_with_epsilon (rl_gps_fix_error_m (&f, 5, 100, &assumed), 100, 1e-9);
   g_assert_true (assumed);
 }
 

@@ -14,6 +14,8 @@
 
 typedef struct {
   guint puts;
+  guint withdraws;
+  char withdrawn[48];
   RlEvidence last;
   guint went_unavailable;
   guint went_available;
@@ -239,6 +241,90 @@ fake_gpsd_thread (gpointer data)
   return NULL;
 }
 
+/* A receiver with a fix in a car (altitude, speed), which then loses it:
+ * TPV mode 1 with a time, and mode 1 without one. */
+static gpointer
+fake_gpsd_lost_thread (gpointer data)
+{
+  FakeGpsd *fake = data;
+  int fd = accept (fake->listen_fd, NULL, NULL);
+
+  if (fd >= 0)
+    {
+      send_all (fd, "{\"class\":\"VERSION\",\"release\":\"3.22\",\"rev\":\"3.22\",\"proto_major\":3,\"proto_minor\":14}\n");
+      send_all (fd, "{\"class\":\"TPV\",\"device\":\"/dev/ttyACM0\",\"mode\":3,\"time\":\"2024-01-01T00:00:00.000Z\","
+                    "\"lat\":48.5,\"lon\":-120.5,\"altHAE\":412.3,\"altMSL\":431.9,\"speed\":24.5}\n");
+      g_usleep (200 * 1000);
+      send_all (fd, "{\"class\":\"TPV\",\"device\":\"/dev/ttyACM0\",\"mode\":1,\"time\":\"2024-01-01T00:00:01.000Z\"}\n");
+      g_usleep (200 * 1000);
+      send_all (fd, "{\"class\":\"TPV\",\"device\":\"/dev/ttyACM0\",\"mode\":1}\n");
+      /* stay connected until the test has seen it all */
+      while (!g_atomic_int_get (&fake->done))
+        g_usleep (20 * 1000);
+      close (fd);
+    }
+  return NULL;
+}
+
+static void
+on_withdraw (RlSource *source, const char *key, gpointer user_data)
+{
+  fx.withdraws++;
+  g_strlcpy (fx.withdrawn, key, sizeof fx.withdrawn);
+}
+
+static gboolean
+withdraws_reached (gpointer data)
+{
+  return fx.withdraws >= GPOINTER_TO_UINT (data);
+}
+
+static void
+test_fix_lost (void)
+{
+  g_autoptr (RlConfig) config = rl_config_new_default ();
+  RlSourceSink sink = { on_put, on_withdraw, on_status, NULL };
+  struct sockaddr_in sa = { .sin_family = AF_INET, .sin_addr.s_addr = htonl (INADDR_LOOPBACK) };
+  socklen_t len = sizeof sa;
+  FakeGpsd fake = { socket (AF_INET, SOCK_STREAM, 0), 0 };
+  RlGpsSourceStats stats;
+  GThread *thread;
+  RlSource *source;
+
+  memset (&fx, 0, sizeof fx);
+  g_assert_cmpint (bind (fake.listen_fd, (struct sockaddr *) &sa, sizeof sa), ==, 0);
+  g_assert_cmpint (listen (fake.listen_fd, 1), ==, 0);
+  g_assert_cmpint (getsockname (fake.listen_fd, (struct sockaddr *) &sa, &len), ==, 0);
+  g_free (config->gps_host);
+  config->gps_host = g_strdup ("127.0.0.1");
+  config->gps_port = ntohs (sa.sin_port);
+  thread = g_thread_new ("fake-gpsd", fake_gpsd_lost_thread, &fake);
+  source = rl_gps_source_new (config, &sink, us_lookup, NULL);
+  source->ops->start (source);
+
+  g_assert_true (wait_for (puts_reached, GUINT_TO_POINTER (1), 10));
+  g_assert_cmpfloat_with_epsilon (fx.last.gps.altitude_m, 431.9, 1e-9);
+  g_assert_cmpfloat_with_epsilon (fx.last.gps.speed_mps, 24.5, 1e-9);
+  /* no error estimate, no SKY: [gps] unknown_error, not a ten-metre fix */
+  g_assert_cmpfloat_with_epsilon (fx.last.gps.error_m, config->gps_unknown_error_m, 1e-9);
+  g_assert_true (wait_for (withdraws_reached, GUINT_TO_POINTER (1), 10));
+  g_assert_cmpstr (fx.withdrawn, ==, "gps");
+  /* the second "no fix" withdraws nothing more: there is nothing left */
+  for (int i = 0; i < 30; i++)
+    {
+      g_main_context_iteration (NULL, FALSE);
+      g_usleep (10000);
+    }
+  g_assert_cmpuint (fx.withdraws, ==, 1);
+  rl_gps_source_get_stats (source, &stats);
+  g_assert_cmpuint (stats.fix_lost, ==, 1);
+  g_assert_cmpuint (stats.fixes_used, ==, 1);
+  g_atomic_int_set (&fake.done, 1);
+  source->ops->free (source);
+  g_thread_join (thread);
+  close (fake.listen_fd);
+}
+
 static double
 cpu_seconds (void)
 {
@@ -297,6 +383,7 @@ main (int argc, char **argv)
 
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/gps-live/partial-reports", test_partial_reports);
+  g_test_add_func ("/gps-live/fix-lost", test_fix_lost);
   /* gpsfake runs gpsd from PATH; Debian installs it in /usr/sbin */
   g_setenv ("PATH", full_path, TRUE);
   gpsfake = g_find_program_in_path ("gpsfake");

@@ -62,16 +62,56 @@ test_bad_lines (void)
   RlGpsParseStats stats;
   g_autoptr (GArray) fixes = parse (log, strlen (log), &stats);
 
-  g_assert_cmpuint (fixes->len, ==, 2);
+  /* mode 1 with a time is a fix-lost event */
+  g_assert_cmpuint (fixes->len, ==, 3);
   g_assert_cmpint (g_array_index (fixes, RlGpsFix, 0).time, ==, utc_us (2024, 6, 1, 10, 0, 0));
-  g_assert_cmpfloat_with_epsilon (g_array_index (fixes, RlGpsFix, 1).lat, -33.9, 1e-9);
+  g_assert_true (rl_gps_fix_is_lost (&g_array_index (fixes, RlGpsFix, 1)));
+  g_assert_cmpint (g_array_index (fixes, RlGpsFix, 1).time, ==, utc_us (2024, 6, 1, 10, 0, 2));
+  g_assert_cmpfloat_with_epsilon (g_array_index (fixes, RlGpsFix, 2).lat, -33.9, 1e-9);
+  g_assert_cmpuint (stats.fix_lost, ==, 1);
   g_assert_cmpuint (stats.records, ==, 12);
   g_assert_cmpuint (stats.rejected[RL_GPS_REJECT_MALFORMED], ==, 4);
   g_assert_cmpuint (stats.rejected[RL_GPS_REJECT_TRUNCATED], ==, 1);
-  g_assert_cmpuint (stats.rejected[RL_GPS_REJECT_NO_FIX], ==, 1);
+  g_assert_cmpuint (stats.rejected[RL_GPS_REJECT_NO_FIX], ==, 0);
   g_assert_cmpuint (stats.rejected[RL_GPS_REJECT_NO_TIME], ==, 2);
   g_assert_cmpuint (stats.rejected[RL_GPS_REJECT_BAD_VALUE], ==, 1);
   g_assert_cmpuint (stats.rejected[RL_GPS_REJECT_TIME_BACKWARDS], ==, 1);
+}
+
+/* gpsd 3.22 on a flight: altMSL and speed (m/s); an older gpsd's "alt";
+ * a TPV without any error field; then mode 1 (the fix is lost). */
+static void
+test_altitude_speed_lost (void)
+{
+  const char *log =
+    "{\"class\":\"TPV\",\"device\":\"/dev/ttyACM0\",\"mode\":3,\"time\":\"2024-06-15T10:15:00.000Z\","
+    "\"ept\":0.005,\"lat\":50.052050,\"lon\":8.576117,\"altHAE\":10715.500,\"altMSL\":10668.000,"
+    "\"epx\":4.1,\"epy\":5.2,\"epv\":11.0,\"track\":95.3,\"speed\":236.111,\"climb\":0.0}\n"
+    "{\"class\":\"TPV\",\"mode\":3,\"time\":\"2024-06-15T10:15:01.000Z\",\"lat\":50.05200,\"lon\":8.5800,"
+    "\"alt\":10670.0,\"speed\":236.0}\n"
+    "{\"class\":\"TPV\",\"mode\":2,\"time\":\"2024-06-15T10:15:02.000Z\",\"lat\":50.05195,\"lon\":8.5833}\n"
+    "{\"class\":\"TPV\",\"device\":\"/dev/ttyACM0\",\"mode\":1,\"time\":\"2024-06-15T10:15:03.000Z\"}\n"
+    "{\"class\":\"TPV\",\"device\":\"/dev/ttyACM0\",\"mode\":1}\n";
+  RlGpsParseStats stats;
+  g_autoptr (GArray) fixes = parse (log, strlen (log), &stats);
+  const RlGpsFix *f;
+
+  g_assert_cmpuint (fixes->len, ==, 4);
+  f = &g_array_index (fixes, RlGpsFix, 0);
+  g_assert_cmpfloat_with_epsilon (f->altitude_m, 10668.0, 1e-9);
+  g_assert_cmpfloat_with_epsilon (f->speed_mps, 236.111, 1e-9);
+  f = &g_array_index (fixes, RlGpsFix, 1);
+  g_assert_cmpfloat_with_epsilon (f->altitude_m, 10670.0, 1e-9);
+  f = &g_array_index (fixes, RlGpsFix, 2);
+  /* 2D: no altitude; nothing about the error either */
+  g_assert_true (isnan (f->altitude_m) && isnan (f->speed_mps));
+  g_assert_true (isnan (f->eph) && isnan (f->epx) && isnan (f->hdop));
+  f = &g_array_index (fixes, RlGpsFix, 3);
+  g_assert_true (rl_gps_fix_is_lost (f));
+  g_assert_cmpint (f->time, ==, utc_us (2024, 6, 15, 10, 15, 3));
+  g_assert_cmpuint (stats.fix_lost, ==, 1);
+  /* mode 1 without a time says when nothing: rejected as before */
+  g_assert_cmpuint (stats.rejected[RL_GPS_REJECT_NO_FIX], ==, 1);
 }
 
 static void
@@ -107,6 +147,7 @@ main (int argc, char **argv)
   g_test_add_func ("/gpsd-json/captured", test_captured);
   g_test_add_func ("/gpsd-json/bad-lines", test_bad_lines);
   g_test_add_func ("/gpsd-json/sniff", test_sniff);
+  g_test_add_func ("/gpsd-json/altitude-speed-lost", test_altitude_speed_lost);
   g_test_add_func ("/gpsd-json/prefixes", test_prefixes);
   return g_test_run ();
 }

@@ -66,13 +66,55 @@ test_points_and_values (void)
   RlGpsParseStats stats;
   g_autoptr (GArray) fixes = parse_ok (doc, strlen (doc), &stats);
 
-  g_assert_cmpuint (fixes->len, ==, 2);
+  g_assert_cmpuint (fixes->len, ==, 3);
   g_assert_cmpfloat_with_epsilon (g_array_index (fixes, RlGpsFix, 0).hdop, 1.5, 1e-9);
   g_assert_cmpint (g_array_index (fixes, RlGpsFix, 0).mode, ==, 3);
-  g_assert_cmpint (g_array_index (fixes, RlGpsFix, 1).time, ==, utc_us (2024, 6, 1, 10, 0, 0));
+  /* <fix>none</fix> at a time: the receiver lost its fix */
+  g_assert_true (rl_gps_fix_is_lost (&g_array_index (fixes, RlGpsFix, 1)));
+  g_assert_cmpint (g_array_index (fixes, RlGpsFix, 1).time, ==, utc_us (2024, 6, 1, 10, 0, 5));
+  g_assert_cmpint (g_array_index (fixes, RlGpsFix, 2).time, ==, utc_us (2024, 6, 1, 10, 0, 0));
   g_assert_cmpuint (stats.rejected[RL_GPS_REJECT_BAD_VALUE], ==, 2);
   g_assert_cmpuint (stats.rejected[RL_GPS_REJECT_MALFORMED], ==, 2);
-  g_assert_cmpuint (stats.rejected[RL_GPS_REJECT_NO_FIX], ==, 1);
+  g_assert_cmpuint (stats.rejected[RL_GPS_REJECT_NO_FIX], ==, 0);
+  g_assert_cmpuint (stats.fix_lost, ==, 1);
+}
+
+/* GPX 1.1 (no <speed>: derived from consecutive points), GPX 1.0 <speed>,
+ * <ele>, <pdop> standing in for a missing <hdop>. */
+static void
+test_ele_speed (void)
+{
+  const char *doc =
+    "<?xml version=\"1.0\"?>\n"
+    "<gpx version=\"1.1\" creator=\"OsmAnd\" xmlns=\"http://www.topografix.com/GPX/1/1\"><trk><trkseg>"
+    "<trkpt lat=\"50.7760\" lon=\"6.0850\"><ele>173.2</ele><time>2024-03-02T08:15:00Z</time></trkpt>"
+    "<trkpt lat=\"50.7760\" lon=\"6.0864\"><ele>174.0</ele><time>2024-03-02T08:15:04Z</time><pdop>2.4</pdop></trkpt>"
+    "<trkpt lat=\"50.7760\" lon=\"6.0878\"><time>2024-03-02T08:25:04Z</time></trkpt>"
+    "</trkseg></trk></gpx>";
+  const char *doc10 =
+    "<?xml version=\"1.0\"?>\n"
+    "<gpx version=\"1.0\" xmlns=\"http://www.topografix.com/GPX/1/0\"><trk><trkseg>"
+    "<trkpt lat=\"50.0520\" lon=\"8.5761\"><ele>10668</ele><time>2024-06-15T10:15:00Z</time><speed>236.1</speed></trkpt>"
+    "</trkseg></trk></gpx>";
+  RlGpsParseStats stats;
+  g_autoptr (GArray) fixes = parse_ok (doc, strlen (doc), &stats);
+  g_autoptr (GArray) fixes10 = NULL;
+
+  g_assert_cmpuint (fixes->len, ==, 3);
+  g_assert_cmpfloat_with_epsilon (g_array_index (fixes, RlGpsFix, 0).altitude_m, 173.2, 1e-9);
+  g_assert_true (isnan (g_array_index (fixes, RlGpsFix, 0).speed_mps));
+  /* 0.0014° of longitude at 50.776° N is 98.6 m, in 4 s */
+  g_assert_cmpfloat_with_epsilon (g_array_index (fixes, RlGpsFix, 1).speed_mps, 98.6 / 4, 0.3);
+  g_assert_cmpfloat_with_epsilon (g_array_index (fixes, RlGpsFix, 1).hdop, 2.4, 1e-9);
+  /* ten minutes after the point before: no speed from that */
+  g_assert_true (isnan (g_array_index (fixes, RlGpsFix, 2).speed_mps));
+  g_assert_true (isnan (g_array_index (fixes, RlGpsFix, 2).hdop));
+  g_assert_true (isnan (g_array_index (fixes, RlGpsFix, 2).altitude_m));
+
+  fixes10 = parse_ok (doc10, strlen (doc10), &stats);
+  g_assert_cmpuint (fixes10->len, ==, 1);
+  g_assert_cmpfloat_with_epsilon (g_array_index (fixes10, RlGpsFix, 0).speed_mps, 236.1, 1e-9);
+  g_assert_cmpfloat_with_epsilon (g_array_index (fixes10, RlGpsFix, 0).altitude_m, 10668, 1e-9);
 }
 
 static void
@@ -117,6 +159,7 @@ main (int argc, char **argv)
   g_test_add_func ("/gpx/1.0-waypoints-track", test_gpx10_waypoints_and_track);
   g_test_add_func ("/gpx/points-and-values", test_points_and_values);
   g_test_add_func ("/gpx/not-gpx", test_not_gpx);
+  g_test_add_func ("/gpx/ele-speed", test_ele_speed);
   g_test_add_func ("/gpx/sniff", test_sniff);
   return g_test_run ();
 }

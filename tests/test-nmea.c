@@ -56,6 +56,66 @@ fix_at (const Result *r, guint i)
   return &g_array_index (r->fixes, RlGpsFix, i);
 }
 
+/* A receiver in an airliner's cabin window after takeoff from Frankfurt:
+ * GGA altitude above mean sea level, RMC speed in knots; then an epoch with
+ * VTG (km/h only, as some receivers fill it) and a GGA without HDOP. */
+static void
+test_altitude_speed (void)
+{
+  g_auto (Result) r = { 0 };
+  const char *log[] = {
+    "GPGGA,101500.00,5003.123,N,00834.567,E,1,10,0.9,10668.0,M,47.5,M,,",
+    "GPRMC,101500.00,A,5003.123,N,00834.567,E,459.0,095.3,150624,,,A",
+    "GPGGA,101501.00,5003.120,N,00834.800,E,1,10,,-12.5,M,47.5,M,,",
+    "GPVTG,095.3,T,,M,,N,850.0,K,A",
+    "GPGGA,101502.00,5003.118,N,00835.030,E,1,10,1.1,,M,47.5,M,,",
+    NULL,
+  };
+
+  parse_bodies (&r, log);
+  g_assert_cmpuint (r.fixes->len, ==, 3);
+  g_assert_cmpfloat_with_epsilon (fix_at (&r, 0)->altitude_m, 10668.0, 1e-9);
+  g_assert_cmpfloat_with_epsilon (fix_at (&r, 0)->speed_mps, 459.0 * 1852 / 3600, 1e-6);
+  g_assert_true (fix_at (&r, 0)->flags & RL_GPS_FIX_HAS_DATE);
+  /* below sea level is a real altitude (the Dead Sea shore) */
+  g_assert_cmpfloat_with_epsilon (fix_at (&r, 1)->altitude_m, -12.5, 1e-9);
+  g_assert_cmpfloat_with_epsilon (fix_at (&r, 1)->speed_mps, 850.0 / 3.6, 1e-6);
+  g_assert_true (isnan (fix_at (&r, 1)->hdop));
+  g_assert_true (isnan (fix_at (&r, 1)->eph) && isnan (fix_at (&r, 1)->epx));
+  g_assert_true (isnan (fix_at (&r, 2)->altitude_m));
+  g_assert_true (isnan (fix_at (&r, 2)->speed_mps));
+}
+
+/* A fix, then the receiver loses it (a tunnel): RMC V and GGA quality 0 of
+ * one epoch make one fix-lost event; then the fix comes back. */
+static void
+test_fix_lost (void)
+{
+  g_auto (Result) r = { 0 };
+  const char *log[] = {
+    "GPRMC,081500.00,A,5046.400,N,00605.100,E,27.0,270.0,020324,,,A",
+    "GPGGA,081500.00,5046.400,N,00605.100,E,1,09,1.0,180.0,M,47.0,M,,",
+    "GPRMC,081501.00,V,,,,,,,020324,,,N",
+    "GPGGA,081501.00,,,,,0,00,99.99,,,,,,",
+    "GPGSA,A,1,,,,,,,,,,,,,99.99,99.99,99.99",
+    "GPRMC,081530.00,A,5046.600,N,00603.100,E,27.0,270.0,020324,,,A",
+    NULL,
+  };
+
+  parse_bodies (&r, log);
+  g_assert_cmpuint (r.fixes->len, ==, 3);
+  g_assert_false (rl_gps_fix_is_lost (fix_at (&r, 0)));
+  g_assert_true (rl_gps_fix_is_lost (fix_at (&r, 1)));
+  g_assert_cmpint (fix_at (&r, 1)->mode, ==, 1);
+  g_assert_true (isnan (fix_at (&r, 1)->lat));
+  g_assert_true (fix_at (&r, 1)->flags & RL_GPS_FIX_HAS_DATE);
+  g_assert_cmpint (fix_at (&r, 1)->time, ==, fix_at (&r, 0)->time + G_USEC_PER_SEC);
+  g_assert_false (rl_gps_fix_is_lost (fix_at (&r, 2)));
+  g_assert_cmpuint (r.stats.fix_lost, ==, 1);
+  g_assert_cmpuint (r.stats.fixes, ==, 3);
+  g_assert_cmpuint (r.stats.rejected[RL_GPS_REJECT_NO_FIX], ==, 0);
+}
+
 static void
 test_sample_mt3339 (void)
 {
@@ -213,13 +273,20 @@ test_bad_sentences (void)
   };
 
   parse_bodies (&r, log);
-  g_assert_cmpuint (r.fixes->len, ==, 1);
-  g_assert_cmpint (fix_at (&r, 0)->time, ==, (gint64) (10 * 3600 + 15 * 60 + 11) * G_USEC_PER_SEC);
+  /* the three "no fix" sentences are fix-lost events, then the one fix */
+  g_assert_cmpuint (r.fixes->len, ==, 4);
+  for (guint i = 0; i < 3; i++)
+    g_assert_true (rl_gps_fix_is_lost (fix_at (&r, i)));
+  /* dated by the RMC of 101509 (a neighbouring epoch) */
+  g_assert_cmpint (fix_at (&r, 0)->time % (G_GINT64_CONSTANT (86400) * G_USEC_PER_SEC), ==, (gint64) (10 * 3600 + 15 * 60 + 8) * G_USEC_PER_SEC);
+  g_assert_false (rl_gps_fix_is_lost (fix_at (&r, 3)));
+  g_assert_cmpint (fix_at (&r, 3)->time % (G_GINT64_CONSTANT (86400) * G_USEC_PER_SEC), ==, (gint64) (10 * 3600 + 15 * 60 + 11) * G_USEC_PER_SEC);
+  g_assert_cmpuint (r.stats.fix_lost, ==, 3);
   g_assert_cmpuint (r.stats.rejected[RL_GPS_REJECT_BAD_CHECKSUM], ==, 1);
   g_assert_cmpuint (r.stats.rejected[RL_GPS_REJECT_TRUNCATED], ==, 1);
   g_assert_cmpuint (r.stats.rejected[RL_GPS_REJECT_BAD_VALUE], ==, 4);
   g_assert_cmpuint (r.stats.rejected[RL_GPS_REJECT_MALFORMED], ==, 2);
-  g_assert_cmpuint (r.stats.rejected[RL_GPS_REJECT_NO_FIX], ==, 3);
+  g_assert_cmpuint (r.stats.rejected[RL_GPS_REJECT_NO_FIX], ==, 0);
   g_assert_cmpuint (r.stats.records, ==, 12);
 }
 
@@ -269,14 +336,17 @@ test_accuracy_sentences (void)
   };
 
   parse_bodies (&r, log);
-  g_assert_cmpuint (r.fixes->len, ==, 2);
+  g_assert_cmpuint (r.fixes->len, ==, 3);
   g_assert_cmpint (fix_at (&r, 0)->mode, ==, 3);
   g_assert_cmpfloat_with_epsilon (fix_at (&r, 0)->hdop, 0.9, 1e-9);
   g_assert_cmpfloat_with_epsilon (fix_at (&r, 0)->epy, 2.5, 1e-9);
   g_assert_cmpfloat_with_epsilon (fix_at (&r, 0)->epx, 1.5, 1e-9);
   g_assert_true (isnan (fix_at (&r, 1)->hdop));
   g_assert_cmpint (fix_at (&r, 1)->mode, ==, 2);
-  g_assert_cmpuint (r.stats.rejected[RL_GPS_REJECT_NO_FIX], ==, 1);
+  /* GSA mode 1: the fix was lost at 10:15:02 */
+  g_assert_true (rl_gps_fix_is_lost (fix_at (&r, 2)));
+  g_assert_cmpuint (r.stats.fix_lost, ==, 1);
+  g_assert_cmpuint (r.stats.rejected[RL_GPS_REJECT_NO_FIX], ==, 0);
 }
 
 static void
@@ -358,6 +428,8 @@ main (int argc, char **argv)
   g_test_add_func ("/nmea/day-rollover", test_day_rollover);
   g_test_add_func ("/nmea/time-backwards", test_time_backwards);
   g_test_add_func ("/nmea/bad-sentences", test_bad_sentences);
+  g_test_add_func ("/nmea/altitude-speed", test_altitude_speed);
+  g_test_add_func ("/nmea/fix-lost", test_fix_lost);
   g_test_add_func ("/nmea/noise", test_noise_between_sentences);
   g_test_add_func ("/nmea/accuracy", test_accuracy_sentences);
   g_test_add_func ("/nmea/every-byte-damaged", test_every_byte_damaged);

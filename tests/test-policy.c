@@ -1,6 +1,8 @@
 /* The voting engine: the 14 required scenarios of DESIGN §4 (the shipped
  * data/scenarios files, run through the replay engine and checked here
  * against the design's table), and properties over random evidence. */
+#include <math.h>
+#include <stdio.h>
 #include <string.h>
 #include <glib.h>
 
@@ -110,12 +112,20 @@ test_hold_down_timing (void)
 static const RlCountry pool[] = {
   RL_COUNTRY ('D', 'E'), RL_COUNTRY ('F', 'R'), RL_COUNTRY ('N', 'L'),
   RL_COUNTRY ('C', 'H'), RL_COUNTRY ('U', 'S'), RL_COUNTRY ('X', 'K'),
+  RL_COUNTRY ('E', 'U'),
 };
 
 static RlCountry
 pick (GRand *rand)
 {
   return pool[g_rand_int_range (rand, 0, G_N_ELEMENTS (pool))];
+}
+
+/* a place: what a fix or a timezone names (never EU) */
+static RlCountry
+pick_place (GRand *rand)
+{
+  return pool[g_rand_int_range (rand, 0, G_N_ELEMENTS (pool) - 1)];
 }
 
 static GArray *
@@ -129,10 +139,14 @@ random_evidence (GRand *rand, gint64 now)
     {
       g_autofree char *key = g_strdup_printf ("beacon:%u", i);
       rl_evidence_init (&ev, RL_SOURCE_BEACON, key, now - 10, now + 1000);
-      /* a few OUIs and SSIDs so that grouping has work to do */
+      /* a few OUIs and SSIDs so that grouping has work to do; some
+       * locally administered (siblings of the others, or not) */
       ev.beacon.bssid[0] = (guint8) (g_rand_int_range (rand, 0, 4) * 4);
+      if (g_rand_int_range (rand, 0, 4) == 0)
+        ev.beacon.bssid[0] |= 0x02;
       ev.beacon.bssid[4] = (guint8) g_rand_int_range (rand, 0, 3);
-      ev.beacon.bssid[5] = (guint8) i;
+      ev.beacon.bssid[5] = (guint8) (g_rand_int_range (rand, 0, 2) ? i : 16 + i);
+      ev.beacon.freq_mhz = (guint32[]) { 2412, 2437, 2462, 5180, 5500 }[g_rand_int_range (rand, 0, 5)];
       g_snprintf (ev.beacon.ssid, sizeof ev.beacon.ssid, "net%d", g_rand_int_range (rand, 0, 4));
       rl_evidence_add_country (&ev, pick (rand));
       g_array_append_val (a, ev);
@@ -143,14 +157,14 @@ random_evidence (GRand *rand, gint64 now)
       ev.gps.error_m = g_rand_double_range (rand, 1, 400);
       guint n = (guint) g_rand_int_range (rand, 0, 3);
       for (guint i = 0; i < n; i++)
-        rl_evidence_add_country (&ev, pick (rand));
+        rl_evidence_add_country (&ev, pick_place (rand));
       g_array_append_val (a, ev);
     }
   if (g_rand_boolean (rand))
     {
       rl_evidence_init (&ev, RL_SOURCE_TIMEZONE, "timezone", now - 100, RL_NEVER);
-      rl_evidence_add_country (&ev, pick (rand));
-      rl_evidence_add_country (&ev, pick (rand));
+      rl_evidence_add_country (&ev, pick_place (rand));
+      rl_evidence_add_country (&ev, pick_place (rand));
       g_array_append_val (a, ev);
     }
   return a;
@@ -215,12 +229,379 @@ test_properties (void)
           found = TRUE;
           g_assert_cmpuint (cand->witnesses, >=, 2);
           g_assert_cmpuint (cand->witnesses - (cand->timezone ? 1 : 0), >=, 1);
+          /* a deciding witness: not only the timezone, an ambiguous fix, EU */
+          g_assert_cmpuint (cand->deciding, >=, 1);
+          g_assert_cmpuint (cand->deciding, <=, cand->witnesses - (cand->timezone ? 1 : 0) - (cand->eu ? 1 : 0) -
+                                                (cand->gps_ambiguous ? 1 : 0));
           g_assert_cmpfloat (cand->confidence, >=, params.confidence_threshold - 1e-9);
         }
       g_assert_true (found);
+      g_assert_cmpuint (a->country, !=, RL_COUNTRY ('E', 'U'));
+      /* never a tie settled by the code: no other candidate with the same support */
+      for (guint i = 0; i < a->candidates->len; i++)
+        {
+          const RlCandidate *o = &g_array_index (a->candidates, RlCandidate, i);
+          if (o->country != a->country)
+            g_assert_false (o->deciding >= 1 && o->witnesses >= 2 && fabs (o->confidence - a->confidence) < 1e-9);
+        }
     }
   /* the generator must reach decisions too, or the property says nothing */
   g_assert_cmpuint (decided, >, 100);
+}
+
+/* ---- the rules of docs/policy.md, one by one ------------------------------ */
+
+#define NOW (G_GINT64_CONSTANT (1780000000) * RL_USEC_PER_SEC)
+#define CC(s) RL_COUNTRY ((s)[0], (s)[1])
+
+static void
+add_ap (GArray *a, const char *bssid, const char *cc, const char *ssid, guint32 mhz)
+{
+  RlEvidence ev;
+  guint8 b[6];
+  g_autofree char *key = g_strdup_printf ("beacon:%s", bssid);
+
+  g_assert_cmpint (sscanf (bssid, "%hhx:%hhx:%hhx:%hhx:%hhx:%hhx", &b[0], &b[1], &b[2], &b[3], &b[4], &b[5]), ==, 6);
+  rl_evidence_init (&ev, RL_SOURCE_BEACON, key, NOW - RL_USEC_PER_SEC, NOW + 900 * RL_USEC_PER_SEC);
+  memcpy (ev.beacon.bssid, b, 6);
+  g_strlcpy (ev.beacon.ssid, ssid, sizeof ev.beacon.ssid);
+  ev.beacon.freq_mhz = mhz;
+  ev.strength = 1.0;
+  rl_evidence_add_country (&ev, CC (cc));
+  g_array_append_val (a, ev);
+}
+
+/* @ccs: "DE" or "CH,DE" */
+static void
+add_gps (GArray *a, const char *ccs, double error_m)
+{
+  RlEvidence ev;
+
+  rl_evidence_init (&ev, RL_SOURCE_GPS, "gps", NOW - RL_USEC_PER_SEC, NOW + 600 * RL_USEC_PER_SEC);
+  ev.strength = 1.0;
+  ev.gps.error_m = error_m;
+  for (const char *p = ccs; p[0] && p[1]; p += p[2] ? 3 : 2)
+    rl_evidence_add_country (&ev, CC (p));
+  g_array_append_val (a, ev);
+}
+
+static void
+add_zone (GArray *a, const char *ccs)
+{
+  RlEvidence ev;
+
+  rl_evidence_init (&ev, RL_SOURCE_TIMEZONE, "timezone", NOW - 100 * RL_USEC_PER_SEC, RL_NEVER);
+  ev.strength = 1.0;
+  for (const char *p = ccs; p[0] && p[1]; p += p[2] ? 3 : 2)
+    rl_evidence_add_country (&ev, CC (p));
+  g_array_append_val (a, ev);
+}
+
+static RlDecision *
+decide_at (GArray *a, const RlDecision *previous, gint64 now)
+{
+  RlPolicyParams params;
+
+  rl_policy_params_init (&params);
+  params.hold_down_s = 0;
+  return rl_policy_decide (&params, rl_regulatory_map, regulatory, previous, (RlEvidence *) (gpointer) a->data, a->len, now);
+}
+
+static const RlCandidate *
+candidate (const RlDecision *d, const char *cc)
+{
+  for (guint i = 0; i < d->candidates->len; i++)
+    if (g_array_index (d->candidates, RlCandidate, i).country == CC (cc))
+      return &g_array_index (d->candidates, RlCandidate, i);
+  return NULL;
+}
+
+static void
+assert_decision (const RlDecision *d, const char *cc, RlState state, RlReason reason)
+{
+  char got[3];
+
+  if (strcmp (rl_country_to_string (d->country, got), cc) != 0 || d->state != state || d->reason != reason)
+    g_error ("expected %s %s %s, got %s %s %s: %s", cc, rl_state_to_string (state), rl_reason_to_string (reason),
+             got, rl_state_to_string (d->state), rl_reason_to_string (d->reason), d->explanation);
+}
+
+/* Rule 1: a fix whose circle covers two countries decides neither; the
+ * timezone cannot lift one of them; equal support is a tie, never the
+ * smaller code; with a beacon witness the fix confirms. */
+static void
+test_ambiguous_gps (void)
+{
+  g_autoptr (GArray) a = g_array_new (FALSE, TRUE, sizeof (RlEvidence));
+
+  add_gps (a, "CH,DE", 40);
+  {
+    g_autoptr (RlDecision) d = decide_at (a, NULL, NOW);
+    assert_decision (d, "00", RL_STATE_WORLD, RL_REASON_TIE);
+    g_assert_true (candidate (d, "CH")->gps_ambiguous);
+    g_assert_cmpuint (candidate (d, "CH")->deciding, ==, 0);
+  }
+  add_zone (a, "DE,DK,NO,SE,SJ");         /* Europe/Berlin */
+  {
+    g_autoptr (RlDecision) d = decide_at (a, NULL, NOW);
+    assert_decision (d, "00", RL_STATE_WORLD, RL_REASON_BELOW_THRESHOLD);
+    g_assert_cmpuint (candidate (d, "DE")->witnesses, ==, 2);
+  }
+  g_array_set_size (a, 1);
+  add_zone (a, "CH,DE,LI");               /* Europe/Zurich: both again */
+  {
+    g_autoptr (RlDecision) d = decide_at (a, NULL, NOW);
+    assert_decision (d, "00", RL_STATE_WORLD, RL_REASON_TIE);
+  }
+  add_ap (a, "00:0d:b9:01:00:01", "CH", "Swisscom-Box", 2412);
+  add_ap (a, "4c:5e:0c:02:00:02", "CH", "Sunrise-Home", 2437);
+  {
+    g_autoptr (RlDecision) d = decide_at (a, NULL, NOW);
+    assert_decision (d, "CH", RL_STATE_DECIDED, RL_REASON_AGREEMENT);
+    g_assert_cmpuint (candidate (d, "CH")->deciding, ==, 1);
+    g_assert_nonnull (strstr (d->explanation, "confirms, never decides"));
+  }
+}
+
+/* Rule 2: LA siblings are one device; LA addresses without a sibling are
+ * one operator with one vote and never a witness on their own. */
+static void
+test_locally_administered (void)
+{
+  g_autoptr (GArray) a = g_array_new (FALSE, TRUE, sizeof (RlEvidence));
+  static const char *const hotel[] = {   /* one AP, five SSIDs, set to IT */
+    "3c:a6:2f:11:22:30", "3e:a6:2f:11:22:30", "3a:a6:2f:11:22:30", "3c:a6:2f:11:22:31", "3e:a6:2f:11:22:35",
+  };
+  static const char *const ssid[] = { "Hotel Alpenhof", "Hotel Alpenhof Guest", "Alpenhof Staff", "Alpenhof IoT", "Alpenhof Spa" };
+
+  for (guint i = 0; i < G_N_ELEMENTS (hotel); i++)
+    add_ap (a, hotel[i], "IT", ssid[i], 2437);
+  add_zone (a, "AT");
+  {
+    g_autoptr (RlDecision) d = decide_at (a, NULL, NOW);
+    const RlCandidate *it = candidate (d, "IT");
+    assert_decision (d, "00", RL_STATE_WORLD, RL_REASON_TIMEZONE_ONLY);
+    g_assert_cmpuint (it->beacon_bssids, ==, 5);
+    g_assert_cmpuint (it->beacon_devices, ==, 1);
+    g_assert_cmpuint (it->beacon_aps, ==, 1);
+    g_assert_cmpuint (it->beacon_operators, ==, 1);
+    g_assert_nonnull (strstr (d->explanation, "5 BSSIDs in 1 group (one vote per device or network) from 1 operator say IT"));
+  }
+  /* eight travellers' hotspots: made-up addresses, US and GB */
+  g_array_set_size (a, 0);
+  for (guint i = 0; i < 8; i++)
+    {
+      g_autofree char *b = g_strdup_printf ("%02x:%02x:9e:%02x:41:%02x", 0x02 | (0x10 * i), 0x30 + i, 0x11 * i, i);
+      add_ap (a, b, i < 5 ? "US" : "GB", i < 5 ? "iPhone" : "Galaxy S23", 2412 + 5 * i);
+      g_array_index (a, RlEvidence, a->len - 1).beacon.ssid[0] = (char) ('A' + i);
+    }
+  add_zone (a, "US");
+  {
+    g_autoptr (RlDecision) d = decide_at (a, NULL, NOW);
+    const RlCandidate *us = candidate (d, "US");
+    assert_decision (d, "00", RL_STATE_WORLD, RL_REASON_TIMEZONE_ONLY);
+    g_assert_cmpuint (us->beacon_aps, ==, 1);
+    g_assert_cmpuint (us->beacon_operators, ==, 1);
+    g_assert_cmpuint (us->witnesses, ==, 1);
+    g_assert_null (candidate (d, "GB"));
+    g_assert_nonnull (strstr (d->explanation, "8 locally administered access points without a sibling"));
+  }
+}
+
+/* The sibling rules exactly: (A) octets 2-6 equal, any first octet; (B)
+ * first octet equal but for the LA bit, octets 2-5 equal, last octet equal
+ * but for its low nibble.  Anything else is no sibling: the pool. */
+static void
+test_la_sibling_rules (void)
+{
+  g_autoptr (GArray) a = g_array_new (FALSE, TRUE, sizeof (RlEvidence));
+
+  add_ap (a, "3c:a6:2f:11:22:33", "DE", "FRITZ!Box 7590 XY", 2412);
+  add_ap (a, "3e:a6:2f:11:22:3a", "DE", "FRITZ!Box Gastzugang", 2412);   /* B */
+  add_ap (a, "7a:a6:2f:11:22:33", "DE", "FRITZ!Box Mesh", 5180);         /* A */
+  add_ap (a, "32:a6:2f:11:22:43", "DE", "Hotspot", 2437);                /* A: octet 6 differs; B: octet 1 and octet 6 high nibble: none */
+  add_ap (a, "3e:a6:2f:11:23:33", "DE", "Other", 2437);                  /* octet 5 differs: none */
+  {
+    g_autoptr (RlDecision) d = decide_at (a, NULL, NOW);
+    const RlCandidate *de = candidate (d, "DE");
+    g_assert_cmpuint (de->beacon_bssids, ==, 3 + 2);   /* the device's three, the pool's two */
+    g_assert_cmpuint (de->beacon_devices, ==, 1 + 2);  /* one device, two pool groups naming DE */
+    g_assert_cmpuint (de->beacon_aps, ==, 2);         /* the device + the pool's one vote */
+    g_assert_cmpuint (de->beacon_operators, ==, 2);
+    g_test_message ("%s", d->explanation);
+  }
+  /* made-up siblings that name another code cannot turn a real device's vote */
+  g_array_set_size (a, 0);
+  add_ap (a, "3c:a6:2f:11:22:33", "DE", "FRITZ!Box 7590 XY", 2412);
+  add_ap (a, "3e:a6:2f:11:22:33", "US", "free", 2412);
+  add_ap (a, "7e:a6:2f:11:22:33", "US", "free2", 2412);
+  add_ap (a, "3e:a6:2f:11:22:34", "US", "free3", 2412);
+  {
+    g_autoptr (RlDecision) d = decide_at (a, NULL, NOW);
+    g_assert_cmpuint (candidate (d, "DE")->beacon_aps, ==, 1);
+    g_assert_cmpuint (candidate (d, "DE")->beacon_bssids, ==, 4);
+    g_assert_null (candidate (d, "US"));
+  }
+  /* a group split evenly between two codes abstains */
+  g_array_set_size (a, 0);
+  add_ap (a, "3c:a6:2f:11:22:33", "DE", "FRITZ!Box 7590 XY", 2412);
+  add_ap (a, "3c:a6:2f:11:22:34", "AT", "FRITZ!Box 7590 XY", 5180);
+  {
+    g_autoptr (RlDecision) d = decide_at (a, NULL, NOW);
+    g_assert_cmpuint (d->candidates->len, ==, 0);
+  }
+}
+
+/* Rule 4: one operator's network on many channels in both bands is a
+ * witness of its own; the same devices on one channel are not. */
+static void
+test_large_network (void)
+{
+  g_autoptr (GArray) a = g_array_new (FALSE, TRUE, sizeof (RlEvidence));
+  static const guint32 chan[] = { 2412, 2437, 2462, 5180, 5240, 5500, 5620, 5745 };
+
+  for (guint i = 0; i < 40; i++)
+    {
+      g_autofree char *b = g_strdup_printf ("00:3a:7d:%02x:%02x:%02x", i / 8, i, i % 2 ? 0x0f : 0x00);
+      add_ap (a, b, "DE", i % 2 ? "Messe-Guest" : "Messe-Staff", chan[i % G_N_ELEMENTS (chan)]);
+    }
+  for (guint i = 0; i < 12; i++)           /* exhibitors: one device each */
+    {
+      static const char *const codes[] = { "US", "GB", "CN", "JP", "US", "KR", "US", "FR", "IT", "GB", "NL", "TW" };
+      g_autofree char *b = g_strdup_printf ("%02x:%02x:%02x:00:00:01", 0x10 + 4 * i, 0x20 + i, 0x30 + i);
+      g_autofree char *s = g_strdup_printf ("Booth-%u", i);
+      add_ap (a, b, codes[i], s, 2437);
+    }
+  add_zone (a, "DE,DK,NO,SE,SJ");
+  {
+    g_autoptr (RlDecision) d = decide_at (a, NULL, NOW);
+    const RlCandidate *de = candidate (d, "DE");
+    assert_decision (d, "DE", RL_STATE_DECIDED, RL_REASON_AGREEMENT);
+    g_assert_true (de->beacon_network);
+    g_assert_cmpuint (de->beacon_aps, ==, 2);   /* the flood cap still holds */
+    g_assert_nonnull (strstr (d->explanation, "network of 40 devices on 8 channels in 2 bands"));
+    g_test_message ("%s", d->explanation);
+  }
+  /* every device on one channel: nothing one radio could not fake */
+  for (guint i = 0; i < a->len; i++)
+    if (g_array_index (a, RlEvidence, i).kind == RL_SOURCE_BEACON)
+      g_array_index (a, RlEvidence, i).beacon.freq_mhz = 2437;
+  {
+    g_autoptr (RlDecision) d = decide_at (a, NULL, NOW);
+    g_assert_false (candidate (d, "DE")->beacon_network);
+    g_assert_cmpuint (d->country, ==, RL_COUNTRY_WORLD);
+  }
+}
+
+/* Rule 4: EU confirms a member state, never decides, is never a rival. */
+static void
+test_eu (void)
+{
+  g_autoptr (GArray) a = g_array_new (FALSE, TRUE, sizeof (RlEvidence));
+
+  add_ap (a, "00:3a:7d:10:20:30", "EU", "EC-Guest", 2412);
+  add_ap (a, "24:de:c6:11:22:33", "EU", "eduroam", 5180);
+  add_ap (a, "f0:9f:c2:44:55:66", "EU", "Proximus-Home-7C21", 2462);
+  add_zone (a, "BE,LU,NL");
+  {
+    g_autoptr (RlDecision) d = decide_at (a, NULL, NOW);
+    assert_decision (d, "00", RL_STATE_WORLD, RL_REASON_BELOW_THRESHOLD);
+    g_assert_null (candidate (d, "EU"));
+    g_assert_true (candidate (d, "BE")->eu);
+    g_assert_cmpuint (candidate (d, "BE")->deciding, ==, 0);
+  }
+  add_gps (a, "BE", 8);
+  {
+    g_autoptr (RlDecision) d = decide_at (a, NULL, NOW);
+    assert_decision (d, "BE", RL_STATE_DECIDED, RL_REASON_AGREEMENT);
+    g_assert_cmpuint (candidate (d, "BE")->witnesses, ==, 3);
+    g_assert_nonnull (strstr (d->explanation, "advertising EU"));
+    g_assert_null (strstr (d->explanation, "Dissent"));
+  }
+  /* a non-member: EU does not confirm CH, and does not conflict with it */
+  g_array_set_size (a, 3);
+  add_gps (a, "CH", 8);
+  {
+    g_autoptr (RlDecision) d = decide_at (a, NULL, NOW);
+    g_assert_false (candidate (d, "CH")->eu);
+    assert_decision (d, "00", RL_STATE_WORLD, RL_REASON_SINGLE_WITNESS);
+  }
+  g_assert_true (rl_country_is_eu_member (CC ("DE")));
+  g_assert_true (rl_country_is_eu_member (CC ("HR")));
+  g_assert_false (rl_country_is_eu_member (CC ("GB")));
+  g_assert_false (rl_country_is_eu_member (CC ("CH")));
+}
+
+/* Rule 5: a code without rules of its own is not-in-regdb, also alone. */
+static void
+test_not_in_regdb_reason (void)
+{
+  g_autoptr (GArray) a = g_array_new (FALSE, TRUE, sizeof (RlEvidence));
+
+  add_gps (a, "XK", 8);
+  add_zone (a, "BA,HR,ME,MK,RS,SI");        /* Europe/Belgrade */
+  g_autoptr (RlDecision) d = decide_at (a, NULL, NOW);
+  assert_decision (d, "00", RL_STATE_WORLD, RL_REASON_NOT_IN_REGDB);
+}
+
+/* Rule 3: each conflict doubles the next hold-down up to the maximum; a
+ * calm period resets it; the count travels in the decision. */
+static void
+test_flap_hold_down (void)
+{
+  RlPolicyParams params;
+  g_autoptr (GArray) de = g_array_new (FALSE, TRUE, sizeof (RlEvidence));
+  g_autoptr (GArray) clash = NULL;
+  RlDecision *prev = rl_decision_new_initial ();
+  gint64 t = NOW;
+  guint expect[] = { 60, 120, 240, 300, 300 };
+
+  rl_policy_params_init (&params);
+  g_assert_cmpuint (rl_policy_hold_down (&params, 0), ==, 30);
+  g_assert_cmpuint (rl_policy_hold_down (&params, 1), ==, 60);
+  g_assert_cmpuint (rl_policy_hold_down (&params, 4), ==, 300);
+  g_assert_cmpuint (rl_policy_hold_down (&params, 32), ==, 300);
+
+  add_ap (de, "3c:a6:2f:01:00:01", "DE", "FRITZ!Box 7590 KQ", 2412);
+  add_ap (de, "00:1f:3f:02:00:02", "DE", "Telekom-5GHZ", 5180);
+  add_ap (de, "88:71:b1:03:00:03", "DE", "Vodafone-A3C1", 2437);
+  for (guint i = 0; i < de->len; i++)
+    g_array_index (de, RlEvidence, i).expires_at = RL_NEVER;
+  add_gps (de, "DE", 5);
+  g_array_index (de, RlEvidence, de->len - 1).expires_at = RL_NEVER;
+  clash = g_array_copy (de);
+  g_array_index (clash, RlEvidence, clash->len - 1).countries[0] = CC ("NL");
+
+  for (guint round = 0; round < G_N_ELEMENTS (expect); round++)
+    {
+      /* the fix strays over the line: conflict, then back: DE again only
+       * after the doubled hold-down */
+      RlDecision *d = rl_policy_decide (&params, NULL, NULL, prev, (RlEvidence *) (gpointer) clash->data, clash->len, t);
+      g_assert_cmpint (d->state, ==, RL_STATE_CONFLICT);
+      rl_decision_free (prev);
+      prev = d;
+      t += 20 * RL_USEC_PER_SEC;
+      d = rl_policy_decide (&params, NULL, NULL, prev, (RlEvidence *) (gpointer) de->data, de->len, t);
+      g_assert_cmpint (d->state, ==, RL_STATE_TENTATIVE);
+      g_assert_cmpuint (d->hold_down_s, ==, expect[round]);
+      g_assert_cmpint (d->next_check, ==, t + expect[round] * RL_USEC_PER_SEC);
+      rl_decision_free (prev);
+      prev = d;
+      t += expect[round] * RL_USEC_PER_SEC;
+      d = rl_policy_decide (&params, NULL, NULL, prev, (RlEvidence *) (gpointer) de->data, de->len, t);
+      g_assert_cmpint (d->state, ==, RL_STATE_DECIDED);
+      rl_decision_free (prev);
+      prev = d;
+      t += 10 * RL_USEC_PER_SEC;
+    }
+  /* ten calm minutes: back to the plain hold-down (and the calm's end is an instant) */
+  g_assert_cmpint (prev->next_check, <=, t - 10 * RL_USEC_PER_SEC + 600 * RL_USEC_PER_SEC);
+  t += 600 * RL_USEC_PER_SEC;
+  RlDecision *d = rl_policy_decide (&params, NULL, NULL, prev, (RlEvidence *) (gpointer) de->data, de->len, t);
+  g_assert_cmpuint (d->conflicts, ==, 0);
+  g_assert_cmpuint (d->hold_down_s, ==, 30);
+  rl_decision_free (prev);
+  rl_decision_free (d);
 }
 
 /* A flood of beacons from one operator cannot outvote the rest. */
@@ -327,6 +708,13 @@ main (int argc, char **argv)
   g_test_add_func ("/policy/properties", test_properties);
   g_test_add_func ("/policy/flood-one-operator", test_flood_one_operator);
   g_test_add_func ("/policy/scenario-ssid-bytes", test_scenario_ssid_bytes);
+  g_test_add_func ("/policy/rule/ambiguous-gps", test_ambiguous_gps);
+  g_test_add_func ("/policy/rule/locally-administered", test_locally_administered);
+  g_test_add_func ("/policy/rule/la-sibling-rules", test_la_sibling_rules);
+  g_test_add_func ("/policy/rule/large-network", test_large_network);
+  g_test_add_func ("/policy/rule/eu", test_eu);
+  g_test_add_func ("/policy/rule/not-in-regdb", test_not_in_regdb_reason);
+  g_test_add_func ("/policy/rule/flap-hold-down", test_flap_hold_down);
   int ret = g_test_run ();
   rl_regulatory_free (regulatory);
   rl_tzmap_free (tzmap);

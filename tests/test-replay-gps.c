@@ -102,10 +102,12 @@ test_sample_trip (void)
     /* parked 90 s in Kehl: DE once the hold-down has passed */
     g_assert_cmpint (de->time, ==, utc_us (2024, 5, 18, 9, 0, 30));
     g_assert_cmpint (de->state, ==, RL_STATE_DECIDED);
-    /* leaves DE when the GPS no longer names it: over the river, past the margin */
+    /* leaves DE as soon as the fix's error circle plus the border margin
+     * reaches FR, still on the Kehl bank: an ambiguous fix confirms, never
+     * decides (docs/policy.md), and the timezone alone cannot hold DE */
     g_assert_true (out->has_position);
-    g_assert_cmpfloat (out->lon, <, 7.8017);
-    g_assert_cmpfloat (out->lon, >, 7.795);
+    g_assert_cmpfloat (out->lon, >, 7.8017);
+    g_assert_cmpfloat (out->lon, <, 7.806);
     g_assert_cmpint (out->reason, ==, RL_REASON_SUPPORT_LOST);
   }
   g_assert_cmpstr (rl_country_to_string (rl_replay_final (replay)->country, cc), ==, "00");
@@ -114,6 +116,51 @@ test_sample_trip (void)
   g_assert_nonnull (strstr (text, "gps.fixes_used: 993"));
   g_assert_nonnull (strstr (text, "gps.rejected.bad_checksum: 1"));
   g_assert_nonnull (strstr (text, "date taken from the file"));
+}
+
+/* Parked in Kehl with a fix, then into an underground car park: the
+ * receiver says RMC V / GGA quality 0.  The fix is withdrawn at that
+ * instant, not ten minutes later when it would have aged out. */
+static void
+test_fix_lost (void)
+{
+  g_autoptr (RlConfig) config = rl_config_new_default ();
+  g_autoptr (RlReplay) replay = rl_replay_new (config, regulatory);
+  g_autoptr (GString) log = g_string_new (NULL);
+  g_autoptr (GError) error = NULL;
+  g_autofree char *text = NULL;
+  RlGpsEvidenceParams params;
+  const RlDecision *final;
+  const char *bodies[] = {
+    "GPRMC,090000.00,A,4834.5000,N,00749.2000,E,0.1,0.0,180524,,,A",
+    "GPGGA,090000.00,4834.5000,N,00749.2000,E,1,09,0.9,139.0,M,48.0,M,,",
+    "GPRMC,090100.00,A,4834.5001,N,00749.2001,E,0.1,0.0,180524,,,A",
+    "GPGGA,090100.00,4834.5001,N,00749.2001,E,1,09,0.9,139.0,M,48.0,M,,",
+    "GPRMC,090130.00,V,,,,,,,180524,,,N",
+    "GPGGA,090130.00,,,,,0,00,99.99,,,,,,",
+    NULL,
+  };
+
+  for (guint i = 0; bodies[i] != NULL; i++)
+    {
+      g_autofree char *line = nmea_sentence (bodies[i]);
+      g_string_append (log, line);
+    }
+  params_for (&params, config);
+  g_assert_true (rl_replay_load_gps_data (replay, "garage.nmea", log->str, log->len, "nmea", NULL,
+                                          &params, config->policy.gps_max_error_m, &error));
+  g_assert_no_error (error);
+  add_timezone (replay, utc_us (2024, 5, 18, 9, 0, 0), "DE,DK,NO,SE,SJ");
+  rl_replay_run (replay, TRUE);
+
+  final = rl_replay_final (replay);
+  /* GPS + timezone decided DE; the lost fix takes DE's deciding witness away */
+  g_assert_cmpint (final->country, ==, RL_COUNTRY_WORLD);
+  g_assert_cmpint (final->reason, ==, RL_REASON_SUPPORT_LOST);
+  g_assert_cmpint (final->changed_at, ==, utc_us (2024, 5, 18, 9, 1, 30));
+  text = format_text (replay);
+  g_assert_nonnull (strstr (text, "gps.fix_lost: 1"));
+  g_assert_nonnull (strstr (text, "gps.fixes_used: 2"));
 }
 
 /* The sample trip through the real boundary index: Germany, then the Rhine
@@ -153,11 +200,12 @@ test_sample_trip_real_index (void)
       else if (saw_de && !left_de && e->country == RL_COUNTRY_WORLD)
         {
           /* the OSM border runs mid-river near 7.8017°E; the GPS names both
-           * countries within error + 100 m of it, so DE is left just west of that */
+           * countries within error + 100 m of it, and such an ambiguous fix
+           * cannot hold DE (docs/policy.md): DE is left just east of it */
           left_de = TRUE;
           g_assert_true (e->has_position);
-          g_assert_cmpfloat (e->lon, <, 7.8017);
-          g_assert_cmpfloat (e->lon, >, 7.797);
+          g_assert_cmpfloat (e->lon, >, 7.8017);
+          g_assert_cmpfloat (e->lon, <, 7.806);
         }
     }
   g_assert_true (saw_de);
@@ -309,6 +357,85 @@ test_detect_and_merge (void)
   g_assert_nonnull (strstr (text, "gps.rejected.truncated: 1"));
 }
 
+/* Real logs whose clock is broken replay in file order with a note,
+ * instead of giving one fix (or none). */
+static void
+test_broken_clock (void)
+{
+  static const struct {
+    const char *file, *date, *span, *note;
+    guint fixes;
+  } cases[] = {
+    /* every sentence stamped 1980-01-06 00:00:00: the receiver never got the time */
+    { "frozen-clock.nmea", NULL, "1980-01-06T00:00:00Z .. 1980-01-06T00:00:19Z",
+      "every fix carries the same time (1980-01-06 00:00:00): replayed in file order from 1980-01-06 00:00:00", 20 },
+    /* a signed 32-bit time counted down past its minimum: 1901-12-13 */
+    { "clock-underflow.gpsd.jsonl", NULL, "2000-01-01T00:00:00Z .. 2000-01-01T00:00:14Z",
+      "the times are before 1970 (first -2147483648 s from the epoch", 15 },
+    { "clock-underflow.gpsd.jsonl", "2024-06-01", "2024-06-01T00:00:00Z .. 2024-06-01T00:00:14Z",
+      "replayed in file order from 2024-06-01 00:00:00", 15 },
+    /* points without time, the document's metadata has one */
+    { "no-point-times.gpx", NULL, "2024-06-01T10:00:00Z .. 2024-06-01T10:00:11Z",
+      "the points carry no time: replayed in file order from the document's metadata time, 2024-06-01 10:00:00", 12 },
+  };
+  g_autoptr (RlConfig) config = rl_config_new_default ();
+  RlGpsEvidenceParams params;
+
+  params_for (&params, config);
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autoptr (RlReplay) replay = rl_replay_new (config, regulatory);
+      g_autoptr (GError) error = NULL;
+      g_autofree char *text = NULL, *used = g_strdup_printf ("gps.fixes_used: %u\n", cases[i].fixes);
+      gsize len;
+      g_autofree char *data = read_fixture (cases[i].file, &len);
+      const GArray *timeline;
+
+      g_test_message ("%s", cases[i].file);
+      g_assert_true (rl_replay_load_gps_data (replay, cases[i].file, data, len, NULL, cases[i].date, &params,
+                                              config->policy.gps_max_error_m, &error));
+      g_assert_no_error (error);
+      assert_span (replay, cases[i].span);
+      text = format_text (replay);
+      g_assert_nonnull (strstr (text, cases[i].note));
+      g_assert_nonnull (strstr (text, used));
+      /* the positions are used: FR at the start (west of the Rhine) or DE (east) */
+      timeline = rl_replay_timeline (replay);
+      g_assert_cmpuint (timeline->len, >=, 1);
+      g_assert_true (g_array_index (timeline, RlTimelineEntry, timeline->len - 1).has_position);
+    }
+}
+
+/* A sound clock with one step back is no broken clock: that fix alone is
+ * rejected, as before. */
+static void
+test_sound_clock_not_file_order (void)
+{
+  g_autoptr (RlConfig) config = rl_config_new_default ();
+  g_autoptr (RlReplay) replay = rl_replay_new (config, regulatory);
+  g_autoptr (GError) error = NULL;
+  g_autofree char *text = NULL;
+  RlGpsEvidenceParams params;
+  g_autoptr (GString) log = g_string_new (NULL);
+
+  params_for (&params, config);
+  for (guint i = 0; i < 5; i++)
+    {
+      g_autofree char *body = g_strdup_printf ("GPGGA,1200%02u.00,4834.470,N,00747.430,E,1,08,1.0,150.0,M,48.0,M,,",
+                                               i == 3 ? 1 : i);
+      g_autofree char *line = nmea_sentence (body);
+      g_string_append (log, line);
+    }
+  g_assert_true (rl_replay_load_gps_data (replay, "repeat.nmea", log->str, log->len, NULL, "2024-01-01", &params,
+                                          250, &error));
+  g_assert_no_error (error);
+  rl_replay_run (replay, FALSE);
+  text = format_text (replay);
+  g_assert_null (strstr (text, "file order"));
+  g_assert_nonnull (strstr (text, "gps.fixes_used: 4\n"));
+  g_assert_nonnull (strstr (text, "gps.rejected.time_backwards: 1\n"));
+}
+
 int
 main (int argc, char **argv)
 {
@@ -327,7 +454,10 @@ main (int argc, char **argv)
   g_test_add_func ("/replay-gps/sample-trip-real-index", test_sample_trip_real_index);
   g_test_add_func ("/replay-gps/time-of-day-only", test_time_of_day_only);
   g_test_add_func ("/replay-gps/errors", test_errors);
+  g_test_add_func ("/replay-gps/fix-lost", test_fix_lost);
   g_test_add_func ("/replay-gps/detect-and-merge", test_detect_and_merge);
+  g_test_add_func ("/replay-gps/broken-clock", test_broken_clock);
+  g_test_add_func ("/replay-gps/sound-clock", test_sound_clock_not_file_order);
   ret = g_test_run ();
   rl_regulatory_free (regulatory);
   return ret;

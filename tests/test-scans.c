@@ -212,6 +212,47 @@ test_replay_json_lines (void)
   g_unlink (path);
 }
 
+/* Two scans a minute apart: the first hears four German APs on 2.4 GHz,
+ * the second only one of them.  The three it no longer hears are gone at
+ * the second scan, so one AP is left: no witness, 00 — not DE for another
+ * fifteen minutes. */
+static void
+test_replay_scans_forget (void)
+{
+  g_autofree char *path = NULL;
+  int fd = g_file_open_tmp ("regloc-scans-XXXXXX.jsonl", &path, NULL);
+  GString *s = g_string_new ("");
+  RlCountry final;
+
+  g_assert_cmpint (fd, >=, 0);
+  for (guint round = 0; round < 2; round++)
+    for (guint i = 0; i < 4; i++)
+      {
+        gsize ies_len;
+        char ssid[16];
+        if (round == 1 && i > 0)
+          break;
+        g_snprintf (ssid, sizeof ssid, "net%u", i);
+        g_autofree guint8 *ies = ies_for (ssid, "DE ", &ies_len);
+        /* one scan's sightings lie within a second or two */
+        g_autofree char *line = rl_scanlog_format (T0 + round * 60 * G_USEC_PER_SEC + i * 400000, "wlan0",
+                                                   ap_bssids[i], 2412 + 25 * (i % 3), TRUE, -5000, ssid, ies, ies_len);
+        g_string_append_printf (s, "%s\n", line);
+      }
+  g_assert_true (g_file_set_contents (path, s->str, (gssize) s->len, NULL));
+  g_string_free (s, TRUE);
+  close (fd);
+
+  g_autoptr (JsonNode) root = run_replay (path, TRUE, &final, NULL);
+  g_assert_cmpint (counter (root, "scans.scans"), ==, 2);
+  g_assert_cmpint (counter (root, "scans.observations"), ==, 5);
+  if (final != RL_COUNTRY_NONE)
+    g_assert_cmpuint (final, ==, RL_COUNTRY_WORLD);
+  else
+    g_test_message ("no regulatory.db with DE here: final decision not checked");
+  g_unlink (path);
+}
+
 static void
 write_capture (const char *path, int linktype, gboolean with_junk)
 {
@@ -464,6 +505,107 @@ test_replay_not_a_scan_file (void)
   g_unlink (eth);
 }
 
+static char *
+note_text (JsonNode *root)
+{
+  JsonArray *notes = json_object_get_array_member (json_object_get_object_member (json_node_get_object (root), "summary"),
+                                                   "notes");
+  GString *s = g_string_new (NULL);
+
+  for (guint i = 0; i < json_array_get_length (notes); i++)
+    g_string_append_printf (s, "%s\n", json_array_get_string_element (notes, i));
+  return g_string_free (s, FALSE);
+}
+
+/* A scan log not in time order: the replay re-orders it within its
+ * window (60 s), and drops with a counted note what comes later than an
+ * event already played. */
+static void
+test_replay_out_of_order (void)
+{
+  /* seconds after T0, in file order: 30 then 0 swap within the window;
+   * 100, 200 play; 50 comes after 100 was played: dropped, and so is the
+   * end of the scan it was part of (each line is its own scan here) */
+  static const int secs[] = { 30, 0, 100, 200, 50 };
+  static const int played[] = { 0, 30, 100, 200 };
+  g_autofree char *path = NULL;
+  int fd = g_file_open_tmp ("regloc-scans-XXXXXX.jsonl", &path, NULL);
+  g_autoptr (GString) s = g_string_new ("");
+
+  g_assert_cmpint (fd, >=, 0);
+  for (guint i = 0; i < G_N_ELEMENTS (secs); i++)
+    {
+      gsize ies_len;
+      g_autofree guint8 *ies = ies_for ("FRITZ!Box 7590 XY", "DE ", &ies_len);
+      guint8 bssid[6] = { 0x3c, 0xa6, 0x2f, 0x10, 0x20, (guint8) i };
+      g_autofree char *line = rl_scanlog_format (T0 + secs[i] * G_USEC_PER_SEC, "wlan0", bssid, 2437, TRUE, -6400,
+                                                 "FRITZ!Box 7590 XY", ies, ies_len);
+      g_string_append_printf (s, "%s\n", line);
+    }
+  g_assert_true (g_file_set_contents (path, s->str, (gssize) s->len, NULL));
+  close (fd);
+
+  g_autoptr (JsonNode) root = run_replay (path, TRUE, NULL, NULL);
+  JsonArray *ev = evidence_of (root);
+  g_autofree char *notes = note_text (root);
+  g_assert_cmpuint (json_array_get_length (ev), ==, G_N_ELEMENTS (played));
+  for (guint i = 0; i < G_N_ELEMENTS (played); i++)
+    {
+      g_autoptr (GDateTime) t = g_date_time_new_from_unix_utc (T0 / G_USEC_PER_SEC + played[i]);
+      g_autofree char *iso = g_date_time_format (t, "%Y-%m-%dT%H:%M:%SZ");
+      g_assert_cmpstr (json_object_get_string_member (json_array_get_object_element (ev, i), "time"), ==, iso);
+    }
+  g_assert_cmpint (counter (root, "merge.late_dropped"), ==, 2);
+  g_assert_nonnull (strstr (notes, "2 events dropped: more than 60 s or 4096 events out of time order"));
+  g_unlink (path);
+}
+
+/* Two inputs merged by time: their events interleave, whatever order the
+ * files were given in. */
+static void
+test_replay_two_inputs_merged (void)
+{
+  g_autofree char *a = NULL, *b = NULL;
+  int fa = g_file_open_tmp ("regloc-scans-a-XXXXXX.jsonl", &a, NULL);
+  int fb = g_file_open_tmp ("regloc-scans-b-XXXXXX.jsonl", &b, NULL);
+  g_autoptr (GString) sa = g_string_new (""), sb = g_string_new ("");
+  g_autoptr (RlConfig) config = rl_config_new_default ();
+  g_autoptr (RlRegulatory) reg = rl_regulatory_load (RL_REGDB_DEFAULT_PATH, NULL, NULL);
+  g_autoptr (RlReplay) replay = rl_replay_new (config, reg);
+  g_autoptr (GError) error = NULL;
+
+  for (guint i = 0; i < 6; i++)
+    {
+      gsize ies_len;
+      g_autofree guint8 *ies = ies_for (i % 2 ? "Livebox-1A2B" : "Vodafone-3C4D", i % 2 ? "FR " : "DE ", &ies_len);
+      guint8 bssid[6] = { 0x44, 0x4e, 0x6d, 0, (guint8) (i % 2), (guint8) i };
+      g_autofree char *line = rl_scanlog_format (T0 + i * 10 * G_USEC_PER_SEC, "wlan0", bssid, 2412, TRUE, -7000,
+                                                 i % 2 ? "Livebox-1A2B" : "Vodafone-3C4D", ies, ies_len);
+      g_string_append_printf (i % 2 ? sb : sa, "%s\n", line);
+    }
+  g_assert_true (g_file_set_contents (a, sa->str, (gssize) sa->len, NULL));
+  g_assert_true (g_file_set_contents (b, sb->str, (gssize) sb->len, NULL));
+  close (fa);
+  close (fb);
+  rl_replay_set_keep_evidence (replay, TRUE);
+  /* the later file first */
+  g_assert_true (rl_replay_load_scan_file (replay, b, config, &error));
+  g_assert_true (rl_replay_load_scan_file (replay, a, config, &error));
+  g_assert_no_error (error);
+  rl_replay_run (replay, FALSE);
+  g_autofree char *json = rl_replay_format (replay, "json", &error);
+  g_autoptr (JsonNode) root = json_from_string (json, NULL);
+  JsonArray *ev = evidence_of (root);
+  g_assert_cmpuint (json_array_get_length (ev), ==, 6);
+  for (guint i = 0; i < 6; i++)
+    {
+      JsonArray *cc = json_object_get_array_member (json_array_get_object_element (ev, i), "countries");
+      g_assert_cmpstr (json_array_get_string_element (cc, 0), ==, i % 2 ? "FR" : "DE");
+    }
+  g_unlink (a);
+  g_unlink (b);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -471,11 +613,14 @@ main (int argc, char **argv)
   g_test_add_func ("/scans/scanlog-roundtrip", test_scanlog_roundtrip);
   g_test_add_func ("/scans/scanlog-bad-lines", test_scanlog_bad_lines);
   g_test_add_func ("/scans/replay-json-lines", test_replay_json_lines);
+  g_test_add_func ("/scans/replay-scans-forget", test_replay_scans_forget);
   g_test_add_func ("/scans/replay-pcap", test_replay_pcap);
   g_test_add_func ("/scans/frames", test_frames);
   g_test_add_func ("/scans/replay-pcapng", test_replay_pcapng);
   g_test_add_func ("/scans/replay-pcapng-bad-time", test_replay_pcapng_bad_time);
   g_test_add_func ("/scans/replay-note-not-utf8", test_replay_note_not_utf8);
   g_test_add_func ("/scans/not-a-scan-file", test_replay_not_a_scan_file);
+  g_test_add_func ("/scans/out-of-order", test_replay_out_of_order);
+  g_test_add_func ("/scans/two-inputs-merged", test_replay_two_inputs_merged);
   return g_test_run ();
 }

@@ -9,6 +9,7 @@
 #include <linux/capability.h>
 #include <linux/nl80211.h>
 #include "daemon/kernel/nl80211-link.h"
+#include "core/enum-names.h"
 
 struct RlApplier {
   gboolean apply;
@@ -35,9 +36,7 @@ static const char *const mode_names[] = {
 const char *
 rl_applier_mode_to_string (RlApplierMode mode)
 {
-  if ((guint) mode >= G_N_ELEMENTS (mode_names))
-    return "?";
-  return mode_names[mode];
+  return RL_ENUM_NAME (mode_names, mode, "?");
 }
 
 gboolean

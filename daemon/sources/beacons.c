@@ -9,12 +9,19 @@
 #include <netlink/attr.h>
 #include <linux/nl80211.h>
 #include "daemon/sources/bss-table.h"
+#include "daemon/backoff.h"
 #include "daemon/kernel/nl80211-link.h"
 
 /* No NEW_SCAN_RESULTS after a trigger we sent: dump anyway. */
 #define RL_BEACONS_SCAN_TIMEOUT_S 30
 #define RL_BEACONS_RETRY_MIN_S 10
 #define RL_BEACONS_RETRY_MAX_S 600
+/* NEW_SCAN_RESULTS comes when a scan is over; a full passive scan of the
+ * 2.4, 5 and 6 GHz channels takes up to ten seconds or so.  What it heard
+ * was heard in the last this many seconds; an AP on a channel it covered
+ * and last heard before that is gone. */
+#define RL_BEACONS_SCAN_SPAN_S 15
+#define RL_BEACONS_MAX_SCAN_FREQS 256
 
 typedef struct {
   int ifindex;
@@ -31,9 +38,8 @@ typedef struct RlBeacons {
   GHashTable *ifaces;   /* ifindex → Iface */
   RlBssTable *table;
   guint n_dumped;
-  guint retry_id;
+  RlBackoff retry;              /* only where nl80211 cannot be watched */
   RlNlFamilyWatch *family_watch; /* waiting for nl80211 to appear */
-  guint retry_s;
   guint scan_timer;
   RlBeaconsScanFunc scan_func;
   gpointer scan_data;
@@ -181,6 +187,27 @@ resync (RlBeacons *self)
   update_status (self);
 }
 
+/* NL80211_ATTR_SCAN_FREQUENCIES of a scan event: the channels it covered
+ * (0 when the kernel did not list them, or listed more than fit). */
+static guint
+scan_frequencies (const guint8 *attrs, gsize len, guint32 *out, guint max)
+{
+  struct nlattr *tb[NL80211_ATTR_MAX + 1], *f;
+  guint n = 0;
+  int rem;
+
+  if (len > G_MAXINT || nla_parse (tb, NL80211_ATTR_MAX, (struct nlattr *) attrs, (int) len, NULL) < 0 ||
+      tb[NL80211_ATTR_SCAN_FREQUENCIES] == NULL)
+    return 0;
+  nla_for_each_nested (f, tb[NL80211_ATTR_SCAN_FREQUENCIES], rem)
+    {
+      if (nla_len (f) != 4 || n >= max)
+        return 0;
+      out[n++] = nla_get_u32 (f);
+    }
+  return n;
+}
+
 static void
 on_event (guint8 cmd, const guint8 *attrs, gsize len, gpointer user_data)
 {
@@ -194,7 +221,21 @@ on_event (guint8 cmd, const guint8 *attrs, gsize len, gpointer user_data)
   switch (cmd)
     {
     case NL80211_CMD_NEW_SCAN_RESULTS:
-      dump_scan (self, add_iface (self, ifindex, NULL));
+      {
+        guint32 freqs[RL_BEACONS_MAX_SCAN_FREQS];
+        guint n_freqs = scan_frequencies (attrs, len, freqs, G_N_ELEMENTS (freqs));
+        gint64 start = g_get_real_time () - RL_BEACONS_SCAN_SPAN_S * G_USEC_PER_SEC;
+        guint gone;
+
+        dump_scan (self, add_iface (self, ifindex, NULL));
+        /* a complete list of what this scan heard: the rest of what it covered is gone */
+        gone = rl_bss_table_scan_done (self->table, start, freqs, n_freqs);
+        if (gone > 0)
+          {
+            g_debug ("%u access points not heard by the last scan of %s: gone", gone, name[0] ? name : "?");
+            update_status (self);
+          }
+      }
       break;
     case NL80211_CMD_SCAN_ABORTED:
       {
@@ -275,13 +316,10 @@ on_scan_timer (gpointer user_data)
   return G_SOURCE_CONTINUE;
 }
 
-static gboolean
+static void
 on_retry (gpointer user_data)
 {
-  RlBeacons *self = user_data;
-  self->retry_id = 0;
-  beacons_connect (self);
-  return G_SOURCE_REMOVE;
+  beacons_connect (user_data);
 }
 
 static void
@@ -292,7 +330,7 @@ on_nl80211_appeared (gpointer user_data)
   if (self->link != NULL)
     return;
   g_debug ("nl80211 appeared; connecting");
-  g_clear_handle_id (&self->retry_id, g_source_remove);
+  rl_backoff_cancel (&self->retry);
   beacons_connect (self);
 }
 
@@ -312,14 +350,11 @@ beacons_connect (RlBeacons *self)
       if (self->family_watch == NULL)
         self->family_watch = rl_nl_family_watch_new (on_nl80211_appeared, self, NULL);
       if (self->family_watch == NULL)
-        {
-          self->retry_s = self->retry_s == 0 ? RL_BEACONS_RETRY_MIN_S : MIN (self->retry_s * 2, RL_BEACONS_RETRY_MAX_S);
-          self->retry_id = g_timeout_add_seconds (self->retry_s, on_retry, self);
-        }
+        rl_backoff_schedule (&self->retry);
       return;
     }
   g_clear_pointer (&self->family_watch, rl_nl_family_watch_free);
-  self->retry_s = 0;
+  rl_backoff_reset (&self->retry);
   resync (self);
   if (self->scan_interval_s > 0 && self->scan_timer == 0)
     {
@@ -338,6 +373,7 @@ beacons_create (const RlConfig *config, const RlSourceSink *sink)
   self->table = rl_bss_table_new (&self->parent, config->policy.max_age_s[RL_SOURCE_BEACON], config->beacons_max_bss);
   self->scan_interval_s = config->beacons_scan_interval_s;
   self->ifaces = g_hash_table_new_full (NULL, NULL, NULL, iface_free);
+  rl_backoff_init (&self->retry, RL_BEACONS_RETRY_MIN_S, RL_BEACONS_RETRY_MAX_S, on_retry, self);
   return &self->parent;
 }
 
@@ -345,7 +381,7 @@ static void
 beacons_start (RlSource *source)
 {
   RlBeacons *self = (RlBeacons *) source;
-  if (self->link == NULL && self->retry_id == 0)
+  if (self->link == NULL && !rl_backoff_pending (&self->retry))
     beacons_connect (self);
 }
 
@@ -353,7 +389,7 @@ static void
 beacons_stop (RlSource *source)
 {
   RlBeacons *self = (RlBeacons *) source;
-  g_clear_handle_id (&self->retry_id, g_source_remove);
+  rl_backoff_cancel (&self->retry);
   g_clear_pointer (&self->family_watch, rl_nl_family_watch_free);
   g_clear_handle_id (&self->scan_timer, g_source_remove);
   g_hash_table_remove_all (self->ifaces);

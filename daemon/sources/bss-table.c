@@ -22,6 +22,7 @@ typedef struct {
   GList link;           /* in group->members */
   gint64 last_seen;
   gboolean has_evidence;
+  guint32 freq_mhz;     /* where it was last heard; 0 unknown */
 } Bss;
 
 struct RlBssTable {
@@ -197,6 +198,7 @@ rl_bss_table_observe (RlBssTable *t, const RlScanBss *sb, gint64 now, gint64 *ob
       g_queue_push_tail_link (&b->group->members, &b->link);
     }
   b->last_seen = seen;
+  b->freq_mhz = sb->freq_mhz;
   *observed_at = seen;
 
   RlEvidence ev;
@@ -216,6 +218,47 @@ rl_bss_table_observe (RlBssTable *t, const RlScanBss *sb, gint64 now, gint64 *ob
       withdraw (t, b);
     }
   return TRUE;
+}
+
+static gboolean
+freq_listed (guint32 freq, const guint32 *freqs, guint n)
+{
+  for (guint i = 0; i < n; i++)
+    if (freqs[i] == freq)
+      return TRUE;
+  return FALSE;
+}
+
+guint
+rl_bss_table_scan_done (RlBssTable *t, gint64 scan_start, const guint32 *freqs, guint n_freqs)
+{
+  GHashTableIter it;
+  gpointer v;
+  guint bands = 0;
+  g_autoptr (GPtrArray) gone = g_ptr_array_new ();
+
+  if (n_freqs == 0)
+    {
+      /* the bands this scan heard anything on */
+      g_hash_table_iter_init (&it, t->bss);
+      while (g_hash_table_iter_next (&it, NULL, &v))
+        if (((Bss *) v)->last_seen >= scan_start)
+          bands |= rl_band_from_freq (((Bss *) v)->freq_mhz);
+      if (bands == 0)
+        return 0;   /* heard nothing at all: rather a deaf radio than an empty world */
+    }
+  g_hash_table_iter_init (&it, t->bss);
+  while (g_hash_table_iter_next (&it, NULL, &v))
+    {
+      Bss *b = v;
+      gboolean covered = n_freqs > 0 ? freq_listed (b->freq_mhz, freqs, n_freqs)
+                                     : rl_band_covered (bands, rl_band_from_freq (b->freq_mhz));
+      if (b->last_seen < scan_start && covered)
+        g_ptr_array_add (gone, b);
+    }
+  for (guint i = 0; i < gone->len; i++)
+    drop (t, gone->pdata[i]);
+  return gone->len;
 }
 
 guint

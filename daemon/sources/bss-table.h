@@ -18,6 +18,13 @@ void rl_bss_table_free (RlBssTable *table);
  * time).  Returns TRUE when it is a new observation (not the cached entry
  * of an earlier dump) and then sets @observed_at. */
 gboolean rl_bss_table_observe (RlBssTable *table, const RlScanBss *bss, gint64 now, gint64 *observed_at);
+/* A scan has completed and its results were dumped (observe() for each):
+ * it began at @scan_start (µs, wall time) and listened on @freqs (MHz,
+ * NL80211_ATTR_SCAN_FREQUENCIES; @n_freqs 0 when the kernel did not say:
+ * then the bands on which it heard anything since @scan_start).  An entry
+ * it covered and did not hear is gone: withdrawn and forgotten at once,
+ * not left to age out over max_age.  Returns how many went. */
+guint rl_bss_table_scan_done (RlBssTable *table, gint64 scan_start, const guint32 *freqs, guint n_freqs);
 /* Drops (and withdraws) entries not heard for max_age. */
 void rl_bss_table_prune (RlBssTable *table, gint64 now);
 

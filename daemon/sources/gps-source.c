@@ -19,6 +19,8 @@
 #include <gio/gio.h>
 #include <glib-unix.h>
 #include "readers/gpsd-json.h"
+#include "daemon/backoff.h"
+#include "core/paths.h"
 
 #if GPSD_API_MAJOR_VERSION < 9 || GPSD_API_MAJOR_VERSION > 14
 #error "written for libgps API 9..14 (gpsd 3.20–3.25: gps_read with a buffer, timespec times)"
@@ -40,31 +42,25 @@ typedef struct {
   gboolean connected;
   gboolean running;
   guint fd_watch;
-  guint retry_id;
-  guint backoff_s;
+  RlBackoff retry;
   RlGpsSourceStats stats;
+  gboolean has_fix;     /* a fix was put and not withdrawn since */
 } RlGpsSource;
 
 static void gps_connect (RlGpsSource *self);
 
-static gboolean
+static void
 retry_cb (gpointer user_data)
 {
-  RlGpsSource *self = user_data;
-
-  self->retry_id = 0;
-  gps_connect (self);
-  return G_SOURCE_REMOVE;
+  gps_connect (user_data);
 }
 
 static void
 schedule_retry (RlGpsSource *self)
 {
-  if (!self->running || self->retry_id != 0)
+  if (!self->running || rl_backoff_pending (&self->retry))
     return;
-  self->stats.retry_in_s = self->backoff_s;
-  self->retry_id = g_timeout_add_seconds (self->backoff_s, retry_cb, self);
-  self->backoff_s = MIN (self->backoff_s * 2, BACKOFF_MAX_S);
+  self->stats.retry_in_s = rl_backoff_schedule (&self->retry);
 }
 
 /* Closing is enough for gpsd to drop the watcher.  No WATCH_DISABLE first:
@@ -86,13 +82,26 @@ lost_gpsd (RlGpsSource *self, const char *why)
 {
   gps_disconnect (self);
   self->stats.disconnects++;
-  self->backoff_s = BACKOFF_MIN_S;
+  rl_backoff_reset (&self->retry);
   schedule_retry (self);
   g_message ("lost gpsd at %s:%s (%s); retrying in %u s", self->host, self->port, why,
              self->stats.retry_in_s);
   /* The last fix stays until it ages out: a gpsd restart must not flip the decision. */
   rl_source_set_status (&self->base, FALSE, "unavailable: lost gpsd at %s:%s (%s), retrying in %u s",
                         self->host, self->port, why, self->stats.retry_in_s);
+}
+
+/* The receiver says it has no fix (TPV mode 1): its last position no
+ * longer stands, rather than counting until it ages out.  (A lost gpsd
+ * connection is different: see lost_gpsd().) */
+static void
+fix_lost (RlGpsSource *self)
+{
+  if (!self->has_fix)
+    return;
+  self->has_fix = FALSE;
+  self->stats.fix_lost++;
+  rl_source_withdraw (&self->base, "gps");
 }
 
 static void
@@ -109,7 +118,18 @@ handle_report (RlGpsSource *self)
     {
       self->stats.rejected[why]++;
       if (why == RL_GPS_REJECT_NO_FIX)
-        rl_source_set_status (&self->base, TRUE, "connected to gpsd at %s:%s, no fix", self->host, self->port);
+        {
+          /* mode 1 without a time: the receiver lost its fix just now */
+          if (self->gps->fix.mode == MODE_NO_FIX)
+            fix_lost (self);
+          rl_source_set_status (&self->base, TRUE, "connected to gpsd at %s:%s, no fix", self->host, self->port);
+        }
+      return;
+    }
+  if (rl_gps_fix_is_lost (&fix))
+    {
+      fix_lost (self);
+      rl_source_set_status (&self->base, TRUE, "connected to gpsd at %s:%s, no fix", self->host, self->port);
       return;
     }
   /* Evidence time is the daemon's wall clock: a receiver's clock can be far
@@ -120,6 +140,7 @@ handle_report (RlGpsSource *self)
       return;
     }
   self->stats.fixes_used++;
+  self->has_fix = TRUE;
   rl_source_put (&self->base, &ev);
   rl_source_set_status (&self->base, TRUE, "gpsd %s:%s, fix: %s", self->host, self->port,
                         rl_evidence_countries_to_string (&ev, cc, sizeof cc));
@@ -168,7 +189,7 @@ gps_connect (RlGpsSource *self)
   rc = gps_open (self->host, self->port, self->gps);
   if (rc != 0)
     {
-      guint wait = self->backoff_s;
+      guint wait = rl_backoff_next_s (&self->retry);
       /* libgps leaves its netlib error code in errno */
       const char *why = gps_errstr (errno != 0 ? errno : rc);
 
@@ -194,7 +215,7 @@ gps_connect (RlGpsSource *self)
     }
   self->stats.connects++;
   self->stats.retry_in_s = 0;
-  self->backoff_s = BACKOFF_MIN_S;
+  rl_backoff_reset (&self->retry);
   self->fd_watch = g_unix_fd_add (self->gps->gps_fd, G_IO_IN | G_IO_HUP | G_IO_ERR, on_readable, self);
   g_message ("connected to gpsd at %s:%s", self->host, self->port);
   rl_source_set_status (&self->base, TRUE, "connected to gpsd at %s:%s, waiting for a fix",
@@ -215,7 +236,7 @@ rl_gps_source_new (const RlConfig *config, const RlSourceSink *sink,
   g_snprintf (self->port, sizeof self->port, "%u", config->gps_port != 0 ? config->gps_port : 2947);
   rl_gps_evidence_params_init (&self->params, config, lookup, index);
   self->gps = g_new0 (struct gps_data_t, 1);
-  self->backoff_s = BACKOFF_MIN_S;
+  rl_backoff_init (&self->retry, BACKOFF_MIN_S, BACKOFF_MAX_S, retry_cb, self);
   rl_source_set_status (&self->base, FALSE, "not started");
   return &self->base;
 }
@@ -228,8 +249,7 @@ gps_create (const RlConfig *config, const RlSourceSink *sink)
   if (!config->gps_enabled)
     return NULL;
   self = (RlGpsSource *) rl_gps_source_new (config, sink, rl_boundary_lookup, NULL);
-  self->index_path = g_strdup (config->boundary_index != NULL ? config->boundary_index
-                                                              : rl_boundary_index_default_path ());
+  self->index_path = rl_data_path (RL_DATA_BOUNDARY_INDEX, config->boundary_index);
   return &self->base;
 }
 
@@ -304,7 +324,7 @@ gps_stop (RlSource *source)
   if (self->opening != NULL)
     g_cancellable_cancel (self->opening);
   g_clear_object (&self->opening);
-  g_clear_handle_id (&self->retry_id, g_source_remove);
+  rl_backoff_cancel (&self->retry);
   gps_disconnect (self);
   rl_source_set_status (source, FALSE, "stopped");
 }

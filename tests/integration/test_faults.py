@@ -348,6 +348,46 @@ class TestConfigReload(FaultTestCase):
         self.assertEqual(self.get('Country'), 'CH', 'the persisted override outlives the reloads')
 
 
+class TestReloadKeepsEvidence(FaultTestCase):
+    def test_sighup_restarts_only_what_changed(self):
+        port = self.start_gps()
+        self.write_config(gps_port=port)
+        self.start_daemon()
+        self.wait_for(lambda: self.get('Country') == 'DE', 'DE from gpsd + the timezone', 15)
+        changes = []
+        self.subscribe('CountryChanged', changes)
+
+        # The same file again: nothing restarts, nothing changes.
+        log = self.reload()
+        self.assertNotIn('Restarting source', log)
+        self.wait_for(lambda: True, 'signals to arrive', 1)
+        time.sleep(0.5 * SLOW)
+        self.assertEqual(changes, [], 'an unchanged reload moved the country')
+        self.assertEqual((self.get('Country'), self.get('State')), ('DE', 'decided'))
+        self.assertEqual(len(self.gps_evidence()), 1)
+
+        # A changed policy re-decides on the evidence that stands.
+        self.write_config(gps_port=port, policy='hold_down=0\nconfidence_threshold=0.85\n')
+        log = self.reload()
+        self.assertNotIn('Restarting source', log)
+        self.assertEqual(self.get('Country'), 'DE')
+        self.write_config(gps_port=port, policy='hold_down=0\nconfidence_threshold=0.95\n')
+        self.reload()
+        self.wait_for(lambda: self.get('Country') == '00', '00 once the threshold is out of reach')
+        self.assertEqual(len(self.gps_evidence()), 1, 'the fix stands; only the decision changed')
+
+        # A changed [gps] key restarts the GPS source alone.
+        with open(self.config) as f:
+            text = f.read()
+        with open(self.config, 'w') as f:
+            f.write(text.replace(f'port={port}\n', f'port={port}\nuere=6\n'))
+        log = self.reload()
+        self.assertIn('Restarting source gps', log)
+        self.assertNotIn('Restarting source timezone', log)
+        self.assertIn('Europe/Berlin', self.source('timezone')[3])
+        self.wait_for(lambda: len(self.gps_evidence()) == 1, 'a fix from the restarted GPS source', 15)
+
+
 class TestStateFile(FaultTestCase):
     '''(A bad country code in the file is test_reglocd's.)  Other damage: the
     daemon runs with no override, leaves the damaged file for the
@@ -375,6 +415,29 @@ class TestStateFile(FaultTestCase):
         self.start_daemon()
         self.assertEqual(self.get('Override'), 'AT')
         self.assertEqual(self.get('Country'), 'AT')
+
+    def test_unknown_country_and_stray_temporaries(self):
+        """A persisted code SetOverride would refuse is ignored at load, and
+        temporary files of an interrupted write are cleaned up."""
+        self.spawn_polkit(allowed=['net.regloc.override'])
+        os.makedirs(self.state)
+        path = os.path.join(self.state, 'override')
+        with open(path, 'w') as f:
+            f.write('[override]\ncountry=ZZ\n')
+        stray = [os.path.join(self.state, n) for n in ('override.Xa1b2C', 'override.q9Z8y7')]
+        for s in stray:
+            with open(s, 'w') as f:
+                f.write('[override]\ncountry=F')
+        keep = os.path.join(self.state, 'override.notes')
+        open(keep, 'w').close()
+        self.start_daemon()
+        self.assertEqual(self.get('Override'), '')
+        self.assertEqual(self.get('Country'), '00')
+        self.assertIn('Ignoring the persisted override: ZZ is not in the regulatory database', self.daemon_log())
+        self.assertEqual([s for s in stray if os.path.exists(s)], [])
+        self.assertTrue(os.path.exists(keep), 'only names of the temporary-file pattern are removed')
+        name, _ = self.call_error('SetOverride', GLib.Variant('(s)', ('ZZ',)))
+        self.assertEqual(name, 'net.regloc.RegLoc1.Error.UnknownCountry')
 
     def test_state_path_not_writable(self):
         '''The state directory is a file: SetOverride fails with a clear
@@ -522,11 +585,14 @@ class TestBusLoss(FaultTestCase):
         without --replace says so and exits 1; the first keeps serving.'''
         self.start_daemon()
         env = dict(os.environ, STATE_DIRECTORY=self.state)
-        r = subprocess.run(VALGRIND + [REGLOCD, '--config', self.config], env=env, capture_output=True, text=True,
-                           timeout=20 * SLOW)
+        r = subprocess.run(VALGRIND + [REGLOCD, '--config', self.config, '--verbose'], env=env,
+                           capture_output=True, text=True, timeout=20 * SLOW)
         self.assertEqual(r.returncode, 1, r.stderr)
         self.assertIn('the name net.regloc.RegLoc1 is taken', r.stderr)
         self.assertIn('--replace', r.stderr)
+        # It learned that before starting a source or touching the kernel.
+        self.assertNotIn('Starting source', r.stdout + r.stderr)
+        self.assertNotRegex(r.stdout + r.stderr, r'kernel|Applied|applier')
         self.assertEqual(self.get('Country'), '00')
         self.assertIsNone(self.daemon.poll())
 
