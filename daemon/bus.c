@@ -244,14 +244,19 @@ typedef struct {
 } OverrideCall;
 
 /* Who changed the override, for the journal: the caller's uid and pid as the
- * bus daemon knows them ("" when it no longer does: the caller left). */
+ * bus daemon knows them (fields left out when it no longer does: the caller
+ * left).  Every field is a string; OBJECT_PID lets journald add the caller's
+ * _COMM, _EXE, … as OBJECT_* fields. */
 static void
 log_override (const char *method, const char *country, const char *sender, GVariant *credentials)
 {
   guint32 uid = 0, pid = 0;
   gboolean have_uid = FALSE, have_pid = FALSE;
-  char uid_text[16] = "", pid_text[16] = "";
+  char uid_text[16] = "unknown", pid_text[16] = "unknown";
   gboolean set = g_str_equal (method, "SetOverride");
+  g_autofree char *message = NULL;
+  g_autoptr(GVariant) record = NULL;
+  GVariantDict fields;
 
   if (credentials != NULL)
     {
@@ -262,17 +267,20 @@ log_override (const char *method, const char *country, const char *sender, GVari
     g_snprintf (uid_text, sizeof uid_text, "%" G_GUINT32_FORMAT, uid);
   if (have_pid)
     g_snprintf (pid_text, sizeof pid_text, "%" G_GUINT32_FORMAT, pid);
-  /* OBJECT_PID lets journald add the caller's _COMM, _EXE, … as OBJECT_*. */
-  g_log_structured (G_LOG_DOMAIN, G_LOG_LEVEL_MESSAGE,
-                    "MESSAGE_ID", set ? RL_MESSAGE_ID_OVERRIDE_SET : RL_MESSAGE_ID_OVERRIDE_CLEARED,
-                    "RL_OVERRIDE", set ? country : "",
-                    "RL_CALLER_UID", uid_text,
-                    "RL_CALLER_BUS_NAME", sender ? sender : "",
-                    "OBJECT_PID", pid_text,
-                    "MESSAGE", "Override %s%s by uid %s (%s, pid %s)",
-                    set ? "set to " : "cleared", set ? country : "",
-                    have_uid ? uid_text : "unknown", sender ? sender : "no bus name",
-                    have_pid ? pid_text : "unknown");
+  message = g_strdup_printf ("Override %s%s by uid %s (%s, pid %s)", set ? "set to " : "cleared",
+                             set ? country : "", uid_text, sender ? sender : "no bus name", pid_text);
+  g_variant_dict_init (&fields, NULL);
+  g_variant_dict_insert (&fields, "MESSAGE_ID", "s", set ? RL_MESSAGE_ID_OVERRIDE_SET : RL_MESSAGE_ID_OVERRIDE_CLEARED);
+  g_variant_dict_insert (&fields, "RL_OVERRIDE", "s", set ? country : "");
+  if (have_uid)
+    g_variant_dict_insert (&fields, "RL_CALLER_UID", "s", uid_text);
+  if (sender != NULL)
+    g_variant_dict_insert (&fields, "RL_CALLER_BUS_NAME", "s", sender);
+  if (have_pid)
+    g_variant_dict_insert (&fields, "OBJECT_PID", "s", pid_text);
+  g_variant_dict_insert (&fields, "MESSAGE", "s", message);
+  record = g_variant_ref_sink (g_variant_dict_end (&fields));
+  g_log_variant (G_LOG_DOMAIN, G_LOG_LEVEL_MESSAGE, record);
 }
 
 static void

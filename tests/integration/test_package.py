@@ -173,6 +173,8 @@ class TestJournal(base.ReglocdTestCase):
         self.assertEqual(r['RL_CALLER_BUS_NAME'], me)
         self.assertEqual(r['OBJECT_PID'], str(os.getpid()))
         self.assertEqual(r['MESSAGE'], f'Override set to FR by uid {os.getuid()} ({me}, pid {os.getpid()})')
+        self.assertEqual(r['PRIORITY'], '5')
+        self.assertEqual(r['GLIB_DOMAIN'], 'regloc-bus')
 
         # another caller, the CLI, clears it
         out = self.regloc('override', 'clear')
