@@ -115,14 +115,17 @@ print_one (const RlBoundaryResult *r, double lat, double lon, gboolean json)
       print_json_string (r->neighbour ? nc : NULL);
       fputs (", \"neighbour_name\": ", stdout);
       print_json_string (country_name (names, r->neighbour));
-      fputs ("}\n", stdout);
+      printf (", \"border_area\": %s}\n", r->border_area ? "true" : "false");
       return;
     }
   if (r->country != RL_COUNTRY_NONE)
     printf ("country: %s (%s)\n", cc, country_name (names, r->country));
   else
     printf ("country: -- (no country: international waters)\n");
-  if (!exact)
+  if (r->border_area)
+    printf ("border: on it, with %s (%s): a gap in the boundary data between the two\n", nc,
+            country_name (names, r->neighbour));
+  else if (!exact)
     printf ("border: more than %.0f m away\n", RL_BOUNDARY_EXACT_M);
   else if (r->neighbour != RL_COUNTRY_NONE)
     printf ("border: %.0f m, with %s (%s)\n", r->border_m, nc, country_name (names, r->neighbour));

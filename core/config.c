@@ -49,7 +49,7 @@ static const KeyDef keys[] = {
   { { "policy", "beacon_network_min_devices", "uint", "6", "Devices (first five BSSID octets) of one operator that make its network one witness on its own (0: never)" }, T_UINT, POL (beacon_network_min_devices), 0, 100000 },
   { { "policy", "beacon_network_min_channels", "uint", "3", "Distinct channels such a network must be heard on at once" }, T_UINT, POL (beacon_network_min_channels), 1, 64 },
   { { "policy", "beacon_network_min_bands", "uint", "2", "Bands (2.4, 5, 6 GHz) such a network must be heard in at once" }, T_UINT, POL (beacon_network_min_bands), 1, 3 },
-  { { "policy", "beacon_eu_weight", "double", "0.4", "Confidence access points advertising EU add to a member state; they confirm, never decide (0..1)" }, T_DOUBLE, POL (beacon_eu_weight), 0, 1 },
+  { { "policy", "beacon_eu_weight", "double", "0.4", "Confidence access points advertising EU add to a member state a GPS fix names; they confirm, never decide (0..1)" }, T_DOUBLE, POL (beacon_eu_weight), 0, 1 },
   { { "policy", "flap_hold_down_max", "uint", "300", "Seconds: the hold-down doubles with each conflict up to this (flapping at a border)" }, T_UINT, POL (flap_hold_down_max_s), 0, 86400 },
   { { "policy", "flap_calm", "uint", "600", "Seconds without a conflict after which the hold-down is back to hold_down" }, T_UINT, POL (flap_calm_s), 0, 86400 },
   { { "policy", "resume_wait", "uint", "120", "Seconds a new decision after a resume waits at most for each kind of source that delivered before the sleep to report again (0: no wait)" }, T_UINT, OFF (resume_wait_s), 0, 3600 },

@@ -126,16 +126,17 @@ distance_m (double lat1, double lon1, double lat2, double lon2)
 /* Could the receiver have got from the trusted fix to @ev in the time
  * between them?  Both error radii are slack: a coarse fix is no jump. */
 static gboolean
-plausible_move (const RlEvidenceSet *set, const RlEvidence *ev)
+plausible_move (const RlEvidenceSet *set, const RlEvidence *ev, double *moved_m, double *dt_s)
 {
-  double dt_s, reach;
+  double reach;
 
   if (!set->have_trusted || !isfinite (ev->gps.lat) || !isfinite (ev->gps.lon))
     return TRUE;
-  dt_s = (double) (ev->observed_at - set->trusted_at) / RL_USEC_PER_SEC;
-  reach = set->gps_max_speed_mps * fabs (dt_s) + set->trusted_error_m +
+  *dt_s = fabs ((double) (ev->observed_at - set->trusted_at) / RL_USEC_PER_SEC);
+  reach = set->gps_max_speed_mps * *dt_s + set->trusted_error_m +
           (isfinite (ev->gps.error_m) ? ev->gps.error_m : 0);
-  return distance_m (set->trusted_lat, set->trusted_lon, ev->gps.lat, ev->gps.lon) <= reach;
+  *moved_m = distance_m (set->trusted_lat, set->trusted_lon, ev->gps.lat, ev->gps.lon);
+  return *moved_m <= reach;
 }
 
 /* The GPS rules of rl_evidence_set_set_gps_limits(): FALSE when @ev is
@@ -143,6 +144,8 @@ plausible_move (const RlEvidenceSet *set, const RlEvidence *ev)
 static gboolean
 judge_gps (RlEvidenceSet *set, const RlEvidence *ev, const RlEvidence *current, RlEvidence *out)
 {
+  double moved_m = 0, dt_s = 0;
+
   *out = *ev;
   if (set->gps_best_window_us > 0 && current != NULL && !(current->gps.flags & RL_GPS_INFO_UNTRUSTED) &&
       ev->observed_at >= current->observed_at && ev->observed_at - current->observed_at < set->gps_best_window_us &&
@@ -153,9 +156,13 @@ judge_gps (RlEvidenceSet *set, const RlEvidence *ev, const RlEvidence *current, 
     }
   if (set->gps_max_speed_mps <= 0)
     return TRUE;
-  if (!plausible_move (set, ev))
+  if (!plausible_move (set, ev, &moved_m, &dt_s))
     {
+      char note[80];
       out->gps.flags |= RL_GPS_INFO_UNTRUSTED;
+      g_snprintf (note, sizeof note, " (untrusted: %.0f km from the last trusted fix in %.0f s)",
+                  moved_m / 1000, dt_s);
+      g_strlcat (out->detail, note, sizeof out->detail);
       set->gps_untrusted++;
       return TRUE;
     }

@@ -17,6 +17,7 @@ static const DataFile files[] = {
   [RL_DATA_BOUNDARY_INDEX] = { "REGLOC_BOUNDARY_INDEX", "boundaries.idx", NULL },
   [RL_DATA_TERRITORIES] = { "REGLOC_TERRITORIES", "territories.tsv", NULL },
   [RL_DATA_REGULATORY_DB] = { NULL, NULL, RL_REGDB_DEFAULT_PATH },
+  [RL_DATA_TERRITORY_SOVEREIGNS] = { "REGLOC_TERRITORY_SOVEREIGNS", "territory-sovereigns.tsv", NULL },
 };
 
 /* @relative below the first directory of $REGLOC_DATADIR that has it. */

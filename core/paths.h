@@ -14,6 +14,7 @@ typedef enum {
   RL_DATA_BOUNDARY_INDEX,  /* boundaries.idx: $REGLOC_BOUNDARY_INDEX, $REGLOC_DATADIR, datadir */
   RL_DATA_TERRITORIES,     /* territories.tsv: $REGLOC_TERRITORIES, $REGLOC_DATADIR, datadir */
   RL_DATA_REGULATORY_DB,   /* the kernel's regulatory.db (wireless-regdb) */
+  RL_DATA_TERRITORY_SOVEREIGNS, /* territory-sovereigns.tsv (generated from iso-codes): $REGLOC_TERRITORY_SOVEREIGNS, $REGLOC_DATADIR, datadir */
 } RlDataFile;
 
 /* @configured: NULL or empty for the default.  Never NULL; free it. */

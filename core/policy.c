@@ -2,6 +2,8 @@
  * words with a worked example each. */
 #include "core/policy.h"
 #include "core/contradiction.h"
+#include "core/regdb.h"
+#include "core/territory.h"
 
 #include <math.h>
 #include <string.h>
@@ -146,12 +148,12 @@ typedef struct {
   guint groups;             /* access-point groups advertising EU */
   guint votes;              /* after the per-operator cap */
   guint ga_votes;
-  gboolean witness;         /* enough to confirm every member state */
+  gboolean witness;         /* enough to confirm a member state a GPS fix names */
+  gboolean confirms;        /* … and they confirm a candidate */
 } EuSupport;
 
 typedef struct {
   guint groups;             /* locally administered groups without a sibling */
-  guint bssids;
   RlCountry country;        /* the code most of them name; NONE on a tie */
   guint for_country;        /* groups naming it */
 } LocalPool;
@@ -166,7 +168,6 @@ typedef struct {
   gboolean gps_at_sea;
   guint n_live;
   guint n_beacons_total_votes;
-  guint n_groups;           /* access-point groups with a country */
   EuSupport eu;
   LocalPool pool;
   /* freshness and moving platforms (core/contradiction.h) */
@@ -523,12 +524,10 @@ count_beacon_votes (Tallying *t, BeaconGroups *g)
 
       if (uf_find (g->parent, i) != i || c == RL_COUNTRY_NONE)
         continue;
-      t->n_groups++;
       if (g->op[i] == POOL_OPERATOR)
         {
           guint k = 0;
           t->pool.groups++;
-          t->pool.bssids += g->members[i];
           while (k < pool->len && g_array_index (pool, PoolCount, k).country != c)
             k++;
           if (k == pool->len)
@@ -645,13 +644,35 @@ network_witnesses (Tallying *t, const BeaconGroups *g)
     }
 }
 
+/* Do the access points other than @y's say another country, by the share
+ * rule applied to them alone (a ship's network in port, the harbour's
+ * routers of several operators around it)?  Exhibitors of many countries
+ * around a venue's network do not. */
+static gboolean
+rest_says_otherwise (const Tallying *t, const Tally *y)
+{
+  const RlPolicyParams *p = t->params;
+  guint rest = t->n_beacons_total_votes - y->beacon_votes;
+
+  for (guint k = 0; k < t->tallies->len; k++)
+    {
+      const Tally *o = &g_array_index (t->tallies, Tally, k);
+      if (o == y || o->beacon_ga_votes == 0 || o->beacon_votes < p->beacon_min_aps || o->pub.beacon_operators < 2)
+        continue;
+      if ((double) o->beacon_votes + 1e-9 >= p->beacon_min_fraction * (double) rest)
+        return TRUE;
+    }
+  return FALSE;
+}
+
 /* How many witnesses each country's beacon votes make: one with enough APs
  * and share, two with enough APs from enough operators and no dissent.
  * Votes of globally administered operators are needed: the locally
  * administered pool never makes a witness on its own.  A large network of
- * one operator is one witness where no other country has a witness of
- * many operators' votes: one operator's word yields to the word of many
- * (a train's network in a city that says otherwise). */
+ * one operator is one witness unless another country has a witness of
+ * many operators' votes, or holds the share among the other access points:
+ * one operator's word yields to the word of many (a train's network in a
+ * city that says otherwise). */
 static void
 beacon_witnesses (Tallying *t)
 {
@@ -683,7 +704,7 @@ beacon_witnesses (Tallying *t)
       Tally *y = &g_array_index (t->tallies, Tally, i);
       if (!y->pub.beacon_network)
         continue;
-      if (by_share != RL_COUNTRY_NONE && by_share != y->pub.country)
+      if ((by_share != RL_COUNTRY_NONE && by_share != y->pub.country) || rest_says_otherwise (t, y))
         {
           y->pub.beacon_network = FALSE;
           y->network_yields = TRUE;
@@ -818,8 +839,11 @@ tally_untrusted_gps (Tallying *t)
     }
 }
 
-/* Access points advertising "EU" confirm every member state among the
- * candidates (never a candidate of their own, never a rival). */
+/* Access points advertising "EU" confirm a member state that a GPS fix
+ * names alone: never a candidate of their own, never a rival.  They do not
+ * confirm a beacon witness: that would be access points confirming access
+ * points (two imported routers set to a neighbour's code plus the EU ones
+ * would make a country), and 27 countries share the code. */
 static void
 tally_eu (Tallying *t)
 {
@@ -828,7 +852,8 @@ tally_eu (Tallying *t)
   for (guint i = 0; i < t->tallies->len; i++)
     {
       Tally *y = &g_array_index (t->tallies, Tally, i);
-      y->pub.eu = rl_country_is_eu_member (y->location) || rl_country_is_eu_member (y->pub.country);
+      y->pub.eu = y->gps_strong && (rl_country_is_eu_member (y->location) || rl_country_is_eu_member (y->pub.country));
+      t->eu.confirms |= y->pub.eu;
     }
 }
 
@@ -1191,7 +1216,7 @@ describe_beacons (GString *s, const Tally *y, const Tallying *t)
   if (y->network_devices > 0)
     g_string_append_printf (s, "; one operator's network of %u devices on %u channels in %u bands %s",
                             y->network_devices, y->network_channels, y->network_bands,
-                            y->network_yields ? "yields to the access points of many operators naming another country"
+                            y->network_yields ? "yields to the access points of several operators naming another country"
                                               : "is a witness on its own");
   g_string_append (s, ")");
 }
@@ -1261,9 +1286,11 @@ describe_notes (GString *s, const Tallying *t)
 {
   char cc[3];
 
-  if (t->eu.groups > 0 && !t->eu.witness)
-    g_string_append_printf (s, " %u access point%s advertise%s EU (a member state, not which one): too few to confirm one.",
-                            t->eu.groups, plural (t->eu.groups, "", "s"), plural (t->eu.groups, "s", ""));
+  if (t->eu.groups > 0 && !t->eu.confirms)
+    g_string_append_printf (s, " %u access point%s advertise%s EU (a member state, not which one): %s.",
+                            t->eu.groups, plural (t->eu.groups, "", "s"), plural (t->eu.groups, "s", ""),
+                            t->eu.witness ? "they confirm a member state only beside a GPS fix naming it"
+                                          : "too few to confirm one");
   if (t->pool.groups > 0)
     {
       g_string_append_printf (s, " %u locally administered access point%s without a sibling (phone hotspots, made-up addresses) "
@@ -1488,6 +1515,9 @@ explain (const Verdict *v, const Tallying *t, const RlEvidence *ev, gsize n, gin
       explain_world (v, t, line, why);
       break;
     }
+  if (t->gps != NULL && (t->gps->gps.flags & RL_GPS_INFO_UNTRUSTED))
+    g_string_append_printf (why, " %s: a jump no vehicle makes, so it confirms at most, never decides.",
+                            t->gps->detail[0] ? t->gps->detail : "The GPS fix");
   if (t->n_suspect > 0)
     g_string_append_printf (why, " %u access point%s a GPS fix contradicted stay%s suspect and do%s not vote.",
                             t->n_suspect, t->n_suspect == 1 ? "" : "s", t->n_suspect == 1 ? "s" : "",
@@ -1554,9 +1584,18 @@ rl_policy_decide (const RlPolicyParams *params,
   g_autoptr (RlDecision) d = NULL;
   Tallying t = { .params = params, .regmap = regmap, .regmap_data = regmap_data };
   Verdict v;
+  RlTerritoryShift shift;
+  g_autofree RlEvidence *attributed = NULL;
 
   g_return_val_if_fail (params != NULL, NULL);
   g_return_val_if_fail (evidence != NULL || n_evidence == 0, NULL);
+
+  /* A sovereign's access points count for the territory the other
+   * evidence places the machine in (core/territory.h). */
+  attributed = rl_territory_attribute (regmap == rl_regulatory_map ? rl_regulatory_territories (regmap_data) : NULL,
+                                       evidence, n_evidence, now, params->gps_max_error_m, &shift);
+  if (attributed != NULL)
+    evidence = attributed;
 
   d = rl_decision_new_initial ();
   apply_contradictions (&t, previous, evidence, n_evidence, now, d);
@@ -1567,6 +1606,7 @@ rl_policy_decide (const RlPolicyParams *params,
 
   pick (&t, previous, find_override (evidence, n_evidence, now), now, d, &v);
   explain (&v, &t, evidence, n_evidence, now, d);
+  rl_territory_note (&shift, &d->explanation);
 
   d->next_check = MIN (d->next_check, next_instant (evidence, n_evidence, now));
   /* a calm period that ends the doubled hold-down is an instant too */

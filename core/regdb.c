@@ -17,6 +17,7 @@ struct RlRegulatory {
   GHashTable *countries;     /* RlCountry → TRUE */
   GHashTable *territories;   /* RlCountry → Territory* */
   char *problem;
+  RlTerritories *sovereigns; /* territory → sovereign (ISO 3166-2), or NULL */
 };
 
 typedef struct {
@@ -213,6 +214,16 @@ rl_regulatory_load (const char *regdb_path, const char *territories_path, GError
       reg->problem = g_strdup ((*error)->message);
       g_hash_table_remove_all (reg->territories);
     }
+  /* Without the sovereign table a territory's access points keep naming
+   * the sovereign (the decision may stay 00 there): safe, so only a warning. */
+  g_clear_error (&local);
+  reg->sovereigns = rl_territories_load (NULL, &local);
+  if (reg->sovereigns == NULL)
+    {
+      g_autofree char *msg = g_strdup_printf ("territory sovereigns: %s", local->message);
+      if (reg->problem == NULL)
+        reg->problem = g_steal_pointer (&msg);
+    }
   return g_steal_pointer (&reg);
 }
 
@@ -223,6 +234,7 @@ rl_regulatory_free (RlRegulatory *reg)
     return;
   g_hash_table_unref (reg->countries);
   g_hash_table_unref (reg->territories);
+  rl_territories_free (reg->sovereigns);
   g_free (reg->problem);
   g_free (reg);
 }
@@ -265,4 +277,10 @@ rl_regulatory_territory_note (const RlRegulatory *reg, RlCountry location)
   const Territory *t = g_hash_table_lookup (reg->territories, GUINT_TO_POINTER ((guint) location));
 
   return t ? t->reason : NULL;
+}
+
+const RlTerritories *
+rl_regulatory_territories (const RlRegulatory *reg)
+{
+  return reg ? reg->sovereigns : NULL;
 }

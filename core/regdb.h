@@ -5,6 +5,7 @@
 
 #include <glib.h>
 #include "core/evidence.h"
+#include "core/territory.h"
 
 G_BEGIN_DECLS
 
@@ -41,5 +42,10 @@ const char *rl_regulatory_problem (const RlRegulatory *reg);   /* NULL when fine
 RlCountry rl_regulatory_map (RlCountry location, gpointer reg);
 /* Why a territory maps where it does (for explanations); NULL if not in the table. */
 const char *rl_regulatory_territory_note (const RlRegulatory *reg, RlCountry location);
+
+/* The territory → sovereign table (core/territory.h) loaded with the
+ * database ($REGLOC_TERRITORY_SOVEREIGNS or the installed one); NULL when
+ * it could not be read (the problem text says so). */
+const RlTerritories *rl_regulatory_territories (const RlRegulatory *reg);
 
 G_END_DECLS

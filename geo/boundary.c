@@ -618,10 +618,275 @@ beyond_point (const Near *nr, int way, double *x, double *y)
   *y = CLAMP (nr->qy + py / nr->ky, -90.0, 90.0);
 }
 
+static void
+near_init (Near *nr, const RlBoundaryIndex *index, double lon, double lat, guint32 entry)
+{
+  memset (nr, 0, sizeof *nr);
+  nr->index = index;
+  nr->qx = lon;
+  nr->qy = lat;
+  nr->ky = EARTH_M_PER_DEG;
+  nr->kx = EARTH_M_PER_DEG * cos (lat * G_PI / 180.0);
+  nr->kmin = EARTH_M_PER_DEG * cos (MIN (90.0, fabs (lat) + RL_BOUNDARY_EXACT_M / EARTH_M_PER_DEG) * G_PI / 180.0);
+  nr->kmin = MAX (nr->kmin, 0.0);
+  nr->floor_m = -1;
+  nr->own_leaf = RL_BIDX_ENTRY_TYPE (entry) == RL_BIDX_TYPE_LEAF ? RL_BIDX_ENTRY_VALUE (entry) : G_MAXUINT32;
+}
+
+/* The nearest edge to (lon, lat) within limit_m (nr->found says whether
+ * there is one) and the label of the point.  FALSE on a corrupt index. */
+static gboolean
+nearest_edge_in (const RlBoundaryIndex *index, double lon, double lat, guint32 entry, const Box *box,
+                 gboolean own_only, double limit_m, Near *nr)
+{
+  near_init (nr, index, lon, lat, entry);
+  nr->best_m = limit_m;
+  if (RL_BIDX_ENTRY_TYPE (entry) == RL_BIDX_TYPE_LEAF)
+    near_leaf (nr, RL_BIDX_ENTRY_VALUE (entry), box);
+  if (!own_only)
+    near_search (nr);
+  return !nr->bad;
+}
+
+static gboolean
+nearest_edge (const RlBoundaryIndex *index, double lon, double lat, double limit_m, Near *nr, guint16 *label)
+{
+  guint32 entry;
+  Box box;
+
+  if (!label_at_full (index, lon, lat, label, &entry, &box))
+    return FALSE;
+  return nearest_edge_in (index, lon, lat, entry, &box, FALSE, limit_m, nr);
+}
+
+/* The label just past nr's nearest edge, seen from a point labelled own. */
+static gboolean
+label_across (const RlBoundaryIndex *index, const Near *nr, guint16 own, guint16 *other)
+{
+  *other = own;
+  for (int way = 0; way < 3 && label_country (index, *other) == label_country (index, own); way++)
+    {
+      double bx, by;
+      beyond_point (nr, way, &bx, &by);
+      if (!label_at (index, bx, by, other))
+        return FALSE;
+    }
+  return TRUE;
+}
+
+/* Gaps and holes of the source (boundary.h, RL_BOUNDARY_GAP_M).  nr is the
+ * search around a point outside every country, its nearest edge found
+ * nearer than RL_BOUNDARY_GAP_M.  The widest disc outside every country
+ * that still holds the point touches that edge where it is nearest: its
+ * centre lies RL_BOUNDARY_GAP_M from there, straight through the point.
+ * If that disc is empty the point is open sea (the edge of a country's
+ * waters); if a country reaches into it, the point lies in a gap: *a is the
+ * country across the nearest edge, *b the one reaching into the disc (the
+ * far side of the gap).  A gap needs two countries around it. */
+static gboolean
+gap_test (const RlBoundaryIndex *index, const Near *nr, gboolean *gap, RlCountry *a, RlCountry *b)
+{
+  double dx = nr->bx - nr->ax, dy = nr->by - nr->ay, l2 = dx * dx + dy * dy, t = 0, px, py, d, ux, uy;
+  double cx, cy;
+  guint16 across, label;
+  Near far;
+
+  *gap = FALSE;
+  if (!label_across (index, nr, RL_BIDX_LABEL_NONE, &across))
+    return FALSE;
+  if (across == RL_BIDX_LABEL_NONE)
+    return TRUE;
+  if (l2 > 0)
+    t = CLAMP (-(nr->ax * dx + nr->ay * dy) / l2, 0.0, 1.0);
+  px = nr->ax + t * dx;
+  py = nr->ay + t * dy;
+  d = sqrt (px * px + py * py);
+  if (d > 0.5)
+    {
+      ux = -px / d;
+      uy = -py / d;
+    }
+  else
+    {
+      /* On the edge: away from it, on the side outside every country. */
+      double l = sqrt (l2), x, y;
+      guint16 side;
+      ux = l > 0 ? -dy / l : 1;
+      uy = l > 0 ? dx / l : 0;
+      x = wrap_lon (nr->qx + ux / MAX (nr->kx, 1e-6));
+      y = CLAMP (nr->qy + uy / nr->ky, -90.0, 90.0);
+      if (!label_at (index, x, y, &side))
+        return FALSE;
+      if (side != RL_BIDX_LABEL_NONE)
+        {
+          ux = -ux;
+          uy = -uy;
+        }
+    }
+  cx = wrap_lon (nr->qx + (px + ux * RL_BOUNDARY_GAP_M) / MAX (nr->kx, 1e-6));
+  cy = CLAMP (nr->qy + (py + uy * RL_BOUNDARY_GAP_M) / nr->ky, -90.0, 90.0);
+  /* A little short of the full radius: an edge that only grazes the disc
+   * does not close the sea. */
+  if (!nearest_edge (index, cx, cy, 0.9 * RL_BOUNDARY_GAP_M, &far, &label))
+    return FALSE;
+  if (label == RL_BIDX_LABEL_NONE && !far.found)
+    return TRUE;
+  if (label == RL_BIDX_LABEL_NONE && !label_across (index, &far, RL_BIDX_LABEL_NONE, &label))
+    return FALSE;
+  *gap = TRUE;
+  *a = label_country (index, across);
+  *b = label == RL_BIDX_LABEL_NONE ? *a : label_country (index, label);
+  /* The same country on both sides: a hole in it, or a gap whose other
+   * side lies another way.  Look around the point once. */
+  for (guint k = 0; k < 8 && *b == *a; k++)
+    {
+      double ang = k * G_PI / 4, r = 2 * RL_BOUNDARY_GAP_M;
+      double x = wrap_lon (nr->qx + r * cos (ang) / MAX (nr->kx, 1e-6));
+      double y = CLAMP (nr->qy + r * sin (ang) / nr->ky, -90.0, 90.0);
+      if (!label_at (index, x, y, &label))
+        return FALSE;
+      if (label != RL_BIDX_LABEL_NONE)
+        *b = label_country (index, label);
+    }
+  /* One country all around is no border area: where the territorial seas
+   * of one country's islands meet, their arcs leave such pockets of open
+   * sea, which this test cannot tell from a hole inside land. */
+  *gap = *b != *a;
+  return TRUE;
+}
+
+/* Is there open sea RL_BOUNDARY_GAP_M past nr's nearest edge, on the
+ * line from the query through its nearest point?  *maybe_gap: not sure. */
+static gboolean
+open_sea_past (const RlBoundaryIndex *index, const Near *nr, gboolean *maybe_gap)
+{
+  double dx = nr->bx - nr->ax, dy = nr->by - nr->ay, l2 = dx * dx + dy * dy, t = 0, px, py, d, x, y;
+  guint16 label;
+  Near far;
+
+  *maybe_gap = TRUE;
+  if (l2 > 0)
+    t = CLAMP (-(nr->ax * dx + nr->ay * dy) / l2, 0.0, 1.0);
+  px = nr->ax + t * dx;
+  py = nr->ay + t * dy;
+  d = sqrt (px * px + py * py);
+  if (d < 1e-3)
+    return TRUE;
+  x = wrap_lon (nr->qx + px * (1 + RL_BOUNDARY_GAP_M / d) / MAX (nr->kx, 1e-6));
+  y = CLAMP (nr->qy + py * (1 + RL_BOUNDARY_GAP_M / d) / nr->ky, -90.0, 90.0);
+  if (!nearest_edge (index, x, y, 0.9 * RL_BOUNDARY_GAP_M, &far, &label))
+    return FALSE;
+  *maybe_gap = label != RL_BIDX_LABEL_NONE || far.found;
+  return TRUE;
+}
+
+/* Whether the generator flagged (lon, lat) as farther than
+ * RL_BOUNDARY_EXACT_M from every edge; *own_only: every edge within reach
+ * is in its own leaf. */
+static inline gboolean
+flagged_far (const RlBoundaryIndex *index, guint32 entry, const Box *box, double lon, double lat, gboolean *own_only)
+{
+  *own_only = FALSE;
+  if (RL_BIDX_ENTRY_TYPE (entry) == RL_BIDX_TYPE_UNIFORM)
+    {
+      guint32 v = RL_BIDX_ENTRY_VALUE (entry);
+      guint col, row;
+
+      if (v & RL_BIDX_UNIFORM_FAR)
+        return TRUE;
+      col = MIN ((guint) ((lon - box->x0) / (box->x1 - box->x0) * RL_BIDX_PART_COLS), RL_BIDX_PART_COLS - 1);
+      row = MIN ((guint) ((lat - box->y0) / (box->y1 - box->y0) * RL_BIDX_PART_ROWS), RL_BIDX_PART_ROWS - 1);
+      return (v & (1u << (RL_BIDX_PART_SHIFT + row * RL_BIDX_PART_COLS + col))) != 0;
+    }
+  else
+    {
+      guint col = MIN ((guint) ((lon - box->x0) / (box->x1 - box->x0) * RL_BIDX_LEAF_PART_COLS), RL_BIDX_LEAF_PART_COLS - 1);
+      guint row = MIN ((guint) ((lat - box->y0) / (box->y1 - box->y0) * RL_BIDX_LEAF_PART_ROWS), RL_BIDX_LEAF_PART_ROWS - 1);
+      guint bit = 1u << (row * RL_BIDX_LEAF_PART_COLS + col);
+      /* label_at_full () checked the leaf's header is in bounds. */
+      const guint16 *head = (const guint16 *) (index->leaves + RL_BIDX_ENTRY_VALUE (entry));
+
+      if (head[RL_BIDX_LEAF_FAR] & bit)
+        return TRUE;
+      /* Every edge within reach is in this leaf, which is in the cache
+       * now: the search need not walk the tree. */
+      *own_only = (head[RL_BIDX_LEAF_OWN] & bit) != 0;
+      return FALSE;
+    }
+}
+
+/* From a point in @country, nr's nearest edge has no country beyond it
+ * (bx, by: just past it): the edge of the waters, or a gap of the source
+ * with a neighbour across it?  *neighbour: that neighbour, else unchanged. */
+static gboolean
+neighbour_across_gap (const RlBoundaryIndex *index, const Near *nr, double bx, double by, RlCountry country,
+                      RlCountry *neighbour)
+{
+  Near past;
+  guint16 past_label;
+  gboolean gap;
+  RlCountry a = RL_COUNTRY_NONE, b = RL_COUNTRY_NONE;
+
+  /* Open sea beyond the edge (the common case, all along every coast)
+   * shows at once: a point RL_BOUNDARY_GAP_M past it, on the line from
+   * the query, has no edge near it. */
+  if (!open_sea_past (index, nr, &gap))
+    return FALSE;
+  if (!gap)
+    return TRUE;
+  if (!nearest_edge (index, bx, by, RL_BOUNDARY_GAP_M, &past, &past_label))
+    return FALSE;
+  if (past_label != RL_BIDX_LABEL_NONE || !past.found)
+    return TRUE;
+  if (!gap_test (index, &past, &gap, &a, &b))
+    return FALSE;
+  /* Seen from the far side of the edge, this country is usually the
+   * nearest one: the other is across the gap. */
+  if (gap)
+    *neighbour = a != country ? a : b;
+  return TRUE;
+}
+
+static gboolean lookup (const RlBoundaryIndex *index, double lat, double lon, RlBoundaryResult *out, gboolean shortcuts);
+
+/* A point in a gap between a and b. */
+static gboolean
+border_area (RlBoundaryResult *out, RlCountry a, RlCountry b)
+{
+  out->country = a;
+  out->neighbour = b;
+  out->border_m = 0;
+  out->border_area = TRUE;
+  return TRUE;
+}
+
+/* rl_boundary_lookup_country () outside every country, near an edge:
+ * maybe a gap of the source (kept out of the common path). */
+static G_GNUC_NO_INLINE gboolean
+country_near_edge (const RlBoundaryIndex *index, double lat, double lon, guint32 entry, const Box *box,
+                   gboolean own_only, RlCountry *country)
+{
+  RlBoundaryResult r;
+  Near nr;
+
+  /* no edge within reach: no gap either */
+  if (!nearest_edge_in (index, lon, lat, entry, box, own_only, RL_BOUNDARY_GAP_M, &nr))
+    return FALSE;
+  if (!nr.found)
+    return TRUE;
+  if (!lookup (index, lat, lon, &r, TRUE))
+    return FALSE;
+  *country = r.country;
+  return TRUE;
+}
+
 gboolean
 rl_boundary_lookup_country (const RlBoundaryIndex *index, double lat, double lon, RlCountry *country)
 {
   guint16 label;
+  guint32 entry;
+  Box box;
+  gboolean own_only;
 
   g_return_val_if_fail (index != NULL, FALSE);
   g_return_val_if_fail (country != NULL, FALSE);
@@ -631,9 +896,13 @@ rl_boundary_lookup_country (const RlBoundaryIndex *index, double lat, double lon
   /* As in rl_boundary_lookup (): a point on the antimeridian belongs to the
    * feature beside it. */
   lon = CLAMP (lon, -180.0 + ANTIMERIDIAN_NUDGE, 180.0 - ANTIMERIDIAN_NUDGE);
-  if (!label_at (index, lon, lat, &label))
+  if (!label_at_full (index, lon, lat, &label, &entry, &box))
     return FALSE;
   *country = label_country (index, label);
+  /* Outside every country but near an edge: maybe a gap of the source,
+   * which the full lookup tells (rare: the edges of the waters, gaps). */
+  if (label == RL_BIDX_LABEL_NONE && !flagged_far (index, entry, &box, lon, lat, &own_only))
+    return country_near_edge (index, lat, lon, entry, &box, own_only, country);
   return TRUE;
 }
 
@@ -655,6 +924,7 @@ lookup (const RlBoundaryIndex *index, double lat, double lon, RlBoundaryResult *
   out->country = RL_COUNTRY_NONE;
   out->neighbour = RL_COUNTRY_NONE;
   out->border_m = 0;
+  out->border_area = FALSE;
   if (!(lat >= -90.0 && lat <= 90.0 && lon >= -180.0 && lon <= 180.0))
     return FALSE;
   /* The data splits features at the antimeridian: a point exactly on it
@@ -666,42 +936,12 @@ lookup (const RlBoundaryIndex *index, double lat, double lon, RlBoundaryResult *
   out->country = country;
   out->border_m = RL_BOUNDARY_EXACT_M;
   /* Most of the world is far from any edge: the generator marked it. */
+  if (shortcuts && flagged_far (index, entry, &box, lon, lat, &own_only))
+    return TRUE;
   if (!shortcuts)
-    ;
-  else if (RL_BIDX_ENTRY_TYPE (entry) == RL_BIDX_TYPE_UNIFORM)
-    {
-      guint col = MIN ((guint) ((lon - box.x0) / (box.x1 - box.x0) * RL_BIDX_PART_COLS), RL_BIDX_PART_COLS - 1);
-      guint row = MIN ((guint) ((lat - box.y0) / (box.y1 - box.y0) * RL_BIDX_PART_ROWS), RL_BIDX_PART_ROWS - 1);
-      guint32 v = RL_BIDX_ENTRY_VALUE (entry);
+    own_only = FALSE;
 
-      if ((v & RL_BIDX_UNIFORM_FAR) || (v & (1u << (RL_BIDX_PART_SHIFT + row * RL_BIDX_PART_COLS + col))))
-        return TRUE;
-    }
-  else
-    {
-      guint col = MIN ((guint) ((lon - box.x0) / (box.x1 - box.x0) * RL_BIDX_LEAF_PART_COLS), RL_BIDX_LEAF_PART_COLS - 1);
-      guint row = MIN ((guint) ((lat - box.y0) / (box.y1 - box.y0) * RL_BIDX_LEAF_PART_ROWS), RL_BIDX_LEAF_PART_ROWS - 1);
-      guint bit = 1u << (row * RL_BIDX_LEAF_PART_COLS + col);
-      /* label_at_full () checked the leaf's header is in bounds. */
-      const guint16 *head = (const guint16 *) (index->leaves + RL_BIDX_ENTRY_VALUE (entry));
-
-      if (head[RL_BIDX_LEAF_FAR] & bit)
-        return TRUE;
-      /* Every edge within reach is in this leaf, which is in the cache
-       * now: the search need not walk the tree. */
-      own_only = (head[RL_BIDX_LEAF_OWN] & bit) != 0;
-    }
-
-  memset (&nr, 0, sizeof nr);
-  nr.index = index;
-  nr.qx = lon;
-  nr.qy = lat;
-  nr.ky = EARTH_M_PER_DEG;
-  nr.kx = EARTH_M_PER_DEG * cos (lat * G_PI / 180.0);
-  nr.kmin = EARTH_M_PER_DEG * cos (MIN (90.0, fabs (lat) + RL_BOUNDARY_EXACT_M / EARTH_M_PER_DEG) * G_PI / 180.0);
-  nr.kmin = MAX (nr.kmin, 0.0);
-  nr.floor_m = -1;
-  nr.own_leaf = RL_BIDX_ENTRY_TYPE (entry) == RL_BIDX_TYPE_LEAF ? RL_BIDX_ENTRY_VALUE (entry) : G_MAXUINT32;
+  near_init (&nr, index, lon, lat, entry);
   if (shortcuts && RL_BIDX_ENTRY_TYPE (entry) == RL_BIDX_TYPE_LEAF)
     {
       /* Every other leaf's edges lie in its grown box, which reaches into
@@ -740,7 +980,20 @@ lookup (const RlBoundaryIndex *index, double lat, double lon, RlBoundaryResult *
             return FALSE;
         }
       out->border_m = nr.best_m;
-      if (label_country (index, other) != country)
+      if (country == RL_COUNTRY_NONE && attempt == 0 && nr.best_m < RL_BOUNDARY_GAP_M)
+        {
+          /* Outside every country, close to one: open sea, or a gap? */
+          gboolean gap;
+          RlCountry a, b;
+          if (!gap_test (index, &nr, &gap, &a, &b))
+            return FALSE;
+          if (gap)
+            return border_area (out, a, b);
+        }
+      if (label_country (index, other) == RL_COUNTRY_NONE && country != RL_COUNTRY_NONE)
+        /* The edge of the waters, or a gap with a neighbour across it? */
+        return neighbour_across_gap (index, &nr, bx, by, country, &out->neighbour);
+      else if (label_country (index, other) != country)
         {
           out->neighbour = label_country (index, other);
           return TRUE;

@@ -23,10 +23,21 @@ typedef struct RlBoundaryIndex RlBoundaryIndex;
  * then means "at least this far" (and neighbour is RL_COUNTRY_NONE). */
 #define RL_BOUNDARY_EXACT_M 5000.0
 
+/* The source data leaves thin gaps between countries that share a border
+ * (rivers, bridges, tripoints, where two polygons do not quite touch) and
+ * holes inside land.  A point that no disc of this radius lying wholly
+ * outside every country can hold (so: in a gap narrower than about twice
+ * this, or within reach of one) is a border area, never open sea. */
+#define RL_BOUNDARY_GAP_M 300.0
+
 typedef struct {
   RlCountry country;       /* ISO 3166-1 alpha-2, or RL_COUNTRY_NONE (international waters) */
   double border_m;         /* distance to the nearest border with another country or the edge of the waters */
   RlCountry neighbour;     /* the country across that border; RL_COUNTRY_NONE = open sea */
+  /* TRUE when the point lies in a gap or hole of the source data: country is
+   * the nearest country around it, neighbour the one across the gap (or
+   * RL_COUNTRY_NONE when only one country surrounds it), border_m is 0. */
+  gboolean border_area;
 } RlBoundaryResult;
 
 /* The installed index, or the one $REGLOC_DATADIR names (core/paths.h);

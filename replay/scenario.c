@@ -63,6 +63,8 @@ typedef struct {
   RlGpsEvidenceParams fixed_params;   /* countries= lines: @points, no cache */
   RlGpsLookupCache cache;             /* one receiver: as the live source and the log replays */
   GHashTable *heard;                  /* BSSID (guint64) → time of its last observation (gint64) */
+  gboolean have_scan;                 /* a scan line came before */
+  gint64 last_scan;                   /* its time */
 } Parser;
 
 static gboolean fail (const Parser *p, const char *fmt, ...) G_GNUC_PRINTF (2, 3);
@@ -326,11 +328,12 @@ parse_radio (const Parser *p, const char *channel, const char *freq, const char 
 }
 
 /* "scan [band=2.4,5,6]": a Wi-Fi scan covering those bands (all, and APs
- * of unknown band, without band=) ended at @t; the access points on them
- * not heard at @t are gone (as the live BSS table and scan logs read a
- * scan that no longer hears an AP). */
+ * of unknown band, without band=) ended at @t.  It heard the beacon lines
+ * since the previous scan line (all before it, for the first); the access
+ * points on its bands listed only before that are gone — as the live BSS
+ * table and scan logs read a scan that no longer hears an AP. */
 static gboolean
-parse_scan (const Parser *p, char **words, gint64 t)
+parse_scan (Parser *p, char **words, gint64 t)
 {
   static const char *const keys[] = { "band", NULL };
   const char *v[G_N_ELEMENTS (keys)];
@@ -355,7 +358,10 @@ parse_scan (const Parser *p, char **words, gint64 t)
             return fail (p, "scan: band=%s: expected 2.4, 5 and/or 6 (GHz), comma-separated", v[0]);
         }
     }
-  rl_replay_add_scan (p->replay, t, t, bands);
+  /* the first scan heard everything listed before it */
+  rl_replay_add_scan (p->replay, p->have_scan ? MIN (p->last_scan + 1, t) : G_MININT64, t, bands);
+  p->have_scan = TRUE;
+  p->last_scan = t;
   return TRUE;
 }
 

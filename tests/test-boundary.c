@@ -267,6 +267,56 @@ test_enclave_border (void)
   g_assert_cmpfloat (r.border_m, <, 1500);
 }
 
+/* ---- gaps of the source ------------------------------------------------ */
+
+/* Where the source's polygons of two neighbours do not quite touch (rivers,
+ * bridges, tripoints) the thin strip between them is a border area between
+ * the two, never open sea; a point beside such a strip names the country
+ * across it.  Real open sea stays sea, even just outside the waters. */
+static void
+test_gaps (void)
+{
+  static const struct { double lat, lon; const char *cc, *other; gboolean area; const char *what; } cases[] = {
+    /* in a strip the source leaves between two countries */
+    { 47.5896, 7.5888, "FR", "CH", TRUE, "Rhine at the Basel tripoint (FR/CH/DE)" },
+    { 47.5902, 7.5892, "DE", "FR", TRUE, "Rhine at the Basel tripoint, German side" },
+    { 31.7500, -106.4750, "US", "MX", TRUE, "Rio Grande between El Paso and Ciudad Juárez" },
+    { 31.7215, -106.3760, "MX", "US", TRUE, "Rio Grande, east of El Paso" },
+    { 54.1939, 63.4108, "KZ", "RU", TRUE, "Russia–Kazakhstan border south of Troitsk" },
+    /* beside a strip: the country across it is the neighbour */
+    { 47.5896, 7.5891, "CH", "FR", FALSE, "Basel, 17 m from the strip in the Rhine" },
+    { 31.7600, -106.4500, "MX", "US", FALSE, "Ciudad Juárez, 360 m from the Rio Grande strip" },
+    /* no gap: a bridge where the polygons touch */
+    { 48.5686, 7.8020, "FR", "DE", FALSE, "Europabrücke Strasbourg–Kehl" },
+    { 52.3470, 14.5530, "DE", "PL", FALSE, "Stadtbrücke Frankfurt (Oder)–Słubice" },
+    /* open sea stays sea, even close to the edge of the waters */
+    { 52.4000, 4.1500, "--", "NL", FALSE, "26 km off Zandvoort, 2 km outside the waters" },
+    { 38.7000, -9.9500, "--", "--", FALSE, "40 km off Cabo da Roca" },
+    { 50.2000, -0.5000, "--", "--", FALSE, "mid-Channel, Newhaven–Dieppe ferry route" },
+    /* a harbour is inside the country's waters */
+    { 43.2950, 5.3600, "FR", "--", FALSE, "Marseille, Vieux-Port basin" },
+  };
+  for (gsize i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      RlBoundaryResult r;
+      RlCountry alone;
+      g_autofree char *cc = NULL, *other = NULL;
+
+      g_assert_true (rl_boundary_lookup (index_, cases[i].lat, cases[i].lon, &r));
+      g_assert_true (rl_boundary_lookup_country (index_, cases[i].lat, cases[i].lon, &alone));
+      cc = code (r.country);
+      other = code (r.neighbour);
+      g_test_message ("%s: %s, %s, %.0f m%s", cases[i].what, cc, other, r.border_m, r.border_area ? ", border area" : "");
+      g_assert_cmpstr (cc, ==, cases[i].cc);
+      g_assert_cmpuint (alone, ==, r.country);
+      if (cases[i].other[0] != '-' || r.border_m < RL_BOUNDARY_EXACT_M)
+        g_assert_cmpstr (other, ==, cases[i].other);
+      g_assert_cmpint (r.border_area, ==, cases[i].area);
+      if (r.border_area)
+        g_assert_cmpfloat (r.border_m, ==, 0);
+    }
+}
+
 /* ---- round trip against the source polygons --------------------------- */
 
 #define BAND_DEG 0.1
@@ -350,7 +400,7 @@ truth_near (const Truth *t, double lat, double lon, double metres, RlCountry cou
 static void
 check_points (const Truth *t, GRand *rand, guint n, gboolean near_border)
 {
-  guint mismatch = 0, near_edge = 0, bad_distance = 0;
+  guint mismatch = 0, near_edge = 0, bad_distance = 0, gaps = 0;
 
   for (guint k = 0; k < n; k++)
     {
@@ -407,6 +457,13 @@ check_points (const Truth *t, GRand *rand, guint n, gboolean near_border)
           }
       if (r.country == want)
         continue;
+      /* A gap of the source between two countries is reported as the
+       * border between them (test_gaps checks them). */
+      if (r.border_area && want == RL_COUNTRY_NONE && r.border_m == 0 && r.neighbour != RL_COUNTRY_NONE)
+        {
+          gaps++;
+          continue;
+        }
       /* The index stores coordinates to ~1 m (16 bits per leaf); a point
        * that close to an edge may fall either way. */
       if (truth_near (t, lat, lon, 3.0, r.country))
@@ -421,8 +478,9 @@ check_points (const Truth *t, GRand *rand, guint n, gboolean near_border)
       }
       mismatch++;
     }
-  g_test_message ("%u %s points: %u mismatches, %u within 3 m of an edge", n,
-                  near_border ? "near-border" : "uniform", mismatch, near_edge);
+  g_test_message ("%u %s points: %u mismatches, %u within 3 m of an edge, %u in gaps", n,
+                  near_border ? "near-border" : "uniform", mismatch, near_edge, gaps);
+  g_assert_cmpuint (gaps, <=, n / 1000 + 1);
   g_assert_cmpuint (mismatch, ==, 0);
   g_assert_cmpuint (near_edge, <=, n / 1000 + 1);
   g_assert_cmpuint (bad_distance, ==, 0);
@@ -479,7 +537,8 @@ test_shortcuts (void)
         lon = g_rand_double_range (rand, areas[a].lon0, areas[a].lon1);
         g_assert_true (rl_boundary_lookup (index_, lat, lon, &fast));
         g_assert_true (rl_boundary_lookup_searching (index_, lat, lon, &full));
-        if (fast.country != full.country || fast.neighbour != full.neighbour || fast.border_m != full.border_m)
+        if (fast.country != full.country || fast.neighbour != full.neighbour || fast.border_m != full.border_m ||
+            fast.border_area != full.border_area)
           {
             char a1[3], a2[3], b1[3], b2[3];
             g_error ("%.9f %.9f: %s %.17g m (%s) with shortcuts, %s %.17g m (%s) searching", lat, lon,
@@ -749,6 +808,20 @@ test_cli_single (void)
   g_assert_cmpint (g_subprocess_get_exit_status (proc), ==, 0);
   g_assert_nonnull (strstr (out, "\"country\": \"DE\""));
   g_assert_nonnull (strstr (out, "\"neighbour\": \"CH\""));
+  g_assert_nonnull (strstr (out, "\"border_area\": false"));
+  g_clear_object (&proc);
+  g_clear_pointer (&out, g_free);
+  g_clear_pointer (&err, g_free);
+
+  /* In the strip the data leaves in the Rhine at Basel: a border area. */
+  proc = g_subprocess_new (G_SUBPROCESS_FLAGS_STDOUT_PIPE | G_SUBPROCESS_FLAGS_STDERR_PIPE, &error,
+                           driver, "lookup", "47.5896", "7.5888", "--json", NULL);
+  g_assert_no_error (error);
+  g_assert_true (g_subprocess_communicate_utf8 (proc, NULL, NULL, &out, &err, &error));
+  g_assert_cmpint (g_subprocess_get_exit_status (proc), ==, 0);
+  g_assert_nonnull (strstr (out, "\"country\": \"FR\""));
+  g_assert_nonnull (strstr (out, "\"neighbour\": \"CH\""));
+  g_assert_nonnull (strstr (out, "\"border_area\": true"));
   g_clear_object (&proc);
   g_clear_pointer (&out, g_free);
   g_clear_pointer (&err, g_free);
@@ -798,6 +871,7 @@ main (int argc, char **argv)
   g_test_add_func ("/boundary/sea-edges", test_sea_edges);
   g_test_add_func ("/boundary/enclave-border", test_enclave_border);
   g_test_add_func ("/boundary/seams-and-poles", test_seams_and_poles);
+  g_test_add_func ("/boundary/gaps", test_gaps);
   g_test_add_func ("/boundary/round-trip", test_round_trip);
   g_test_add_func ("/boundary/shortcuts", test_shortcuts);
   g_test_add_func ("/boundary/corrupt", test_corrupt);

@@ -482,6 +482,24 @@ test_large_network (void)
     g_assert_nonnull (strstr (d->explanation, "network of 40 devices on 8 channels in 2 bands"));
     g_test_message ("%s", d->explanation);
   }
+  /* a ship's network in port: the harbour's routers of three operators say
+   * ES; they hold the share among the other access points: it yields */
+  {
+    g_autoptr (GArray) port = g_array_new (FALSE, TRUE, sizeof (RlEvidence));
+    for (guint i = 0; i < 40; i++)
+      {
+        g_autofree char *b = g_strdup_printf ("00:3a:7d:%02x:%02x:%02x", i / 8, i, i % 2 ? 0x0f : 0x00);
+        add_ap (port, b, "US", i % 2 ? "Cruise-Guest" : "Cruise-Crew", chan[i % G_N_ELEMENTS (chan)]);
+      }
+    add_ap (port, "a4:33:d7:3c:e2:10", "ES", "MOVISTAR_E210", 2412);
+    add_ap (port, "30:fb:b8:91:0d:4a", "ES", "vodafone0D4A", 2437);
+    add_ap (port, "f8:08:4f:5e:3b:82", "ES", "Orange-3B82", 5180);
+    add_zone (port, "US");
+    g_autoptr (RlDecision) d = decide_at (port, NULL, NOW);
+    g_assert_false (candidate (d, "US")->beacon_network);
+    g_assert_cmpuint (d->country, ==, RL_COUNTRY_WORLD);
+    g_assert_nonnull (strstr (d->explanation, "yields"));
+  }
   /* every device on one channel: nothing one radio could not fake */
   for (guint i = 0; i < a->len; i++)
     if (g_array_index (a, RlEvidence, i).kind == RL_SOURCE_BEACON)
@@ -493,7 +511,8 @@ test_large_network (void)
   }
 }
 
-/* Rule 4: EU confirms a member state, never decides, is never a rival. */
+/* Rule 6: EU confirms a member state a GPS fix names, never decides, is
+ * never a rival, and does not confirm access points. */
 static void
 test_eu (void)
 {
@@ -505,18 +524,25 @@ test_eu (void)
   add_zone (a, "BE,LU,NL");
   {
     g_autoptr (RlDecision) d = decide_at (a, NULL, NOW);
-    assert_decision (d, "00", RL_STATE_WORLD, RL_REASON_BELOW_THRESHOLD);
+    assert_decision (d, "00", RL_STATE_WORLD, RL_REASON_TIMEZONE_ONLY);
     g_assert_null (candidate (d, "EU"));
-    g_assert_true (candidate (d, "BE")->eu);
-    g_assert_cmpuint (candidate (d, "BE")->deciding, ==, 0);
+    g_assert_false (candidate (d, "BE")->eu);
+    g_assert_nonnull (strstr (d->explanation, "only beside a GPS fix"));
   }
   add_gps (a, "BE", 8);
   {
     g_autoptr (RlDecision) d = decide_at (a, NULL, NOW);
     assert_decision (d, "BE", RL_STATE_DECIDED, RL_REASON_AGREEMENT);
+    g_assert_true (candidate (d, "BE")->eu);
     g_assert_cmpuint (candidate (d, "BE")->witnesses, ==, 3);
     g_assert_nonnull (strstr (d->explanation, "advertising EU"));
     g_assert_null (strstr (d->explanation, "Dissent"));
+  }
+  /* GPS and EU alone (a visitor's foreign timezone): two witnesses */
+  g_array_remove_index (a, 3);
+  {
+    g_autoptr (RlDecision) d = decide_at (a, NULL, NOW);
+    assert_decision (d, "BE", RL_STATE_DECIDED, RL_REASON_AGREEMENT);
   }
   /* a non-member: EU does not confirm CH, and does not conflict with it */
   g_array_set_size (a, 3);
@@ -524,6 +550,15 @@ test_eu (void)
   {
     g_autoptr (RlDecision) d = decide_at (a, NULL, NOW);
     g_assert_false (candidate (d, "CH")->eu);
+    assert_decision (d, "00", RL_STATE_WORLD, RL_REASON_SINGLE_WITNESS);
+  }
+  /* two routers set to a neighbour's code are no country with EU APs */
+  g_array_set_size (a, 3);
+  add_ap (a, "98:9b:cb:01:02:03", "DE", "FRITZ!Box 7590 AB", 2412);
+  add_ap (a, "4c:1b:86:04:05:06", "DE", "Telekom-040506", 2437);
+  {
+    g_autoptr (RlDecision) d = decide_at (a, NULL, NOW);
+    g_assert_false (candidate (d, "DE")->eu);
     assert_decision (d, "00", RL_STATE_WORLD, RL_REASON_SINGLE_WITNESS);
   }
   g_assert_true (rl_country_is_eu_member (CC ("DE")));

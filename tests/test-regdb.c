@@ -5,6 +5,8 @@
 #include <glib/gstdio.h>
 
 #include "core/regdb.h"
+#include "core/policy.h"
+#include "core/territory.h"
 #include "rl-test-config.h"
 
 /* A minimal valid image: header, countries, one collection with one rule. */
@@ -204,6 +206,233 @@ test_system_db (void)
   g_assert_cmpuint (rl_regulatory_map (RL_COUNTRY ('A', 'X'), reg), ==, RL_COUNTRY ('F', 'I'));
 }
 
+/* ---- territories and their sovereigns (core/territory.h) --------------- */
+
+#define CC(s) RL_COUNTRY ((s)[0], (s)[1])
+
+/* The table generated from iso-codes at build time: the places ISO 3166-2
+ * lists as overseas regions/collectivities or outlying areas, and none of
+ * the subdivisions whose code only looks like a country code. */
+static void
+test_sovereigns_generated (void)
+{
+  static const char *const yes[][2] = {
+    { "PR", "US" }, { "GU", "US" }, { "VI", "US" }, { "AS", "US" }, { "MP", "US" }, { "UM", "US" },
+    { "RE", "FR" }, { "GP", "FR" }, { "MQ", "FR" }, { "GF", "FR" }, { "YT", "FR" }, { "PM", "FR" },
+    { "BL", "FR" }, { "MF", "FR" }, { "NC", "FR" }, { "PF", "FR" }, { "WF", "FR" }, { "TF", "FR" },
+  };
+  /* HK, MO: special administrative regions (own regulators); TW: listed as
+   * a province; AW/CW/SX: constituent countries of the Netherlands; CA, BE,
+   * SE, BO: US-CA California, CH-BE Bern, BQ-SE Sint Eustatius, BQ-BO Bonaire */
+  static const char *const no[] = { "HK", "MO", "TW", "AW", "CW", "SX", "CA", "BE", "SE", "BO", "US", "FR", "DE" };
+  g_autoptr (GError) error = NULL;
+  g_autoptr (RlTerritories) t = rl_territories_load (NULL, &error);
+
+  g_assert_no_error (error);
+  for (gsize i = 0; i < G_N_ELEMENTS (yes); i++)
+    if (rl_territories_sovereign (t, CC (yes[i][0])) != CC (yes[i][1]))
+      g_error ("%s should be a territory of %s", yes[i][0], yes[i][1]);
+  for (gsize i = 0; i < G_N_ELEMENTS (no); i++)
+    if (rl_territories_sovereign (t, CC (no[i])) != RL_COUNTRY_NONE)
+      g_error ("%s must not be a territory", no[i]);
+  g_assert_cmpuint (rl_territories_size (t), ==, G_N_ELEMENTS (yes));
+  g_assert_cmpstr (rl_territories_kind (t, CC ("PR")), ==, "Outlying area");
+}
+
+static void
+test_sovereigns_parse (void)
+{
+  static const char *const bad[] = {
+    "PR\tUS\n",                      /* no type */
+    "PR\tUSA\tOutlying area\n",      /* not two letters */
+    "PR\tPR\tOutlying area\n",       /* its own sovereign */
+    "PR\t00\tOutlying area\n",       /* the world domain */
+    "PR\tUS\tOutlying area\nPR\tUS\tOutlying area\n",   /* twice */
+    "PR US Outlying area\n",         /* spaces, not tabs */
+  };
+  g_autoptr (GError) error = NULL;
+  g_autoptr (RlTerritories) t = rl_territories_new_from_text ("# comment\n\nRE\tFR\tOverseas region\tLa Réunion\n", "t", &error);
+
+  g_assert_no_error (error);
+  g_assert_cmpuint (rl_territories_sovereign (t, CC ("RE")), ==, CC ("FR"));
+  for (gsize i = 0; i < G_N_ELEMENTS (bad); i++)
+    {
+      g_autoptr (GError) e = NULL;
+      g_autoptr (RlTerritories) u = rl_territories_new_from_text (bad[i], "bad", &e);
+      g_assert_null (u);
+      g_assert_error (e, RL_TERRITORY_ERROR, RL_TERRITORY_ERROR_PARSE);
+    }
+  {
+    g_autoptr (GError) e = NULL;
+    g_assert_null (rl_territories_load ("/nonexistent/territory-sovereigns.tsv", &e));
+    g_assert_nonnull (e);
+  }
+}
+
+static const char sovereigns[] =
+  "PR\tUS\tOutlying area\tPuerto Rico\n"
+  "VI\tUS\tOutlying area\tVirgin Islands, U.S.\n"
+  "GU\tUS\tOutlying area\tGuam\n"
+  "GP\tFR\tOverseas region\tGuadeloupe\n"
+  "MF\tFR\tOverseas collectivity\tSaint-Martin\n"
+  "RE\tFR\tOverseas region\tLa Réunion\n";
+
+#define T0 (G_GINT64_CONSTANT (1780000000) * RL_USEC_PER_SEC)
+
+static void
+add_beacon (GArray *ev, const char *bssid, const char *cc)
+{
+  RlEvidence e;
+  g_autofree char *key = g_strdup_printf ("beacon:%s", bssid);
+
+  rl_evidence_init (&e, RL_SOURCE_BEACON, key, T0, T0 + 900 * RL_USEC_PER_SEC);
+  rl_evidence_add_country (&e, CC (cc));
+  e.strength = 1;
+  g_assert_cmpint (sscanf (bssid, "%hhx:%hhx:%hhx:%hhx:%hhx:%hhx", &e.beacon.bssid[0], &e.beacon.bssid[1],
+                           &e.beacon.bssid[2], &e.beacon.bssid[3], &e.beacon.bssid[4], &e.beacon.bssid[5]), ==, 6);
+  g_array_append_val (ev, e);
+}
+
+/* countries: "PR,AG,CA" (a zone: primary first) */
+static void
+add_item (GArray *ev, RlSourceKind kind, const char *countries, double error_m, gint64 expires)
+{
+  RlEvidence e;
+  g_auto (GStrv) list = g_strsplit (countries, ",", -1);
+
+  rl_evidence_init (&e, kind, kind == RL_SOURCE_GPS ? "gps" : "timezone", T0, expires);
+  for (guint i = 0; list[i] && list[i][0]; i++)
+    rl_evidence_add_country (&e, CC (list[i]));
+  e.strength = 1;
+  e.gps.error_m = error_m;
+  g_array_append_val (ev, e);
+}
+
+static RlCountry
+shifted_to (const RlTerritories *t, GArray *ev, guint *n)
+{
+  RlTerritoryShift shift;
+  g_autofree RlEvidence *out = rl_territory_attribute (t, (RlEvidence *) (gpointer) ev->data, ev->len, T0 + 1, 250, &shift);
+
+  g_assert_true ((out == NULL) == (shift.place == RL_COUNTRY_NONE));
+  if (n)
+    *n = shift.n_beacons;
+  for (guint i = 0; out && i < ev->len; i++)
+    {
+      const RlEvidence *a = &g_array_index (ev, RlEvidence, i);
+      /* only the sovereign's beacons change, and only their country */
+      if (a->kind == RL_SOURCE_BEACON && a->countries[0] == shift.sovereign)
+        g_assert_cmpuint (out[i].countries[0], ==, shift.place);
+      else
+        g_assert_cmpmem (&out[i], sizeof out[i], a, sizeof *a);
+    }
+  return shift.place;
+}
+
+static void
+test_attribute (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (RlTerritories) t = rl_territories_new_from_text (sovereigns, "t", &error);
+  const gint64 live = T0 + 600 * RL_USEC_PER_SEC, gone = T0;
+  guint n = 0;
+
+#define CASE(build, want)                                                   \
+  do                                                                        \
+    {                                                                       \
+      g_autoptr (GArray) ev = g_array_new (FALSE, TRUE, sizeof (RlEvidence)); \
+      add_beacon (ev, "14:c0:3e:5a:21:07", "US");                           \
+      add_beacon (ev, "30:fb:b8:0c:4e:91", "US");                           \
+      add_beacon (ev, "88:15:44:7d:10:2a", "US");                           \
+      add_beacon (ev, "84:a0:6e:31:5c:02", "FR");                           \
+      build;                                                                \
+      g_assert_cmpuint (shifted_to (t, ev, &n), ==, want);                  \
+    }                                                                       \
+  while (0)
+
+  g_assert_no_error (error);
+  /* Ohio: US access points alone, or with a US zone, stay US */
+  CASE ((void) 0, RL_COUNTRY_NONE);
+  CASE (add_item (ev, RL_SOURCE_TIMEZONE, "US", 0, live), RL_COUNTRY_NONE);
+  /* San Juan: the zone's primary country is PR and it does not name US */
+  CASE (add_item (ev, RL_SOURCE_TIMEZONE, "PR,AG,CA,AI,AW,BL,GP,MF,VI", 0, live), CC ("PR"));
+  g_assert_cmpuint (n, ==, 3);
+  /* a zone that names the sovereign too places nobody */
+  CASE (add_item (ev, RL_SOURCE_TIMEZONE, "PR,US", 0, live), RL_COUNTRY_NONE);
+  /* Guam by GPS */
+  CASE (add_item (ev, RL_SOURCE_GPS, "GU", 10, live), CC ("GU"));
+  /* the fix decides where there is one: in Ohio, a PR clock does nothing */
+  CASE ({ add_item (ev, RL_SOURCE_GPS, "US", 10, live); add_item (ev, RL_SOURCE_TIMEZONE, "PR,AG", 0, live); },
+        RL_COUNTRY_NONE);
+  /* … unless it is too poor to be a witness, or gone: then the zone */
+  CASE ({ add_item (ev, RL_SOURCE_GPS, "US", 900, live); add_item (ev, RL_SOURCE_TIMEZONE, "PR,AG", 0, live); },
+        CC ("PR"));
+  CASE ({ add_item (ev, RL_SOURCE_GPS, "US", 10, gone); add_item (ev, RL_SOURCE_TIMEZONE, "PR,AG", 0, live); },
+        CC ("PR"));
+  /* a fix at the sea border of two territories of one sovereign: no place */
+  CASE (add_item (ev, RL_SOURCE_GPS, "GP,MF", 10, live), RL_COUNTRY_NONE);
+  /* Réunion: only the FR access point counts for RE; the US ones stay */
+  CASE (add_item (ev, RL_SOURCE_GPS, "RE", 10, live), CC ("RE"));
+  g_assert_cmpuint (n, ==, 1);
+  /* Hong Kong is no territory of CN here: nothing moves */
+  CASE ({ add_beacon (ev, "08:60:83:7e:41:c9", "CN"); add_item (ev, RL_SOURCE_GPS, "HK", 10, live); }, RL_COUNTRY_NONE);
+#undef CASE
+  /* no table, no evidence */
+  {
+    RlTerritoryShift shift;
+    g_assert_null (rl_territory_attribute (NULL, NULL, 0, T0, 250, &shift));
+    g_assert_cmpuint (shift.place, ==, RL_COUNTRY_NONE);
+  }
+}
+
+/* Through the policy with a database that has rules for PR, the US access
+ * points and the zone decide PR, and the explanation says why. */
+static void
+test_policy_territory (void)
+{
+  static const char *const db_codes[] = { "00", "US", "PR", "FR", NULL };
+  g_autoptr (GByteArray) db = make_db (db_codes);
+  g_autofree char *path = write_tmp (db->data, db->len, "regulatory.db");
+  g_autofree char *spath = write_tmp ((const guint8 *) sovereigns, strlen (sovereigns), "territory-sovereigns.tsv");
+  g_autoptr (GError) error = NULL;
+  g_autoptr (RlRegulatory) reg = NULL;
+  g_autoptr (GArray) ev = g_array_new (FALSE, TRUE, sizeof (RlEvidence));
+  RlPolicyParams params;
+
+  g_setenv ("REGLOC_TERRITORY_SOVEREIGNS", spath, TRUE);
+  reg = rl_regulatory_load (path, NULL, &error);
+  g_unsetenv ("REGLOC_TERRITORY_SOVEREIGNS");
+  g_assert_no_error (error);
+  g_assert_nonnull (rl_regulatory_territories (reg));
+  rl_policy_params_init (&params);
+  params.hold_down_s = 0;
+  add_beacon (ev, "14:c0:3e:5a:21:07", "US");
+  add_beacon (ev, "30:fb:b8:0c:4e:91", "US");
+  add_beacon (ev, "88:15:44:7d:10:2a", "US");
+  add_beacon (ev, "9c:3d:cf:41:aa:0e", "US");
+  {
+    g_autoptr (RlDecision) d = rl_policy_decide (&params, rl_regulatory_map, reg, NULL,
+                                                 (RlEvidence *) (gpointer) ev->data, ev->len, T0 + 1);
+    g_assert_cmpuint (d->country, ==, CC ("US"));
+    g_assert_null (strstr (d->explanation, "ISO 3166-2"));
+  }
+  add_item (ev, RL_SOURCE_TIMEZONE, "PR,AG,CA,VI", 0, RL_NEVER);
+  {
+    g_autoptr (RlDecision) d = rl_policy_decide (&params, rl_regulatory_map, reg, NULL,
+                                                 (RlEvidence *) (gpointer) ev->data, ev->len, T0 + 1);
+    g_assert_cmpuint (d->country, ==, CC ("PR"));
+    g_assert_cmpint (d->state, ==, RL_STATE_DECIDED);
+    g_assert_nonnull (strstr (d->explanation, "advertising US count for PR"));
+  }
+  /* without the table (another regmap), the same evidence stays US */
+  {
+    g_autoptr (RlDecision) d = rl_policy_decide (&params, NULL, NULL, NULL,
+                                                 (RlEvidence *) (gpointer) ev->data, ev->len, T0 + 1);
+    g_assert_cmpuint (d->country, ==, CC ("US"));
+  }
+  g_unlink (spath);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -216,5 +445,9 @@ main (int argc, char **argv)
   g_test_add_func ("/regdb/territories", test_territories);
   g_test_add_func ("/regdb/table-complete", test_table_complete);
   g_test_add_func ("/regdb/system-db", test_system_db);
+  g_test_add_func ("/regdb/sovereigns-generated", test_sovereigns_generated);
+  g_test_add_func ("/regdb/sovereigns-parse", test_sovereigns_parse);
+  g_test_add_func ("/regdb/territory-attribute", test_attribute);
+  g_test_add_func ("/regdb/territory-policy", test_policy_territory);
   return g_test_run ();
 }

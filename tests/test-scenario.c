@@ -286,6 +286,58 @@ test_gps_lost (void)
   g_assert_cmpuint (run_check (scn, report), ==, 0);
 }
 
+/* "scan": what was listed since the previous scan line is what it heard;
+ * APs on its bands listed only before are gone, others stay. */
+static void
+test_scan (void)
+{
+  g_autoptr (GString) report = g_string_new (NULL);
+  /* six German APs of six operators, three on 2.4 and three on 5 GHz, decide DE */
+  const char *head = "at 0 beacon 44:4e:6d:01:00:01 DE channel=1\n"
+                     "at 0 beacon 00:1f:3f:02:00:02 DE channel=6\n"
+                     "at 0 beacon 50:c7:bf:05:00:05 DE channel=11\n"
+                     "at 1 beacon 88:71:b1:03:00:03 DE channel=36\n"
+                     "at 1 beacon 3c:a6:2f:04:00:04 DE channel=44\n"
+                     "at 1 beacon 00:24:01:06:00:06 DE channel=48\n"
+                     "at 2 scan\n"
+                     "expect-at 1m DE decided\n";
+  /* a 2.4 GHz scan hears one of them: the other two 2.4 GHz APs go, the
+   * 5 GHz ones stay (four APs of four operators still decide DE) */
+  g_autofree char *partial = g_strconcat (head,
+                                          "at 2m beacon 44:4e:6d:01:00:01 DE channel=1\n"
+                                          "at 121 scan band=2.4\n"
+                                          "expect 00 any\n", NULL);
+  g_autofree char *partial_ok = g_strconcat (head,
+                                             "at 2m beacon 44:4e:6d:01:00:01 DE channel=1\n"
+                                             "at 121 scan band=2.4\n"
+                                             "expect-never 00 world support-lost\n"
+                                             "expect DE decided\n", NULL);
+  /* a scan of every band that hears nothing of them: all four go */
+  g_autofree char *all = g_strconcat (head, "at 3m beacon f4:ca:e5:10:00:01 FR channel=11\n"
+                                      "at 3m scan\n"
+                                      "expect-at 3m 00 world support-lost\n", NULL);
+  /* without channels the APs' band is unknown: only a scan of every band covers them */
+  const char *nochannel = "at 0 beacon 44:4e:6d:01:00:01 DE\n"
+                          "at 0 beacon 00:1f:3f:02:00:02 DE\n"
+                          "at 0 beacon 88:71:b1:03:00:03 DE\n"
+                          "at 0 beacon 3c:a6:2f:04:00:04 DE\n"
+                          "at 0 scan\n"
+                          "at 2m scan band=2.4,5,6\n"
+                          "expect-at 3m DE decided\n"
+                          "at 4m scan\n"
+                          "expect-at 4m 00\n";
+
+  g_assert_cmpuint (run_check (partial, report), ==, 1);
+  g_string_truncate (report, 0);
+  g_assert_cmpuint (run_check (partial_ok, report), ==, 0);
+  g_string_truncate (report, 0);
+  g_assert_cmpuint (run_check (all, report), ==, 0);
+  g_string_truncate (report, 0);
+  g_assert_cmpuint (run_check (nochannel, report), ==, 0);
+  assert_refused ("at 0 scan band=2.4,7\n", "scan: band=2.4,7");
+  assert_refused ("at 0 scan 2.4\n", "scan: unexpected '2.4'");
+}
+
 static void
 test_checks (void)
 {
@@ -380,6 +432,7 @@ main (int argc, char **argv)
   g_test_add_func ("/scenario/radio", test_radio);
   g_test_add_func ("/scenario/gps", test_gps);
   g_test_add_func ("/scenario/gps-lost", test_gps_lost);
+  g_test_add_func ("/scenario/scan", test_scan);
   g_test_add_func ("/scenario/checks", test_checks);
   g_test_add_func ("/scenario/checks-before-evidence", test_checks_before_evidence);
   return g_test_run ();

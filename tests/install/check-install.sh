@@ -32,7 +32,7 @@ S="$stage"
 
 # 1. what a package of a system daemon ships
 for f in "$sbindir/reglocd" "$bindir/regloc" \
-         "$datadir/regloc/boundaries.idx" "$datadir/regloc/territories.tsv" "$datadir/regloc/trips/sample-trip.scn" \
+         "$datadir/regloc/boundaries.idx" "$datadir/regloc/territories.tsv" "$datadir/regloc/territory-sovereigns.tsv" "$datadir/regloc/trips/sample-trip.scn" \
          "$sysconfdir/regloc/regloc.conf" \
          "$datadir/dbus-1/interfaces/net.regloc.RegLoc1.Manager.xml" \
          "$datadir/dbus-1/system.d/net.regloc.RegLoc1.conf" \

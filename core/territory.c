@@ -1,0 +1,230 @@
+/* Territories and their sovereigns: the table and the attribution rule.
+ * See territory.h and docs/territories.md. */
+#include "core/territory.h"
+
+#include <string.h>
+#include "core/paths.h"
+
+G_DEFINE_QUARK (rl-territory-error-quark, rl_territory_error)
+
+typedef struct {
+  RlCountry sovereign;
+  char *kind;
+} Entry;
+
+struct RlTerritories {
+  GHashTable *places;   /* RlCountry → Entry* */
+};
+
+static void
+entry_free (gpointer p)
+{
+  Entry *e = p;
+  g_free (e->kind);
+  g_free (e);
+}
+
+RlTerritories *
+rl_territories_new_from_text (const char *text, const char *name, GError **error)
+{
+  g_autoptr (RlTerritories) t = g_new0 (RlTerritories, 1);
+  g_auto (GStrv) lines = NULL;
+
+  g_return_val_if_fail (text != NULL && name != NULL, NULL);
+  t->places = g_hash_table_new_full (g_direct_hash, g_direct_equal, NULL, entry_free);
+  lines = g_strsplit (text, "\n", -1);
+  for (guint i = 0; lines[i] != NULL; i++)
+    {
+      g_auto (GStrv) cols = NULL;
+      RlCountry place, sovereign;
+      Entry *e;
+
+      if (lines[i][0] == '#' || lines[i][0] == '\0')
+        continue;
+      cols = g_strsplit (lines[i], "\t", 4);
+      if (g_strv_length (cols) < 3 || !rl_country_parse (cols[0], &place) || !rl_country_parse (cols[1], &sovereign) ||
+          place == RL_COUNTRY_WORLD || sovereign == RL_COUNTRY_WORLD || place == sovereign || cols[2][0] == '\0')
+        {
+          g_set_error (error, RL_TERRITORY_ERROR, RL_TERRITORY_ERROR_PARSE,
+                       "%s:%u: expected PLACE<TAB>SOVEREIGN<TAB>type[<TAB>name] (two different ISO codes)", name, i + 1);
+          return NULL;
+        }
+      if (g_hash_table_contains (t->places, GUINT_TO_POINTER ((guint) place)))
+        {
+          g_set_error (error, RL_TERRITORY_ERROR, RL_TERRITORY_ERROR_PARSE, "%s:%u: %s is listed twice", name, i + 1, cols[0]);
+          return NULL;
+        }
+      e = g_new0 (Entry, 1);
+      e->sovereign = sovereign;
+      e->kind = g_strdup (cols[2]);
+      g_hash_table_insert (t->places, GUINT_TO_POINTER ((guint) place), e);
+    }
+  return g_steal_pointer (&t);
+}
+
+RlTerritories *
+rl_territories_load (const char *path, GError **error)
+{
+  g_autofree char *p = rl_data_path (RL_DATA_TERRITORY_SOVEREIGNS, path);
+  g_autofree char *text = NULL;
+
+  if (!g_file_get_contents (p, &text, NULL, error))
+    return NULL;
+  return rl_territories_new_from_text (text, p, error);
+}
+
+void
+rl_territories_free (RlTerritories *t)
+{
+  if (t == NULL)
+    return;
+  g_hash_table_unref (t->places);
+  g_free (t);
+}
+
+guint
+rl_territories_size (const RlTerritories *t)
+{
+  return g_hash_table_size (t->places);
+}
+
+RlCountry
+rl_territories_sovereign (const RlTerritories *t, RlCountry place)
+{
+  const Entry *e = t ? g_hash_table_lookup (t->places, GUINT_TO_POINTER ((guint) place)) : NULL;
+
+  return e ? e->sovereign : RL_COUNTRY_NONE;
+}
+
+const char *
+rl_territories_kind (const RlTerritories *t, RlCountry place)
+{
+  const Entry *e = t ? g_hash_table_lookup (t->places, GUINT_TO_POINTER ((guint) place)) : NULL;
+
+  return e ? e->kind : NULL;
+}
+
+/* ---- attribution ------------------------------------------------------ */
+
+static gboolean
+live (const RlEvidence *e, gint64 now)
+{
+  return e->observed_at <= now && e->expires_at > now;
+}
+
+/* The one territory @ev (a fix or a zone) names whose sovereign it does not
+ * name too; @primary_only: only its first country (a zone's zone.tab entry). */
+static RlCountry
+place_named (const RlTerritories *t, const RlEvidence *ev, gboolean primary_only)
+{
+  RlCountry place = RL_COUNTRY_NONE;
+
+  for (guint i = 0; i < (primary_only ? MIN (ev->n_countries, 1u) : ev->n_countries); i++)
+    {
+      RlCountry sovereign = rl_territories_sovereign (t, ev->countries[i]);
+
+      if (sovereign == RL_COUNTRY_NONE || rl_evidence_has_country (ev, sovereign))
+        continue;
+      if (place != RL_COUNTRY_NONE && place != ev->countries[i])
+        return RL_COUNTRY_NONE;   /* two territories: no single place */
+      place = ev->countries[i];
+    }
+  return place;
+}
+
+/* Where the live evidence puts the machine: the newest usable fix decides
+ * when there is one (whatever it names), else the timezone. */
+static RlCountry
+find_place (const RlTerritories *t, const RlEvidence *ev, gsize n, gint64 now, double gps_max_error_m, gboolean *by_gps)
+{
+  const RlEvidence *gps = NULL, *zone = NULL;
+
+  for (gsize i = 0; i < n; i++)
+    {
+      const RlEvidence *e = &ev[i];
+      if (!live (e, now))
+        continue;
+      if (e->kind == RL_SOURCE_GPS && e->n_countries > 0 && e->gps.error_m <= gps_max_error_m && e->strength > 0 &&
+          (gps == NULL || e->observed_at > gps->observed_at ||
+           (e->observed_at == gps->observed_at && strcmp (e->key, gps->key) < 0)))
+        gps = e;
+      else if (e->kind == RL_SOURCE_TIMEZONE && e->n_countries > 0 &&
+               (zone == NULL || e->observed_at > zone->observed_at ||
+                (e->observed_at == zone->observed_at && strcmp (e->key, zone->key) < 0)))
+        zone = e;
+    }
+  *by_gps = gps != NULL;
+  if (gps != NULL)
+    return place_named (t, gps, FALSE);
+  if (zone != NULL)
+    return place_named (t, zone, TRUE);
+  return RL_COUNTRY_NONE;
+}
+
+RlEvidence *
+rl_territory_attribute (const RlTerritories *t, const RlEvidence *evidence, gsize n_evidence,
+                        gint64 now, double gps_max_error_m, RlTerritoryShift *shift)
+{
+  RlTerritoryShift none = { RL_COUNTRY_NONE, RL_COUNTRY_NONE, 0, FALSE, "" };
+  RlEvidence *copy = NULL;
+  RlCountry place, sovereign;
+  gboolean by_gps = FALSE;
+
+  g_return_val_if_fail (shift != NULL, NULL);
+  *shift = none;
+  if (t == NULL || n_evidence == 0)
+    return NULL;
+  place = find_place (t, evidence, n_evidence, now, gps_max_error_m, &by_gps);
+  if (place == RL_COUNTRY_NONE)
+    return NULL;
+  sovereign = rl_territories_sovereign (t, place);
+  for (gsize i = 0; i < n_evidence; i++)
+    {
+      const RlEvidence *e = &evidence[i];
+      if (e->kind != RL_SOURCE_BEACON || e->n_countries == 0 || e->countries[0] != sovereign)
+        continue;
+      if (copy == NULL)
+        copy = g_memdup2 (evidence, n_evidence * sizeof *evidence);
+      copy[i].countries[0] = place;
+      if (live (e, now))
+        shift->n_beacons++;
+    }
+  if (copy != NULL)
+    {
+      shift->place = place;
+      shift->sovereign = sovereign;
+      shift->by_gps = by_gps;
+      g_strlcpy (shift->kind, rl_territories_kind (t, place), sizeof shift->kind);
+    }
+  return copy;
+}
+
+char *
+rl_territory_shift_describe (const RlTerritoryShift *shift)
+{
+  char p[3], s[3];
+  g_autofree char *kind = NULL;
+
+  if (shift->place == RL_COUNTRY_NONE || shift->n_beacons == 0)
+    return NULL;
+  rl_country_to_string (shift->place, p);
+  rl_country_to_string (shift->sovereign, s);
+  kind = g_ascii_strdown (shift->kind, -1);
+  return g_strdup_printf ("%u access point%s advertising %s count%s for %s: ISO 3166-2 lists %s as %s-%s (%s of %s) "
+                          "and the %s places the machine there.",
+                          shift->n_beacons, shift->n_beacons == 1 ? "" : "s", s, shift->n_beacons == 1 ? "s" : "",
+                          p, p, s, p, kind, s, shift->by_gps ? "GPS fix" : "timezone");
+}
+
+void
+rl_territory_note (const RlTerritoryShift *shift, char **explanation)
+{
+  g_autofree char *note = rl_territory_shift_describe (shift);
+  char *joined;
+
+  if (note == NULL)
+    return;
+  joined = g_strconcat (*explanation ? *explanation : "", *explanation && **explanation ? " " : "", note, NULL);
+  g_free (*explanation);
+  *explanation = joined;
+}
