@@ -1,4 +1,4 @@
-/* Offline point → country lookup over the mmapped boundary index (DESIGN §8).
+/* Offline point → country lookup over the mmapped boundary index (docs/design.md §7).
  * The index is built from data/boundaries/ by the build; see
  * data/boundaries/SOURCE.md and geo/boundary-format.h. */
 #pragma once
