@@ -270,6 +270,10 @@ leaf_label (const RlBoundaryIndex *index, guint32 offset, const Box *box, double
       inside = p[0] & RL_BIDX_GROUP_INSIDE;
       n_chains = p[1];
       p += 2;
+      /* Groups come smallest feature first (the generator sorts the edges
+       * by feature): none from here on can beat the base label. */
+      if (feature >= best)
+        break;
       for (guint c = 0; c < n_chains; c++)
         {
           guint n;
@@ -290,7 +294,11 @@ leaf_label (const RlBoundaryIndex *index, guint32 offset, const Box *box, double
       /* Groups come smallest feature first: the first one that holds the
        * point is the answer unless the base label is smaller still. */
       if ((parity ^ (inside != 0)) && feature < best)
-        best = feature;
+        {
+          /* the smallest feature holding the point: the later groups are larger */
+          best = feature;
+          break;
+        }
     }
   if (best != RL_BIDX_LABEL_NONE && best >= index->n_features)
     return FALSE;
