@@ -644,7 +644,7 @@ draw_legend (GString *s, const Frame *f, const GArray *tl, const RlTrackPoint *p
                           x + 8, y - 4, x + 40, y);
   y += 16;
   g_string_append_printf (s, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"8\" fill=\"#000\"/><text x=\"%.1f\" y=\"%.1f\" font-size=\"10\" fill=\"#fff\" text-anchor=\"middle\">1</text>"
-                          "<text x=\"%.1f\" y=\"%.1f\" font-size=\"12\">country changed (list below)</text></g>\n",
+                          "<text x=\"%.1f\" y=\"%.1f\" font-size=\"12\">decision changed (list below)</text></g>\n",
                           x + 21, y - 4, x + 21, y - 0.5, x + 40, y);
   g_array_unref (countries);
 }
@@ -676,7 +676,7 @@ rl_map_svg (const RlTrack *track, const RlReplay *r, const RlBoundaryIndex *inde
   frame_for (&f, pts, n, tl);
   for (guint i = 1; i < tl->len; i++)
     n_marks += is_marked (tl, i);
-  strip_y = f.y0 + f.h + 30;
+  strip_y = f.y0 + f.h + 42;
   list_y = strip_y + STRIP_H + 26;
   total_h = list_y + MAX (n_marks, 1u) * LINE_H + 26;
   g_string_append_printf (s, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
@@ -745,7 +745,7 @@ rl_map_svg (const RlTrack *track, const RlReplay *r, const RlBoundaryIndex *inde
 
   /* the time strip: the decision in force over time */
   g_string_append_printf (s, "<g id=\"timestrip\"><text x=\"%.1f\" y=\"%.1f\" font-size=\"12\" font-weight=\"bold\">decision over time (UTC)</text>\n",
-                          f.x0, strip_y - 8);
+                          f.x0, strip_y - 20);
   for (guint i = 0; i < tl->len; i++)
     {
       const RlTimelineEntry *e = &g_array_index (tl, RlTimelineEntry, i);
@@ -786,10 +786,10 @@ rl_map_svg (const RlTrack *track, const RlReplay *r, const RlBoundaryIndex *inde
   g_string_append (s, "</g>\n");
 
   /* the changes in words */
-  g_string_append_printf (s, "<g id=\"why\" font-size=\"12\"><text x=\"%.1f\" y=\"%.1f\" font-weight=\"bold\">where the country changed, and why</text>\n",
+  g_string_append_printf (s, "<g id=\"why\" font-size=\"12\"><text x=\"%.1f\" y=\"%.1f\" font-weight=\"bold\">where the decision changed, and why</text>\n",
                           f.x0, list_y - 6);
   if (n_marks == 0)
-    g_string_append_printf (s, "<text x=\"%.1f\" y=\"%.1f\">no change of country</text>\n", f.x0, list_y + LINE_H - 4);
+    g_string_append_printf (s, "<text x=\"%.1f\" y=\"%.1f\">no change of decision</text>\n", f.x0, list_y + LINE_H - 4);
   for (guint i = 1, k = 0; i < tl->len; i++)
     {
       const RlTimelineEntry *e = &g_array_index (tl, RlTimelineEntry, i);
