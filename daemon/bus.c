@@ -119,7 +119,7 @@ rl_bus_update (RlBus *self, RlDaemonChanges changes, RlCountry old_country)
 /* --- methods ---------------------------------------------------------------- */
 
 /* A read whose check was refused for load (not for lack of permission) gets
- * the error, not the redacted answer: the caller should come back later. */
+ * the error, not the public answer: the caller should come back later. */
 static gboolean
 return_if_busy (GDBusMethodInvocation *invocation, const GError *error)
 {

@@ -336,6 +336,9 @@ main (int argc, char **argv)
   add_dir ("trips");
   rc = g_test_run ();
   rl_regulatory_free (regulatory);
+  g_regex_unref (mac_re);
+  g_regex_unref (coord_re);
+  g_regex_unref (border_re);
   g_rmdir (state);
   return rc;
 }
