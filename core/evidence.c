@@ -250,7 +250,8 @@ rl_evidence_describe (const RlEvidence *ev, guint level, char *buf, gsize len)
       break;
     case RL_N_SOURCE_KINDS:
     default:
-      g_string_append_printf (s, "evidence for %s", countries);
+      /* a kind without its own words: its name and countries, never more */
+      g_string_append_printf (s, "%s: %s", rl_source_kind_to_string (ev->kind), countries);
       break;
     }
   g_strlcpy (buf, s->str, len);
