@@ -16,7 +16,7 @@
 #include "geo/tzmap.h"
 #include "replay/replay.h"
 #include "replay/scenario.h"
-#include "rl-build-config.h"
+#include "rl-test-config.h"
 
 #define NOW (G_GINT64_CONSTANT (1767225600) * RL_USEC_PER_SEC)
 #define CC(s) RL_COUNTRY ((s)[0], (s)[1])
