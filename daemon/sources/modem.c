@@ -242,10 +242,19 @@ modem_refresh (RlModemSource *self)
     rl_source_set_status (&self->parent, TRUE, "ModemManager: %s", status->str);
 }
 
+/* notify::name-owner, object-added, object-removed */
 static void
-on_manager_changed (gpointer instance, gpointer a, gpointer b, gpointer user_data)
+on_object_changed (gpointer instance, gpointer what, gpointer user_data)
 {
-  (void) instance; (void) a; (void) b;
+  (void) instance; (void) what;
+  modem_refresh (user_data);
+}
+
+/* interface-added, interface-removed */
+static void
+on_interface_changed (gpointer instance, gpointer object, gpointer iface, gpointer user_data)
+{
+  (void) instance; (void) object; (void) iface;
   modem_refresh (user_data);
 }
 
@@ -287,11 +296,11 @@ on_manager_ready (GObject *object, GAsyncResult *result, gpointer user_data)
   self = user_data;
   self->manager = manager;
   /* The client follows ModemManager's name: objects come and go with it. */
-  g_signal_connect (manager, "notify::name-owner", G_CALLBACK (on_manager_changed), self);
-  g_signal_connect (manager, "object-added", G_CALLBACK (on_manager_changed), self);
-  g_signal_connect (manager, "object-removed", G_CALLBACK (on_manager_changed), self);
-  g_signal_connect (manager, "interface-added", G_CALLBACK (on_manager_changed), self);
-  g_signal_connect (manager, "interface-removed", G_CALLBACK (on_manager_changed), self);
+  g_signal_connect (manager, "notify::name-owner", G_CALLBACK (on_object_changed), self);
+  g_signal_connect (manager, "object-added", G_CALLBACK (on_object_changed), self);
+  g_signal_connect (manager, "object-removed", G_CALLBACK (on_object_changed), self);
+  g_signal_connect (manager, "interface-added", G_CALLBACK (on_interface_changed), self);
+  g_signal_connect (manager, "interface-removed", G_CALLBACK (on_interface_changed), self);
   g_signal_connect (manager, "interface-proxy-properties-changed", G_CALLBACK (on_properties_changed), self);
   modem_refresh (self);
 }
