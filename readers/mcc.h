@@ -32,6 +32,9 @@ typedef struct {
   guint skipped_no_country_mcc; /* MCCs that name no country (001 test, 9xx international) */
 } RlMccStats;
 
+/* Where Debian's mobile-broadband-provider-info installs it ([cell] providers). */
+#define RL_MCC_DEFAULT_PROVIDERS "/usr/share/mobile-broadband-provider-info/serviceproviders.xml"
+
 typedef struct RlMccTable RlMccTable;
 
 RlMccTable *rl_mcc_table_parse (const char *data, gsize len, GError **error);

@@ -11,7 +11,6 @@
 #define MM_IFACE_MODEM "org.freedesktop.ModemManager1.Modem"
 #define MM_IFACE_3GPP "org.freedesktop.ModemManager1.Modem.Modem3gpp"
 #define MM_IFACE_LOCATION "org.freedesktop.ModemManager1.Modem.Location"
-#define DEFAULT_PROVIDERS "/usr/share/mobile-broadband-provider-info/serviceproviders.xml"
 
 /* MMModem3gppRegistrationState: the states in which the modem is registered
  * on a network whose code it reports (the SMS-only and CSFB variants too). */
@@ -338,7 +337,7 @@ modem_create (const RlConfig *config, const RlSourceSink *sink)
     return NULL;
   self = g_new0 (RlModemSource, 1);
   rl_source_init (&self->parent, &rl_modem_source_ops, sink);
-  self->providers = g_strdup (config->cell_providers ? config->cell_providers : DEFAULT_PROVIDERS);
+  self->providers = g_strdup (config->cell_providers ? config->cell_providers : RL_MCC_DEFAULT_PROVIDERS);
   self->max_age_s = config->policy.max_age_s[RL_SOURCE_CELL];
   self->modems = g_hash_table_new_full (g_str_hash, g_str_equal, NULL, modem_free);
   return &self->parent;
