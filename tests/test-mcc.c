@@ -2,11 +2,13 @@
  * the code parsers, and what a cell item weighs in the policy. */
 #include "readers/mcc.h"
 #include "core/policy.h"
+#include "readers/scanlog.h"
 
 #include <stdio.h>
 #include <string.h>
 
 #define CC(s) RL_COUNTRY ((s)[0], (s)[1])
+#define NOW_FOR_LOG (G_GINT64_CONSTANT (1773128700) * RL_USEC_PER_SEC + 250000)
 
 static RlMccTable *
 load_fixture (void)
@@ -146,6 +148,45 @@ test_code_parsers (void)
   for (const char *const *bad = (const char *const[]) { "", "262,01", "262,01,7D2", "262,1,7D2,1", "262,01,,1",
                                                         "262,01,XYZ,1", "262,01,1,2,3,4", NULL }; *bad; bad++)
     g_assert_false (rl_mcc_parse_3gpp_location (*bad, &mcc, mnc));
+}
+
+static void
+test_scanlog_cell_records (void)
+{
+  RlScanLogCell c;
+  g_autoptr (GError) error = NULL;
+  g_autofree char *line = rl_scanlog_format_cell (NOW_FOR_LOG, "0", TRUE, 204, "08");
+  g_autofree char *lost = rl_scanlog_format_cell (NOW_FOR_LOG + 1, "1", FALSE, 0, NULL);
+  static const char *const bad[] = {
+    "{\"time\":\"2026-03-10T07:45:00Z\",\"cell\":{\"mcc\":26}}",
+    "{\"time\":\"2026-03-10T07:45:00Z\",\"cell\":{\"mcc\":\"2620\"}}",
+    "{\"time\":\"2026-03-10T07:45:00Z\",\"cell\":{\"mcc\":\"262\",\"mnc\":\"1\"}}",
+    "{\"time\":\"2026-03-10T07:45:00Z\",\"cell\":{\"modem\":\"../0\",\"mcc\":\"262\"}}",
+    "{\"time\":\"2026-03-10T07:45:00Z\",\"cell\":{}}",
+    "{\"time\":\"2026-03-10T07:45:00Z\",\"cell\":[]}",
+    "{\"time\":\"yesterday\",\"cell\":{\"mcc\":\"262\"}}",
+  };
+
+  g_assert_true (rl_scanlog_parse_cell (line, -1, &c, &error));
+  g_assert_no_error (error);
+  g_assert_cmpint (c.time, ==, NOW_FOR_LOG);
+  g_assert_cmpstr (c.modem, ==, "0");
+  g_assert_true (c.registered);
+  g_assert_cmpuint (c.mcc, ==, 204);
+  g_assert_cmpstr (c.mnc, ==, "08");
+  g_assert_true (rl_scanlog_parse_cell (lost, -1, &c, &error));
+  g_assert_false (c.registered);
+  g_assert_cmpstr (c.modem, ==, "1");
+  /* a BSS line is no cell record, and no error */
+  g_assert_false (rl_scanlog_parse_cell ("{\"time\":\"2026-03-10T07:45:00Z\",\"bssid\":\"3c:a6:2f:00:00:01\",\"ies\":\"\"}",
+                                         -1, &c, &error));
+  g_assert_no_error (error);
+  for (gsize i = 0; i < G_N_ELEMENTS (bad); i++)
+    {
+      g_autoptr (GError) e = NULL;
+      g_assert_false (rl_scanlog_parse_cell (bad[i], -1, &c, &e));
+      g_assert_nonnull (e);
+    }
 }
 
 /* --- the policy --------------------------------------------------------- */
@@ -302,6 +343,7 @@ main (int argc, char **argv)
   g_test_add_func ("/mcc/bad-documents", test_bad_documents);
   g_test_add_func ("/mcc/system-file", test_system_file);
   g_test_add_func ("/mcc/code-parsers", test_code_parsers);
+  g_test_add_func ("/mcc/scanlog-cell-records", test_scanlog_cell_records);
   g_test_add_func ("/mcc/policy", test_policy_cell);
   return g_test_run ();
 }

@@ -30,6 +30,7 @@ typedef struct {
   char *path;
   char key[48];
   char network[8];          /* "262-01" published, "" none */
+  char heard[8];            /* "262-01" registered on (whether it names a country or not), "" none */
 } Modem;
 
 typedef struct {
@@ -41,8 +42,36 @@ typedef struct {
   GDBusConnection *bus;
   GDBusObjectManager *manager;
   GHashTable *modems;       /* object path → Modem */
-  char summary[160];
+  RlModemObserver observer;
+  gpointer observer_data;
 } RlModemSource;
+
+void
+rl_modem_set_observer (RlSource *source, RlModemObserver observer, gpointer user_data)
+{
+  RlModemSource *self = (RlModemSource *) source;
+
+  self->observer = observer;
+  self->observer_data = user_data;
+}
+
+static const char *
+modem_name (const Modem *m)
+{
+  const char *slash = strrchr (m->path, '/');
+  return slash != NULL ? slash + 1 : m->path;
+}
+
+/* Tells the observer what the modem is registered on ("" none) when it changed. */
+static void
+modem_heard (RlModemSource *self, Modem *m, const char *network, guint mcc, const char *mnc)
+{
+  if (strcmp (m->heard, network) == 0)
+    return;
+  g_strlcpy (m->heard, network, sizeof m->heard);
+  if (self->observer != NULL)
+    self->observer (modem_name (m), network[0] != '\0', mcc, mnc, g_get_real_time (), self->observer_data);
+}
 
 static void
 modem_free (gpointer p)
@@ -108,6 +137,7 @@ location_network (GDBusObject *object, guint *mcc, char mnc[4])
 static void
 modem_withdraw (RlModemSource *self, Modem *m)
 {
+  modem_heard (self, m, "", 0, "");
   if (m->network[0] == '\0')
     return;
   m->network[0] = '\0';
@@ -122,7 +152,7 @@ modem_update (RlModemSource *self, GDBusObject *object, Modem *m, GString *statu
   g_autoptr (GDBusInterface) gpp = g_dbus_object_get_interface (object, MM_IFACE_3GPP);
   g_autoptr (GVariant) reg = NULL;
   g_autoptr (GVariant) code = NULL;
-  const char *name = strrchr (m->path, '/') ? strrchr (m->path, '/') + 1 : m->path;
+  const char *name = modem_name (m);
   gboolean roaming = FALSE;
   guint mcc = 0;
   char mnc[4] = "";
@@ -159,11 +189,14 @@ modem_update (RlModemSource *self, GDBusObject *object, Modem *m, GString *statu
       return;
     }
   g_snprintf (network, sizeof network, "%03u-%s", mcc, mnc);
+  modem_heard (self, m, network, mcc, mnc);
   if (!rl_mcc_evidence (self->table, m->key, mcc, mnc, g_get_real_time (),
                         rl_expiry_after (g_get_real_time (), self->max_age_s), &ev))
     {
       g_string_append_printf (status, "on %s%s: names no country", network, roaming ? " (roaming)" : "");
-      modem_withdraw (self, m);
+      if (m->network[0] != '\0')
+        rl_source_withdraw (&self->parent, m->key);
+      m->network[0] = '\0';
       return;
     }
   rl_evidence_countries_to_string (&ev, list, sizeof list);

@@ -17,4 +17,12 @@ G_BEGIN_DECLS
 
 extern const RlSourceOps rl_modem_source_ops;
 
+/* Called with every change of the network a modem is registered on, before
+ * any evidence: @mcc/@mnc, or @registered FALSE when it lost it (or went
+ * away).  Networks that name no country are reported too.  For
+ * `regloc record`, which writes them into the scan log. */
+typedef void (*RlModemObserver) (const char *modem, gboolean registered, guint mcc, const char *mnc,
+                                 gint64 observed_at, gpointer user_data);
+void rl_modem_set_observer (RlSource *source, RlModemObserver observer, gpointer user_data);
+
 G_END_DECLS

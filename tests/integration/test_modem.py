@@ -6,6 +6,7 @@ name, object paths, interface and property names
 /org/freedesktop/ModemManager1, modems at .../Modem/N with the Modem,
 Modem.Modem3gpp and Modem.Location interfaces) on the private system bus.'''
 
+import json
 import os
 import subprocess
 import sys
@@ -15,7 +16,7 @@ import dbus
 import dbusmock
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from test_reglocd import ReglocdTestCase  # noqa: E402
+from test_reglocd import ReglocdTestCase, REGLOC  # noqa: E402
 
 MM_NAME = 'org.freedesktop.ModemManager1'
 MM_PATH = '/org/freedesktop/ModemManager1'
@@ -192,6 +193,26 @@ class TestModem(ModemTestCase):
         self.wait_cells([], 'the item withdrawn when ModemManager went away')
         self.wait_for(lambda: not self.source('cell')[1], 'cell unavailable again')
         self.assertTrue(self.name_owned())
+
+    def test_record_writes_cell_records_replay_reads_them(self):
+        self.spawn_modemmanager()
+        modem = self.add_modem(0, REG_ROAMING, '20408')
+        log = os.path.join(self.dir, 'here.scans.jsonl')
+        rec = subprocess.Popen([REGLOC, 'record', '--config', self.config, '--duration', '3', '--output', log],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        self.wait_for(lambda: os.path.exists(log) and os.path.getsize(log) > 0, 'the first cell record')
+        modem.UpdateProperties(GPP, {'RegistrationState': dbus.UInt32(REG_SEARCHING)}, dbus_interface=dbusmock.MOCK_IFACE)
+        out, err = rec.communicate(timeout=20)
+        self.assertEqual(rec.returncode, 0, err)
+        self.assertIn('2 cell records written', err)
+        lines = [json.loads(l) for l in open(log)]
+        self.assertEqual([l['cell'] for l in lines],
+                         [{'modem': '0', 'mcc': '204', 'mnc': '08'}, {'modem': '0', 'mcc': None}])
+        r = self.regloc('replay', '--config', self.config, '--scans', log, '--format', 'json', '--evidence')
+        self.assertEqual(r.returncode, 0, r.stderr)
+        data = json.loads(r.stdout)
+        self.assertEqual(data['summary']['counters']['scans.cells'], 2, r.stdout)
+        self.assertIn('NL has 1 witness', r.stdout)
 
     def test_disabled_in_config(self):
         self.write_config('[cell]\nenabled=false\n')
