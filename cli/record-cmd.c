@@ -1,4 +1,4 @@
-/* regloc record: what the radios hear, as a scan log (DESIGN §7) a field
+/* regloc record: what the radios hear, as a scan log (docs/design.md §6) a field
  * engineer can replay later with `regloc replay --scans`: the access points
  * of every scan, and the network each modem is registered on (cell records,
  * from ModemManager where it runs). */

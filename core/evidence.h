@@ -1,4 +1,4 @@
-/* The evidence model (DESIGN §3): what every source hands to the policy.
+/* The evidence model (docs/design.md §3): what every source hands to the policy.
  *
  * One RlEvidence is one observation: which countries it supports, how strong
  * it is, when it was seen and when it stops counting.  Sources build them;

@@ -1,4 +1,4 @@
-/* The voting engine (DESIGN §4): evidence in, decision out.
+/* The voting engine (docs/design.md §4): evidence in, decision out.
  *
  * rl_policy_decide() is a pure function.  It reads no clock, does no I/O and
  * logs nothing: time comes in as @now, reasons go out in the decision for the

@@ -1,5 +1,5 @@
 /* What the kernel can apply: the country list of the installed
- * regulatory.db (DESIGN §12), plus data/territories.tsv for the ISO codes
+ * regulatory.db (docs/design.md §9), plus data/territories.tsv for the ISO codes
  * the database lacks (AX → FI, XK → stays 00, …). */
 #pragma once
 

@@ -1,4 +1,4 @@
-/* Follows logind's PrepareForSleep on the system bus (DESIGN §4: evidence
+/* Follows logind's PrepareForSleep on the system bus (docs/design.md §4: evidence
  * from before a suspend is dropped on resume), on the daemon's own bus
  * connection, so a new connection gets a new watch.  Without logind it
  * does nothing and says so at debug level. */

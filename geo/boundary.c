@@ -1,4 +1,4 @@
-/* Point → country lookup over the mmapped boundary index (DESIGN §8).
+/* Point → country lookup over the mmapped boundary index (docs/design.md §7).
  * File layout and the meaning of every field: boundary-format.h. */
 #define G_LOG_DOMAIN "regloc-boundary"
 

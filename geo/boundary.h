@@ -1,4 +1,4 @@
-/* Offline point → country lookup over the mmapped boundary index (DESIGN §8).
+/* Offline point → country lookup over the mmapped boundary index (docs/design.md §7).
  * The index is built from data/boundaries/ by the build; see
  * data/boundaries/SOURCE.md and geo/boundary-format.h. */
 #pragma once
@@ -40,7 +40,8 @@ typedef struct {
   gboolean border_area;
 } RlBoundaryResult;
 
-/* The index the build made (or the installed one); $REGLOC_BOUNDARY_INDEX wins. */
+/* The installed index, or the one $REGLOC_DATADIR names (core/paths.h);
+ * $REGLOC_BOUNDARY_INDEX wins.  An interned string. */
 const char *rl_boundary_index_default_path (void);
 RlBoundaryIndex *rl_boundary_index_open (const char *path, GError **error);
 /* The same checks over an index in memory (@name for messages); the fuzz

@@ -1,4 +1,4 @@
-/* A GPS fix judged as evidence (DESIGN §3, gps row): which countries it
+/* A GPS fix judged as evidence (docs/design.md §3, gps row): which countries it
  * supports, how sure it is, and the words people read. */
 #pragma once
 

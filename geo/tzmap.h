@@ -1,4 +1,4 @@
-/* Timezone name → countries, from the system's tzdata tables (DESIGN §3, §8):
+/* Timezone name → countries, from the system's tzdata tables (docs/design.md §3, §7):
  * zone.tab names the primary country, zone1970.tab every country that keeps
  * the same clock, tzdata.zi's links resolve old names (Europe/Kiev). */
 #pragma once

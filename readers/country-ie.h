@@ -1,4 +1,4 @@
-/* The 802.11d Country element (ID 7), DESIGN §12.
+/* The 802.11d Country element (ID 7), docs/design.md §9.
  *
  * Pure functions over bytes from the air: no allocation, no I/O, every
  * length checked.  The same parser serves the live beacon source, scan

@@ -1,4 +1,4 @@
-/* Scan logs (DESIGN §7): JSON lines, one heard BSS per line,
+/* Scan logs (docs/design.md §6): JSON lines, one heard BSS per line,
  *   {"time": ISO 8601, "ifname", "bssid", "freq", "signal_dbm", "ssid", "ies": hex}
  * with the raw element bytes, so a replay runs the same Country element
  * parser as the live source. */

@@ -1,4 +1,4 @@
-/* The Country element parser on captured element bytes (DESIGN §12). */
+/* The Country element parser on captured element bytes (docs/design.md §9). */
 #include <string.h>
 #include "readers/country-ie.h"
 #include "readers/nl80211-scan.h"

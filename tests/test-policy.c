@@ -1,4 +1,4 @@
-/* The voting engine: the 14 required scenarios of DESIGN §4 (the shipped
+/* The voting engine: the 14 required scenarios of the design (data/scenarios/01–14) (the shipped
  * data/scenarios files, run through the replay engine and checked here
  * against the design's table), and properties over random evidence. */
 #include <math.h>
@@ -12,7 +12,7 @@
 #include "replay/replay.h"
 #include "replay/scenario.h"
 #include "geo/tzmap.h"
-#include "rl-build-config.h"
+#include "rl-test-config.h"
 
 typedef struct {
   const char *file;

@@ -1,4 +1,4 @@
-/* regulatory.db reader (DESIGN §12) and the territory table: the real file,
+/* regulatory.db reader (docs/design.md §9) and the territory table: the real file,
  * synthetic images, and every truncation and bit flip of one. */
 #include <string.h>
 #include <glib.h>
@@ -7,7 +7,7 @@
 #include "core/regdb.h"
 #include "core/policy.h"
 #include "core/territory.h"
-#include "rl-build-config.h"
+#include "rl-test-config.h"
 
 /* A minimal valid image: header, countries, one collection with one rule. */
 static GByteArray *

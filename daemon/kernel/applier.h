@@ -1,4 +1,4 @@
-/* Applies the decided country to the kernel (DESIGN §5) and follows the
+/* Applies the decided country to the kernel (docs/design.md §5) and follows the
  * kernel's own regulatory state.
  *
  * A change of decision becomes one NL80211_CMD_REQ_SET_REG user hint (what

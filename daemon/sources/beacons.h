@@ -1,5 +1,5 @@
 /* The live beacon source: Country elements of every BSS the radios hear,
- * from nl80211 scan results (DESIGN §3). */
+ * from nl80211 scan results (docs/design.md §3). */
 #pragma once
 
 #include "daemon/sources/source.h"

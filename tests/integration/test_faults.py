@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-'''Faults around a running reglocd (DESIGN §11): the real daemon on a private
+'''Faults around a running reglocd (docs/design.md §8): the real daemon on a private
 bus, real gpsd processes, damaged data files, a bus that goes away, a wall
 clock that jumps.  In every case the daemon keeps serving, falls back to 00
 where in doubt, says in its log what is wrong (file and reason) and loses
