@@ -8,6 +8,7 @@ Modem.Modem3gpp and Modem.Location interfaces) on the private system bus.'''
 
 import json
 import os
+import signal
 import subprocess
 import sys
 import unittest
@@ -213,6 +214,17 @@ class TestModem(ModemTestCase):
         data = json.loads(r.stdout)
         self.assertEqual(data['summary']['counters']['scans.cells'], 2, r.stdout)
         self.assertIn('NL has 1 witness', r.stdout)
+
+    def test_reload_keeps_the_cell(self):
+        self.spawn_modemmanager()
+        self.add_modem(0, REG_HOME, '26201')
+        self.start_daemon()
+        self.wait_cells([['DE']], 'DE')
+        before = self.cells()[0]['observed-at']
+        self.daemon.send_signal(signal.SIGHUP)
+        self.wait_for(lambda: 'Reloaded the configuration' in self.daemon_log(), 'the reload')
+        self.assertNotIn('Restarting source cell', self.daemon_log())
+        self.assertEqual(self.cells()[0]['observed-at'], before)
 
     def test_disabled_in_config(self):
         self.write_config('[cell]\nenabled=false\n')
