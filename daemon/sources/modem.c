@@ -23,6 +23,27 @@ enum {
   REG_HOME_CSFB_NOT_PREFERRED = 9,
   REG_ROAMING_CSFB_NOT_PREFERRED = 10,
 };
+/* MMModemState: below ENABLED the modem is not on any network (failed,
+ * e.g. no SIM; locked by a PIN; disabled, e.g. airplane mode). */
+#define MODEM_STATE_ENABLED 6
+
+/* The modem's State when it says it cannot be registered, or NULL. */
+static const char *
+modem_state_words (GDBusObject *object)
+{
+  g_autoptr (GDBusInterface) modem = g_dbus_object_get_interface (object, "org.freedesktop.ModemManager1.Modem");
+  g_autoptr (GVariant) state = modem ? g_dbus_proxy_get_cached_property (G_DBUS_PROXY (modem), "State") : NULL;
+  gint32 v;
+
+  if (state == NULL || !g_variant_is_of_type (state, G_VARIANT_TYPE_INT32))
+    return NULL;
+  v = g_variant_get_int32 (state);
+  if (v >= MODEM_STATE_ENABLED)
+    return NULL;
+  return v < 0 ? "failed (no SIM?)" : v == 2 ? "locked (SIM PIN)" : v == 3 ? "disabled (airplane mode?)"
+                                                                        : "not enabled";
+}
+
 /* MMModemLocationSource */
 #define LOCATION_3GPP_LAC_CI 1u
 
@@ -162,6 +183,12 @@ modem_update (RlModemSource *self, GDBusObject *object, Modem *m, GString *statu
   char list[96];
 
   g_string_append_printf (status, "%smodem %s ", status->len ? ", " : "", name);
+  if (modem_state_words (object) != NULL)
+    {
+      g_string_append (status, modem_state_words (object));
+      modem_withdraw (self, m);
+      return;
+    }
   if (gpp == NULL)
     {
       /* no SIM, locked, or disabled (airplane mode): no 3GPP interface */
