@@ -1,8 +1,9 @@
 #include "readers/mcc.h"
 
 #include <string.h>
+#include <glib/gstdio.h>
 #include <libxml/parser.h>
-#include <libxml/tree.h>
+#include <libxml/xmlreader.h>
 
 G_DEFINE_QUARK (rl-mcc-error-quark, rl_mcc_error)
 
@@ -59,68 +60,56 @@ add_to (GHashTable *h, guint key, RlCountry c)
     g_array_append_val (a, c);
 }
 
-static void
-read_network (RlMccTable *t, xmlNode *node, RlCountry country)
+static char *
+attribute (xmlTextReader *x, const char *name)
 {
-  xmlChar *mcc_s = xmlGetProp (node, (const xmlChar *) "mcc");
-  xmlChar *mnc_s = xmlGetProp (node, (const xmlChar *) "mnc");
+  xmlChar *v = xmlTextReaderGetAttribute (x, (const xmlChar *) name);
+  char *out = v != NULL ? g_strdup ((const char *) v) : NULL;
 
-  if (!all_digits ((const char *) mcc_s, 3, 3) || !all_digits ((const char *) mnc_s, 2, 3))
+  xmlFree (v);
+  return out;
+}
+
+static void
+read_network (RlMccTable *t, xmlTextReader *x, RlCountry country)
+{
+  g_autofree char *mcc_s = attribute (x, "mcc");
+  g_autofree char *mnc_s = attribute (x, "mnc");
+
+  if (!all_digits (mcc_s, 3, 3) || !all_digits (mnc_s, 2, 3))
     t->stats.skipped_bad_code++;
   else if (country == RL_COUNTRY_NONE)
     t->stats.skipped_bad_country++;
   else
     {
-      guint mcc = (guint) g_ascii_strtoull ((const char *) mcc_s, NULL, 10);
+      guint mcc = (guint) g_ascii_strtoull (mcc_s, NULL, 10);
       if (!rl_mcc_names_country (mcc))
         t->stats.skipped_no_country_mcc++;
       else
         {
           add_to (t->by_mcc, mcc + 1, country);
-          add_to (t->by_network, pair_key (mcc, (const char *) mnc_s), country);
+          add_to (t->by_network, pair_key (mcc, mnc_s), country);
           t->stats.networks++;
         }
     }
-  xmlFree (mcc_s);
-  xmlFree (mnc_s);
 }
 
 static gboolean
-is_element (const xmlNode *n, const char *name)
+name_is (xmlTextReader *x, const char *name)
 {
-  return n->type == XML_ELEMENT_NODE && n->name != NULL && strcmp ((const char *) n->name, name) == 0;
+  const xmlChar *n = xmlTextReaderConstLocalName (x);
+  return n != NULL && strcmp ((const char *) n, name) == 0;
 }
 
-/* @country: RL_COUNTRY_NONE outside a <country>, RL_COUNTRY_WORLD inside one
- * whose code is unusable. */
-static void
-walk (RlMccTable *t, xmlNode *first, RlCountry country, gboolean in_country, guint depth)
+static RlCountry
+country_of (xmlTextReader *x)
 {
-  if (depth > MAX_DEPTH)
-    return;
-  for (xmlNode *n = first; n != NULL; n = n->next)
-    {
-      if (n->type != XML_ELEMENT_NODE)
-        continue;
-      if (is_element (n, "country"))
-        {
-          xmlChar *code = xmlGetProp (n, (const xmlChar *) "code");
-          RlCountry c = RL_COUNTRY_NONE;
-          if (code == NULL || !rl_country_parse ((const char *) code, &c) || c == RL_COUNTRY_WORLD)
-            c = RL_COUNTRY_NONE;
-          xmlFree (code);
-          walk (t, n->children, c, TRUE, depth + 1);
-        }
-      else if (is_element (n, "network-id"))
-        {
-          if (!in_country)
-            t->stats.skipped_no_country++;
-          else
-            read_network (t, n, country);
-        }
-      else
-        walk (t, n->children, country, in_country, depth + 1);
-    }
+  g_autofree char *code = attribute (x, "code");
+  RlCountry c = RL_COUNTRY_NONE;
+
+  if (code == NULL || !rl_country_parse (code, &c) || c == RL_COUNTRY_WORLD)
+    return RL_COUNTRY_NONE;
+  return c;
 }
 
 static void
@@ -129,38 +118,78 @@ free_array (gpointer p)
   g_array_unref (p);
 }
 
-RlMccTable *
-rl_mcc_table_parse (const char *data, gsize len, GError **error)
+/* Streams the document (xmlTextReader: memory bounded by its depth, not
+ * its size; the daemon keeps only the table). */
+static gboolean
+read_document (RlMccTable *t, xmlTextReader *x, GError **error)
+{
+  gboolean root_seen = FALSE, in_country = FALSE;
+  int country_depth = -1, rc;
+  RlCountry country = RL_COUNTRY_NONE;
+
+  while ((rc = xmlTextReaderRead (x)) == 1)
+    {
+      int type = xmlTextReaderNodeType (x);
+      int depth = xmlTextReaderDepth (x);
+
+      if (type == XML_READER_TYPE_END_ELEMENT && in_country && depth == country_depth)
+        in_country = FALSE;
+      if (type != XML_READER_TYPE_ELEMENT)
+        continue;
+      if (!root_seen)
+        {
+          root_seen = TRUE;
+          if (!name_is (x, "serviceproviders"))
+            {
+              g_set_error (error, RL_MCC_ERROR, RL_MCC_ERROR_PARSE, "not a serviceproviders document");
+              return FALSE;
+            }
+          continue;
+        }
+      if (depth > MAX_DEPTH)
+        continue;
+      if (name_is (x, "country") && !in_country)
+        {
+          country = country_of (x);
+          in_country = !xmlTextReaderIsEmptyElement (x);
+          country_depth = depth;
+        }
+      else if (name_is (x, "network-id"))
+        {
+          if (!in_country)
+            t->stats.skipped_no_country++;
+          else
+            read_network (t, x, country);
+        }
+    }
+  if (rc != 0 || !root_seen)
+    {
+      /* a truncated or damaged file is refused whole, not read in part */
+      g_set_error (error, RL_MCC_ERROR, RL_MCC_ERROR_PARSE, "not a well-formed XML document");
+      return FALSE;
+    }
+  return TRUE;
+}
+
+/* Reads @x (freed here) into a table. */
+static RlMccTable *
+table_from_reader (xmlTextReader *x, GError **error)
 {
   g_autoptr (RlMccTable) t = NULL;
-  xmlDoc *doc;
-  xmlNode *root;
+  gboolean ok;
 
-  if (len > G_MAXINT)
-    {
-      g_set_error (error, RL_MCC_ERROR, RL_MCC_ERROR_PARSE, "document too large");
-      return NULL;
-    }
-  /* no network, no DTD, no entity substitution: the data file is read as it is */
-  doc = xmlReadMemory (data, (int) len, "serviceproviders.xml", NULL,
-                       XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING);
-  if (doc == NULL)
+  if (x == NULL)
     {
       g_set_error (error, RL_MCC_ERROR, RL_MCC_ERROR_PARSE, "not an XML document");
-      return NULL;
-    }
-  root = xmlDocGetRootElement (doc);
-  if (root == NULL || !is_element (root, "serviceproviders"))
-    {
-      xmlFreeDoc (doc);
-      g_set_error (error, RL_MCC_ERROR, RL_MCC_ERROR_PARSE, "not a serviceproviders document");
       return NULL;
     }
   t = g_new0 (RlMccTable, 1);
   t->by_mcc = g_hash_table_new_full (g_direct_hash, g_direct_equal, NULL, free_array);
   t->by_network = g_hash_table_new_full (g_direct_hash, g_direct_equal, NULL, free_array);
-  walk (t, root->children, RL_COUNTRY_NONE, FALSE, 0);
-  xmlFreeDoc (doc);
+  ok = read_document (t, x, error);
+  xmlFreeTextReader (x);
+  if (!ok)
+    return NULL;
   if (t->stats.networks == 0)
     {
       g_set_error (error, RL_MCC_ERROR, RL_MCC_ERROR_EMPTY, "no usable network-id (%u skipped)",
@@ -171,20 +200,34 @@ rl_mcc_table_parse (const char *data, gsize len, GError **error)
   return g_steal_pointer (&t);
 }
 
+/* no network, no DTD, no entity substitution: the data file is read as it is */
+#define READ_OPTIONS (XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING)
+
+RlMccTable *
+rl_mcc_table_parse (const char *data, gsize len, GError **error)
+{
+  if (len > G_MAXINT)
+    {
+      g_set_error (error, RL_MCC_ERROR, RL_MCC_ERROR_PARSE, "document too large");
+      return NULL;
+    }
+  return table_from_reader (xmlReaderForMemory (data, (int) len, "serviceproviders.xml", NULL, READ_OPTIONS), error);
+}
+
 RlMccTable *
 rl_mcc_table_load (const char *path, GError **error)
 {
-  g_autofree char *data = NULL;
-  gsize len = 0;
   g_autoptr (GError) local = NULL;
   RlMccTable *t;
 
-  if (!g_file_get_contents (path, &data, &len, &local))
+  /* streamed from the file: the daemon never holds the whole document */
+  if (!g_file_test (path, G_FILE_TEST_IS_REGULAR) || g_access (path, R_OK) != 0)
     {
-      g_set_error (error, RL_MCC_ERROR, RL_MCC_ERROR_READ, "%s", local->message);
+      g_set_error (error, RL_MCC_ERROR, RL_MCC_ERROR_READ, "%s: cannot read it (Debian package "
+                   "mobile-broadband-provider-info)", path);
       return NULL;
     }
-  t = rl_mcc_table_parse (data, len, &local);
+  t = table_from_reader (xmlReaderForFile (path, NULL, READ_OPTIONS), &local);
   if (t == NULL)
     g_set_error (error, RL_MCC_ERROR, local->code, "%s: %s", path, local->message);
   return t;
