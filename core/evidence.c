@@ -42,6 +42,7 @@ static const char *const source_kind_names[RL_N_SOURCE_KINDS] = {
   [RL_SOURCE_GPS] = "gps",
   [RL_SOURCE_TIMEZONE] = "timezone",
   [RL_SOURCE_OVERRIDE] = "override",
+  [RL_SOURCE_CELL] = "cell",
 };
 
 const char *

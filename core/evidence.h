@@ -31,6 +31,7 @@ typedef enum {
   RL_SOURCE_GPS,
   RL_SOURCE_TIMEZONE,
   RL_SOURCE_OVERRIDE,
+  RL_SOURCE_CELL,         /* the mobile network a modem is registered on (its MCC) */
   RL_N_SOURCE_KINDS
 } RlSourceKind;
 

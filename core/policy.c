@@ -76,6 +76,7 @@ rl_policy_params_init (RlPolicyParams *p)
   p->flap_calm_s = 600;
   p->airborne_min_altitude_m = 2000;
   p->airborne_min_speed_kmh = 150;
+  p->cell_weight = 0.7;
 }
 
 guint
@@ -145,6 +146,7 @@ typedef struct {
   guint network_bands;
   gboolean network_yields;  /* a large network, outvoted by many operators' witness for another country */
   RlCountry location;       /* the location code before mapping (AX for FI) */
+  gboolean cell_strong;     /* a modem's network names only this country */
 } Tally;
 
 /* The evidence that names no candidate of its own. */
@@ -760,6 +762,48 @@ is_live (const RlEvidence *e, gint64 now)
   return e->expires_at > now && e->observed_at <= now;
 }
 
+/* ---- the mobile network (issue 13) ---------------------------------- */
+
+/* A modem registered on a network whose MCC names one country is one
+ * deciding witness for it (every modem together: one witness, they hear
+ * the same towers); an MCC shared by several countries (310-316: the US
+ * and its territories) confirms each of them, never decides.  A cell is
+ * never strong: a tower across a border is an everyday thing, so a cell
+ * naming another country than a GPS fix or the access points is no
+ * conflict, and it always needs a second witness (docs/policy.md). */
+static void
+collect_cell (Tallying *t, const RlEvidence *e)
+{
+  for (guint c = 0; c < e->n_countries; c++)
+    {
+      Tally *y = tally_get (t, e->countries[c]);
+      y->pub.cell = TRUE;
+      if (e->n_countries == 1)
+        y->cell_strong = TRUE;
+    }
+}
+
+static void
+weigh_cell (const RlPolicyParams *p, Tally *y, double *miss)
+{
+  y->pub.cell_ambiguous = y->pub.cell && !y->cell_strong;
+  if (!y->pub.cell)
+    return;
+  y->pub.witnesses++;
+  if (y->cell_strong)
+    y->pub.deciding++;
+  *miss *= 1.0 - p->cell_weight;
+}
+
+static void
+describe_cell (GString *s, const Tally *y, gboolean first)
+{
+  if (!y->pub.cell)
+    return;
+  g_string_append_printf (s, "%sa modem's mobile network (its MCC) %s", first ? "" : "; ",
+                          y->cell_strong ? "names it" : "names it and other countries: it confirms, never decides");
+}
+
 /* Sorts the live items: the newest good fix speaks for the GPS, beacons
  * with a country go to @beacons, the timezone marks its countries. */
 static void
@@ -789,6 +833,9 @@ collect_live (Tallying *t, const RlEvidence *ev, gsize n_ev, gint64 now, GPtrArr
             t->n_suspect++;
           else if (e->n_countries > 0)
             g_ptr_array_add (beacons, (gpointer) e);
+          break;
+        case RL_SOURCE_CELL:
+          collect_cell (t, e);
           break;
         case RL_SOURCE_TIMEZONE:
           if (t->zone == NULL && e->detail[0])
@@ -890,6 +937,7 @@ weigh (Tallying *t)
         miss *= 1.0 - p->timezone_weight;
       if (y->pub.eu)
         miss *= 1.0 - p->beacon_eu_weight;
+      weigh_cell (p, y, &miss);
       y->pub.confidence = y->pub.witnesses > 0 ? 1.0 - miss : 0.0;
     }
 }
@@ -1278,6 +1326,8 @@ describe_support (GString *s, const Tally *y, const Tallying *t)
                               t->eu.groups, plural (t->eu.groups, "", "s"), plural (t->eu.groups, "s", ""));
       first = FALSE;
     }
+  describe_cell (s, y, first);
+  first = first && !y->pub.cell;
   if (first)
     g_string_append (s, "nothing");
 }

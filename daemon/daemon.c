@@ -421,6 +421,7 @@ source_settings_unchanged (const RlSourceOps *ops, const RlConfig *old, const Rl
     { "gps", "boundary_index", { "max_age_gps", "gps_", "air" } },
     { "timezone", "zoneinfo_dir", { "max_age_timezone", NULL } },
     { "override", NULL, { "max_age_override", NULL } },
+    { "cell", NULL, { "max_age_cell", NULL } },
   };
 
   for (gsize i = 0; i < G_N_ELEMENTS (deps); i++)
