@@ -76,6 +76,8 @@ rl_policy_params_init (RlPolicyParams *p)
   p->flap_calm_s = 600;
   p->airborne_min_altitude_m = 2000;
   p->airborne_min_speed_kmh = 150;
+  p->beacon_faint_dbm = -80;
+  p->beacon_faint_margin_db = 30;
 }
 
 guint
@@ -141,6 +143,11 @@ typedef struct {
   guint network_bands;
   gboolean network_yields;  /* a large network, outvoted by many operators' witness for another country */
   RlCountry location;       /* the location code before mapping (AX for FI) */
+  gboolean heard_well;      /* an AP naming it is not faint (rule 4) */
+  gboolean network_only;    /* its beacon witness is one operator's large network alone */
+  guint network_votes;      /* that network's operator's votes for it (after the cap) */
+  gboolean tz_primary;      /* the timezone's own country (zone.tab), not just listed */
+  gboolean gps_plurality;   /* its APs' plurality beside a fix naming it (rule 2b) */
 } Tally;
 
 /* The evidence that names no candidate of its own. */
@@ -174,6 +181,8 @@ typedef struct {
   const GArray *suspects;   /* beacons left out of the vote, or NULL */
   guint n_suspect;          /* live beacons left out */
   gboolean airborne;
+  double strongest_dbm;     /* the strongest AP heard (faint rule); 0: no signal known */
+  gboolean network_yielded; /* a large network yielded to another country's APs */
 } Tallying;
 
 static RlCountry
@@ -546,6 +555,61 @@ count_beacon_votes (Tallying *t, BeaconGroups *g)
   credit_pool (t, pool);
 }
 
+/* ---- faint access points --------------------------------------------- */
+
+/* Routers across a river or a street are heard faintly; the building one is
+ * in, well.  A country all of whose access points are faint (at or below
+ * beacon_faint_dbm, or beacon_faint_margin below the strongest AP heard)
+ * forms no witness; its votes still count in the shares.  The strongest
+ * counts as at most FAINT_REFERENCE_MAX_DBM: a router on the desk at -25 dBm
+ * must not mute the building. */
+#define FAINT_REFERENCE_MAX_DBM (-45.0)
+
+static gboolean
+ap_is_faint (const Tallying *t, const RlEvidence *e)
+{
+  double dbm = e->beacon.signal_mbm / 100.0;
+
+  if (e->beacon.signal_mbm == 0)
+    return FALSE;           /* unknown: no reason to doubt it */
+  if (dbm <= t->params->beacon_faint_dbm)
+    return TRUE;
+  return t->strongest_dbm != 0 &&
+         dbm <= MIN (t->strongest_dbm, FAINT_REFERENCE_MAX_DBM) - t->params->beacon_faint_margin_db;
+}
+
+static Tally *
+tally_find (Tallying *t, RlCountry code)
+{
+  for (guint i = 0; i < t->tallies->len; i++)
+    if (g_array_index (t->tallies, Tally, i).pub.country == code)
+      return &g_array_index (t->tallies, Tally, i);
+  return NULL;
+}
+
+static void
+mark_heard_well (Tallying *t, const BeaconGroups *g)
+{
+  t->strongest_dbm = 0;
+  for (guint k = 0; k < g->n; k++)
+    {
+      gint32 mbm = g->aps[k].ev->beacon.signal_mbm;
+      if (mbm != 0 && (t->strongest_dbm == 0 || mbm / 100.0 > t->strongest_dbm))
+        t->strongest_dbm = mbm / 100.0;
+    }
+  for (guint k = 0; k < g->n; k++)
+    {
+      RlCountry c = g->vote[uf_find (g->parent, k)];
+      gboolean unmapped;
+      Tally *y;
+
+      if (c == RL_COUNTRY_NONE || c == RL_COUNTRY_EU || ap_is_faint (t, g->aps[k].ev))
+        continue;
+      if ((y = tally_find (t, regulatory_code (t, c, &unmapped))) != NULL)
+        y->heard_well = TRUE;
+    }
+}
+
 /* ---- one operator's large network ------------------------------------ */
 
 /* Many devices of one operator on several channels in more than one band
@@ -557,6 +621,7 @@ count_beacon_votes (Tallying *t, BeaconGroups *g)
 
 typedef struct {
   RlCountry country;
+  guint32 oui;
   guint devices;
   guint64 last_device;
   guint32 freqs[NET_MAX_FREQS];
@@ -595,6 +660,18 @@ net_add (NetStats *s, const Ap *ap)
     s->freqs[s->n_freqs++] = mhz;
 }
 
+/* The votes operator @oui gave @c (after the per-operator cap). */
+static guint
+operator_votes (const RlPolicyParams *p, const BeaconGroups *g, guint32 oui, RlCountry c)
+{
+  guint n = 0;
+
+  for (guint i = 0; i < g->n; i++)
+    if (uf_find (g->parent, i) == i && g->op[i] == oui && g->vote[i] == c)
+      n++;
+  return p->beacon_max_aps_per_operator > 0 ? MIN (n, p->beacon_max_aps_per_operator) : n;
+}
+
 static void
 network_witnesses (Tallying *t, const BeaconGroups *g)
 {
@@ -619,6 +696,7 @@ network_witnesses (Tallying *t, const BeaconGroups *g)
         {
           s = g_new0 (NetStats, 1);
           s->country = c;
+          s->oui = oui_of (ap->ev->beacon.bssid);
           g_hash_table_insert (nets, g_memdup2 (&key, sizeof key), s);
         }
       net_add (s, ap);
@@ -640,6 +718,7 @@ network_witnesses (Tallying *t, const BeaconGroups *g)
           y->network_devices = s->devices;
           y->network_channels = s->n_freqs;
           y->network_bands = bands;
+          y->network_votes = operator_votes (t->params, g, s->oui, s->country);
         }
     }
 }
@@ -652,7 +731,7 @@ static gboolean
 rest_says_otherwise (const Tallying *t, const Tally *y)
 {
   const RlPolicyParams *p = t->params;
-  guint rest = t->n_beacons_total_votes - y->beacon_votes;
+  guint rest = t->n_beacons_total_votes - MIN (y->network_votes, t->n_beacons_total_votes);
 
   for (guint k = 0; k < t->tallies->len; k++)
     {
@@ -663,6 +742,35 @@ rest_says_otherwise (const Tallying *t, const Tally *y)
         return TRUE;
     }
   return FALSE;
+}
+
+/* Does the live fix's error circle itself contain @code (its centre's
+ * country, or a neighbour no further than its error radius)? */
+static gboolean
+gps_circle_names (const Tallying *t, RlCountry code)
+{
+  const RlEvidence *gps = t->gps;
+  gboolean unmapped;
+
+  for (guint c = 0; c < gps->n_countries; c++)
+    if (c == 0 || gps->gps.border_m < 0 || gps->gps.border_m <= gps->gps.error_m)
+      if (regulatory_code (t, gps->countries[c], &unmapped) == code)
+        return TRUE;
+  return FALSE;
+}
+
+/* Do the access points of operators other than the large network's give
+ * @y a witness of their own by the share rule among themselves (the hotel's
+ * network and the routers of the street)? */
+static gboolean
+others_say_so (const Tallying *t, const Tally *y)
+{
+  const RlPolicyParams *p = t->params;
+  guint votes = y->beacon_votes - MIN (y->network_votes, y->beacon_votes);
+  guint ga = y->beacon_ga_votes - MIN (y->network_votes, y->beacon_ga_votes);
+  guint rest = t->n_beacons_total_votes - MIN (y->network_votes, t->n_beacons_total_votes);
+
+  return ga > 0 && votes >= p->beacon_min_aps && (double) votes + 1e-9 >= p->beacon_min_fraction * (double) rest;
 }
 
 /* How many witnesses each country's beacon votes make: one with enough APs
@@ -684,13 +792,18 @@ beacon_witnesses (Tallying *t)
       Tally *y = &g_array_index (t->tallies, Tally, i);
       gboolean dissent = FALSE;
 
-      if (y->beacon_ga_votes == 0)
+      if (y->beacon_ga_votes == 0 || !y->heard_well)
         continue;
       /* "No dissent" means no other country has the APs for a witness of
        * its own; a lone AP naming something else is shown, not counted. */
       for (guint k = 0; k < t->tallies->len; k++)
         if (k != i && g_array_index (t->tallies, Tally, k).beacon_votes >= p->beacon_min_aps)
           dissent = TRUE;
+      /* … nor a GPS fix that places the machine elsewhere: a fix whose
+       * error circle does not reach this country (it may lie within the
+       * border margin beyond it) is dissent too */
+      if (t->gps != NULL && !(t->gps->gps.flags & RL_GPS_INFO_UNTRUSTED) && !gps_circle_names (t, y->pub.country))
+        dissent = TRUE;
       double fraction = (double) y->beacon_votes / (double) MAX (t->n_beacons_total_votes, 1u);
       if (y->beacon_votes >= p->beacon_strong_aps && y->pub.beacon_operators >= p->beacon_strong_operators && !dissent)
         y->beacon_witnesses = 2;
@@ -704,13 +817,17 @@ beacon_witnesses (Tallying *t)
       Tally *y = &g_array_index (t->tallies, Tally, i);
       if (!y->pub.beacon_network)
         continue;
-      if ((by_share != RL_COUNTRY_NONE && by_share != y->pub.country) || rest_says_otherwise (t, y))
+      if ((by_share != RL_COUNTRY_NONE && by_share != y->pub.country) || rest_says_otherwise (t, y) ||
+          !y->heard_well)
         {
           y->pub.beacon_network = FALSE;
           y->network_yields = TRUE;
+          t->network_yielded |= y->heard_well;
         }
+      else if (others_say_so (t, y))
+        y->beacon_witnesses = 2;    /* the network's word and the other operators' */
       else if (y->beacon_witnesses == 0)
-        y->beacon_witnesses = 1;
+        y->beacon_witnesses = 1, y->network_only = TRUE;
     }
   t->eu.witness = t->eu.votes >= p->beacon_min_aps && t->eu.ga_votes > 0;
 }
@@ -735,6 +852,7 @@ tally_beacons (Tallying *t, GPtrArray *beacons)
   group_join (&g);
   group_elect (&g);
   count_beacon_votes (t, &g);
+  mark_heard_well (t, &g);
   network_witnesses (t, &g);
   beacon_witnesses (t);
 
@@ -788,6 +906,9 @@ collect_live (Tallying *t, const RlEvidence *ev, gsize n_ev, gint64 now, GPtrArr
             t->zone = e->detail;
           for (guint c = 0; c < e->n_countries; c++)
             tally_get (t, e->countries[c])->pub.timezone = TRUE;
+          /* the first is the zone's own country (zone.tab), the rest zone1970.tab's list */
+          if (e->n_countries > 0)
+            tally_get (t, e->countries[0])->tz_primary = TRUE;
           break;
         default:
           break;
@@ -811,11 +932,46 @@ tally_gps (Tallying *t)
     t->gps_at_sea = TRUE;
   for (guint c = 0; c < t->gps->n_countries; c++)
     {
+      /* the neighbour only inside the error circle itself, not within the
+       * border margin beyond it: a fix whose circle lies in one country is
+       * still ambiguous (no deciding witness) but confirms no other */
+      if (c > 0 && t->gps->gps.border_m >= 0 && t->gps->gps.border_m > t->gps->gps.error_m)
+        continue;
       Tally *y = tally_get (t, t->gps->countries[c]);
       y->pub.gps = TRUE;
       y->gps_strong = t->gps->n_countries == 1;
       y->pub.gps_ambiguous = t->gps->n_countries > 1;
     }
+}
+
+/* Beside a fix that names X, the access points confirm X by plurality:
+ * X's APs from at least two operators, with as many votes as any other
+ * country (a clean fix: it decides, the APs confirm), or more than any
+ * other (a fix near a border whose centre is in X: the APs decide, the fix
+ * confirms).  The plurality never overrides the fix: it only ever lends
+ * the country the fix names a second witness. */
+static void
+tally_gps_plurality (Tallying *t)
+{
+  gboolean unmapped;
+  Tally *x;
+
+  if (t->gps == NULL || (t->gps->gps.flags & RL_GPS_INFO_UNTRUSTED) || t->gps->n_countries == 0)
+    return;
+  x = tally_find (t, regulatory_code (t, t->gps->countries[0], &unmapped));
+  if (x == NULL || x->beacon_witnesses > 0 || x->beacon_ga_votes == 0 || x->pub.beacon_operators < 2 ||
+      x->beacon_votes < t->params->beacon_min_aps || !x->heard_well)
+    return;
+  for (guint i = 0; i < t->tallies->len; i++)
+    {
+      const Tally *o = &g_array_index (t->tallies, Tally, i);
+      if (o == x)
+        continue;
+      if (o->beacon_votes > x->beacon_votes || (!x->gps_strong && o->beacon_votes == x->beacon_votes))
+        return;
+    }
+  x->beacon_witnesses = 1;
+  x->gps_plurality = TRUE;
 }
 
 /* A fix that jumped further than any vehicle could move confirms a country
@@ -870,6 +1026,16 @@ weigh (Tallying *t)
       Tally *y = &g_array_index (t->tallies, Tally, i);
       double miss = 1.0;
 
+      /* The timezone confirms one operator's large network only beside a
+       * GPS fix (a train's or a ship's network moves with the passengers'
+       * clock), and a country only access points name only when it is the
+       * zone's own country (Europe/Zurich lists DE for Büsingen: routers
+       * across the Rhine in Basel are no German place), and never settles
+       * a dispute between access points and another country's large
+       * network (guests' travel routers against the hotel's network). */
+      if (y->pub.timezone && !y->pub.gps &&
+          (y->network_only || (y->beacon_witnesses > 0 && (!y->tz_primary || t->network_yielded))))
+        y->pub.timezone = FALSE;
       y->pub.deciding = (y->gps_strong ? 1 : 0) + y->beacon_witnesses;
       y->pub.witnesses = (y->pub.gps ? 1 : 0) + y->beacon_witnesses + (y->pub.timezone ? 1 : 0) + (y->pub.eu ? 1 : 0);
       if (y->pub.gps)
@@ -920,6 +1086,7 @@ tally_all (Tallying *t, const RlEvidence *ev, gsize n_ev, gint64 now)
   tally_gps (t);
   tally_beacons (t, beacons);
   tally_untrusted_gps (t);
+  tally_gps_plurality (t);
   tally_eu (t);
   weigh (t);
   g_array_sort (t->tallies, cmp_tally);

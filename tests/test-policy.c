@@ -474,13 +474,42 @@ test_large_network (void)
     }
   add_zone (a, "DE,DK,NO,SE,SJ");
   {
+    /* one operator's word and a clock: a train's or a ship's network
+     * moving with the passengers' clock looks the same, so 00 */
     g_autoptr (RlDecision) d = decide_at (a, NULL, NOW);
     const RlCandidate *de = candidate (d, "DE");
-    assert_decision (d, "DE", RL_STATE_DECIDED, RL_REASON_AGREEMENT);
+    assert_decision (d, "00", RL_STATE_WORLD, RL_REASON_SINGLE_WITNESS);
     g_assert_true (de->beacon_network);
+    g_assert_false (de->timezone);
     g_assert_cmpuint (de->beacon_aps, ==, 2);   /* the flood cap still holds */
     g_assert_nonnull (strstr (d->explanation, "network of 40 devices on 8 channels in 2 bands"));
     g_test_message ("%s", d->explanation);
+  }
+  {
+    /* a fix (here near a border: it only confirms) is the independent witness */
+    g_autoptr (GArray) b = g_array_copy (a);
+    add_gps (b, "DE,NL", 40);
+    g_autoptr (RlDecision) d = decide_at (b, NULL, NOW);
+    assert_decision (d, "DE", RL_STATE_DECIDED, RL_REASON_AGREEMENT);
+  }
+  {
+    /* so are the street's routers of other operators holding the share
+     * among the other access points: two witnesses without the clock */
+    g_autoptr (GArray) b = g_array_copy (a);
+    static const char *const street[] = { "3c:a6:2f:51:00:01", "88:71:b1:52:00:02", "00:1f:3f:53:00:03",
+                                          "1c:ed:6f:54:00:04", "34:31:c4:55:00:05", "e8:df:70:56:00:06",
+                                          "7c:ff:4d:57:00:07", "dc:39:6f:58:00:08", "00:04:0e:59:00:09",
+                                          "5c:49:79:5a:00:0a", "44:4e:6d:5b:00:0b", "98:9b:cb:5c:00:0c",
+                                          "c8:0e:14:5d:00:0d", "2c:91:ab:5e:00:0e", "b0:f2:08:5f:00:0f",
+                                          "24:65:11:60:00:10", "e0:28:6d:61:00:11", "bc:05:43:62:00:12",
+                                          "74:42:7f:63:00:13", "cc:ce:1e:64:00:14", "08:96:d7:65:00:15",
+                                          "38:10:d5:66:00:16", "50:e6:36:67:00:17", "f0:b0:14:68:00:18" };
+    for (guint i = 0; i < G_N_ELEMENTS (street); i++)
+      add_ap (b, street[i], "DE", street[i], 2412);
+    g_array_remove_index (b, b->len - 1 - G_N_ELEMENTS (street));   /* the zone */
+    g_autoptr (RlDecision) d = decide_at (b, NULL, NOW);
+    assert_decision (d, "DE", RL_STATE_DECIDED, RL_REASON_AGREEMENT);
+    g_assert_cmpuint (candidate (d, "DE")->witnesses, ==, 2);
   }
   /* a ship's network in port: the harbour's routers of three operators say
    * ES; they hold the share among the other access points: it yields */
