@@ -19,6 +19,8 @@ here=$(dirname "$0")
 pairs=${PAIRS:-5}
 regloc=$build/cli/regloc
 export REGLOC_BOUNDARY_INDEX=${REGLOC_BOUNDARY_INDEX:-$build/data/boundaries.idx}
+# the uninstalled build's data (territories.tsv); an installed regloc knows its datadir
+export REGLOC_DATADIR=${REGLOC_DATADIR:-$build/data:$(cd "$here/.." && pwd)/data}
 
 command -v gpsdecode >/dev/null || { echo "gpsdecode not found (Debian package gpsd-clients)" >&2; exit 77; }
 [ -x /usr/bin/time ] || { echo "/usr/bin/time not found (Debian package time)" >&2; exit 77; }

@@ -230,35 +230,127 @@ handle_get_evidence (RlDBusManager *m, GDBusMethodInvocation *invocation, gpoint
   return G_DBUS_METHOD_INVOCATION_HANDLED;
 }
 
+/* journald MESSAGE_IDs of the audit records of an override set or cleared
+ * (data/regloc.catalog explains them). */
+#define RL_MESSAGE_ID_OVERRIDE_SET "ce0d853e299f4ceda859a03c24615554"
+#define RL_MESSAGE_ID_OVERRIDE_CLEARED "0a574458fbd7421dab725e5446888e0d"
+
+/* The RlBus may go (bus lost) while the bus daemon answers: the call keeps
+ * what it needs, the daemon (which outlives every RlBus) and the skeleton. */
+typedef struct {
+  RlDaemon *daemon;
+  RlDBusManager *skeleton;
+  GDBusMethodInvocation *invocation;
+} OverrideCall;
+
+/* Who changed the override, for the journal: the caller's uid and pid as the
+ * bus daemon knows them (fields left out when it no longer does: the caller
+ * left).  Every field is a string; OBJECT_PID lets journald add the caller's
+ * _COMM, _EXE, … as OBJECT_* fields. */
+static void
+log_override (const char *method, const char *country, const char *sender, GVariant *credentials)
+{
+  guint32 uid = 0, pid = 0;
+  gboolean have_uid = FALSE, have_pid = FALSE;
+  char uid_text[16] = "unknown", pid_text[16] = "unknown";
+  gboolean set = g_str_equal (method, "SetOverride");
+  g_autofree char *message = NULL;
+  g_autoptr(GVariant) record = NULL;
+  GVariantDict fields;
+
+  if (credentials != NULL)
+    {
+      have_uid = g_variant_lookup (credentials, "UnixUserID", "u", &uid);
+      have_pid = g_variant_lookup (credentials, "ProcessID", "u", &pid);
+    }
+  if (have_uid)
+    g_snprintf (uid_text, sizeof uid_text, "%" G_GUINT32_FORMAT, uid);
+  if (have_pid)
+    g_snprintf (pid_text, sizeof pid_text, "%" G_GUINT32_FORMAT, pid);
+  message = g_strdup_printf ("Override %s%s by uid %s (%s, pid %s)", set ? "set to " : "cleared",
+                             set ? country : "", uid_text, sender ? sender : "no bus name", pid_text);
+  g_variant_dict_init (&fields, NULL);
+  g_variant_dict_insert (&fields, "MESSAGE_ID", "s", set ? RL_MESSAGE_ID_OVERRIDE_SET : RL_MESSAGE_ID_OVERRIDE_CLEARED);
+  g_variant_dict_insert (&fields, "RL_OVERRIDE", "s", set ? country : "");
+  if (have_uid)
+    g_variant_dict_insert (&fields, "RL_CALLER_UID", "s", uid_text);
+  if (sender != NULL)
+    g_variant_dict_insert (&fields, "RL_CALLER_BUS_NAME", "s", sender);
+  if (have_pid)
+    g_variant_dict_insert (&fields, "OBJECT_PID", "s", pid_text);
+  g_variant_dict_insert (&fields, "MESSAGE", "s", message);
+  record = g_variant_ref_sink (g_variant_dict_end (&fields));
+  g_log_variant (G_LOG_DOMAIN, G_LOG_LEVEL_MESSAGE, record);
+}
+
+static void
+on_override_credentials (GObject *source, GAsyncResult *result, gpointer user_data)
+{
+  OverrideCall *call = user_data;
+  GDBusMethodInvocation *invocation = call->invocation;
+  g_autoptr(GVariant) reply = NULL, credentials = NULL;
+  g_autoptr(GError) local = NULL;
+  const char *method = g_dbus_method_invocation_get_method_name (invocation);
+  const char *country = NULL;
+
+  reply = g_dbus_connection_call_finish (G_DBUS_CONNECTION (source), result, &local);
+  if (reply != NULL)
+    g_variant_get (reply, "(@a{sv})", &credentials);
+  else
+    g_debug ("No credentials of %s: %s", g_dbus_method_invocation_get_sender (invocation), local->message);
+  g_clear_error (&local);
+
+  if (g_str_equal (method, "SetOverride"))
+    {
+      g_variant_get (g_dbus_method_invocation_get_parameters (invocation), "(&s)", &country);
+      if (!rl_daemon_set_override (call->daemon, country, &local))
+        return_daemon_error (invocation, local);
+      else
+        {
+          log_override (method, country, g_dbus_method_invocation_get_sender (invocation), credentials);
+          rl_dbus_manager_complete_set_override (call->skeleton, invocation);
+        }
+    }
+  else
+    {
+      if (!rl_daemon_clear_override (call->daemon, &local))
+        return_daemon_error (invocation, local);
+      else
+        {
+          log_override (method, NULL, g_dbus_method_invocation_get_sender (invocation), credentials);
+          rl_dbus_manager_complete_clear_override (call->skeleton, invocation);
+        }
+    }
+  g_object_unref (call->skeleton);
+  g_free (call);
+}
+
 static void
 on_override_authorized (GDBusMethodInvocation *invocation, gboolean allowed, const GError *error, gpointer user_data)
 {
   RlBus *self = user_data;
-  g_autoptr(GError) local = NULL;
+  OverrideCall *call;
   const char *method = g_dbus_method_invocation_get_method_name (invocation);
+  const char *sender = g_dbus_method_invocation_get_sender (invocation);
 
   if (!allowed)
     {
-      g_message ("Refused %s from %s: %s", method, g_dbus_method_invocation_get_sender (invocation), error->message);
+      g_message ("Refused %s from %s: %s", method, sender, error->message);
       g_dbus_method_invocation_return_gerror (invocation, error);
       return;
     }
-  if (g_str_equal (method, "SetOverride"))
-    {
-      const char *country = NULL;
-      g_variant_get (g_dbus_method_invocation_get_parameters (invocation), "(&s)", &country);
-      if (!rl_daemon_set_override (self->daemon, country, &local))
-        return_daemon_error (invocation, local);
-      else
-        rl_dbus_manager_complete_set_override (self->skeleton, invocation);
-    }
-  else
-    {
-      if (!rl_daemon_clear_override (self->daemon, &local))
-        return_daemon_error (invocation, local);
-      else
-        rl_dbus_manager_complete_clear_override (self->skeleton, invocation);
-    }
+  /* Ask the bus who the caller is (asynchronously: the main loop serves
+   * everyone else meanwhile), then change the override and log it.  The
+   * invocation's reference goes with its reply. */
+  call = g_new0 (OverrideCall, 1);
+  call->daemon = self->daemon;
+  call->skeleton = g_object_ref (self->skeleton);
+  call->invocation = invocation;
+  g_dbus_connection_call (g_dbus_method_invocation_get_connection (invocation),
+                          "org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus",
+                          "GetConnectionCredentials", g_variant_new ("(s)", sender ? sender : ""),
+                          G_VARIANT_TYPE ("(a{sv})"), G_DBUS_CALL_FLAGS_NONE, 5000, NULL,
+                          on_override_credentials, call);
 }
 
 static gboolean

@@ -194,8 +194,10 @@ daemon_schedule (RlDaemon *self, gint64 at)
 static void
 daemon_log_change (RlDaemon *self, const RlDecision *old, const RlDecision *dec)
 {
-  char cc[3], old_cc[3];
+  char cc[3], old_cc[3], confidence[G_ASCII_DTOSTR_BUF_SIZE];
 
+  /* Every field but MESSAGE is a plain string to g_log_structured. */
+  g_ascii_formatd (confidence, sizeof confidence, "%.2f", dec->confidence);
   rl_country_to_string (dec->country, cc);
   rl_country_to_string (old ? old->country : RL_COUNTRY_WORLD, old_cc);
   gboolean country_changed = old == NULL || old->country != dec->country;
@@ -205,10 +207,10 @@ daemon_log_change (RlDaemon *self, const RlDecision *old, const RlDecision *dec)
                     "RL_PREVIOUS_COUNTRY", old_cc,
                     "RL_STATE", rl_state_to_string (dec->state),
                     "RL_REASON", rl_reason_to_string (dec->reason),
-                    "RL_CONFIDENCE", "%.2f", dec->confidence,
-                    "MESSAGE", "Decision: country=%s state=%s reason=%s confidence=%.2f (%s)",
+                    "RL_CONFIDENCE", confidence,
+                    "MESSAGE", "Decision: country=%s state=%s reason=%s confidence=%s (%s)",
                     cc, rl_state_to_string (dec->state), rl_reason_to_string (dec->reason),
-                    dec->confidence, dec->summary ? dec->summary : "");
+                    confidence, dec->summary ? dec->summary : "");
 }
 
 static void

@@ -40,7 +40,8 @@ typedef struct {
   gboolean border_area;
 } RlBoundaryResult;
 
-/* The index the build made (or the installed one); $REGLOC_BOUNDARY_INDEX wins. */
+/* The installed index, or the one $REGLOC_DATADIR names (core/paths.h);
+ * $REGLOC_BOUNDARY_INDEX wins.  An interned string. */
 const char *rl_boundary_index_default_path (void);
 RlBoundaryIndex *rl_boundary_index_open (const char *path, GError **error);
 /* The same checks over an index in memory (@name for messages); the fuzz

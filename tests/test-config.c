@@ -4,7 +4,7 @@
 #include <glib.h>
 
 #include "core/config.h"
-#include "rl-build-config.h"
+#include "rl-test-config.h"
 
 static void
 test_defaults (void)

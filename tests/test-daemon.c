@@ -9,7 +9,7 @@
 #include "daemon/daemon.h"
 #include "daemon/auth.h"
 #include "daemon/sources/timezone.h"
-#include "rl-build-config.h"
+#include "rl-test-config.h"
 
 /* Temporary directories go away after each test, whatever they hold. */
 static void

@@ -17,7 +17,7 @@
 #include "geo/tzmap.h"
 #include "replay/replay.h"
 #include "replay/scenario.h"
-#include "rl-build-config.h"
+#include "rl-test-config.h"
 
 typedef struct {
   gint64 time;

@@ -12,7 +12,7 @@
 #include "replay/replay.h"
 #include "replay/scenario.h"
 #include "geo/tzmap.h"
-#include "rl-build-config.h"
+#include "rl-test-config.h"
 
 typedef struct {
   const char *file;

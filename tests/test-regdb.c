@@ -7,7 +7,7 @@
 #include "core/regdb.h"
 #include "core/policy.h"
 #include "core/territory.h"
-#include "rl-build-config.h"
+#include "rl-test-config.h"
 
 /* A minimal valid image: header, countries, one collection with one rule. */
 static GByteArray *

@@ -1,7 +1,7 @@
 /* GPS files through the replay engine: the sample trip, dates, merging,
  * errors, and every real receiver log without a crash. */
 #include <math.h>
-#include "rl-build-config.h"
+#include "rl-test-config.h"
 #include "replay/replay-gps.h"
 #include "tests/gps-test-util.h"
 

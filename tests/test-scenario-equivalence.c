@@ -8,7 +8,7 @@
 #include <unistd.h>
 #include <glib/gstdio.h>
 #include <json-glib/json-glib.h>
-#include "rl-build-config.h"
+#include "rl-test-config.h"
 #include "replay/scenario.h"
 #include "replay/replay-gps.h"
 #include "replay/replay-scans.h"

@@ -3,7 +3,7 @@
  * and the checks expect / expect-at / expect-within / expect-never. */
 #include <math.h>
 #include <string.h>
-#include "rl-build-config.h"
+#include "rl-test-config.h"
 #include "replay/scenario.h"
 
 static RlRegulatory *regulatory;

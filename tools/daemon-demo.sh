@@ -8,6 +8,9 @@ set -eu
 cd "$(dirname "$0")/.."
 speed="${1:-5}"
 build="${2:-build}"
+# the uninstalled build's data (an installed regloc knows its datadir)
+REGLOC_DATADIR="$(cd "$build" && pwd)/data:$PWD/data"
+export REGLOC_DATADIR
 tmp=$(mktemp -d)
 daemon=""; mon=""; bus=""
 cleanup () {

@@ -6,6 +6,9 @@ cd "$(dirname "$0")/.."
 tools/install-deps.sh
 [ -d build ] || meson setup build >/dev/null
 ninja -C build >/dev/null
+# the uninstalled build's data (an installed regloc knows its datadir)
+REGLOC_DATADIR="$PWD/build/data:$PWD/data"
+export REGLOC_DATADIR
 
 echo "== regloc replay: a drive from Kehl over the Rhine into Strasbourg, from a GPS log and the"
 echo "   access points heard on the way (data/samples/: synthetic, see SOURCE.md there)"

@@ -150,6 +150,12 @@ def main():
         try:
             env = dict(os.environ, DBUS_SYSTEM_BUS_ADDRESS=address, DBUS_SESSION_BUS_ADDRESS=address,
                        STATE_DIRECTORY=os.path.join(tmp, 'state'))
+            # an uninstalled build's reglocd finds its data as installed: run
+            # it the way `meson devenv` would (an installed one needs nothing)
+            build = os.path.dirname(os.path.dirname(os.path.abspath(args.reglocd)))
+            if 'REGLOC_DATADIR' not in env and os.path.exists(os.path.join(build, 'data', 'boundaries.idx')):
+                source = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+                env['REGLOC_DATADIR'] = os.path.join(build, 'data') + ':' + os.path.join(source, 'data')
             bus = connect(address)
             # --no-apply: a benchmark must not change the host's regulatory domain.
             results = [measure('reglocd', bus, [args.reglocd, '--no-apply'], env,
