@@ -15,6 +15,11 @@ struct RlEvidenceSet {
   double trusted_lat, trusted_lon, trusted_error_m;
   gint64 trusted_at;
   guint64 gps_kept_out, gps_untrusted;
+  /* rl_evidence_set_set_gps_still */
+  double gps_still_mps;
+  gint64 gps_still_window_us;
+  double trusted_speed_mps;
+  RlCountry trusted_country;
 };
 
 RlEvidenceSet *
@@ -107,6 +112,13 @@ rl_evidence_set_set_gps_limits (RlEvidenceSet *set, guint best_window_s, double 
 }
 
 void
+rl_evidence_set_set_gps_still (RlEvidenceSet *set, double still_speed_kmh, guint window_s)
+{
+  set->gps_still_mps = still_speed_kmh > 0 ? still_speed_kmh / 3.6 : 0;
+  set->gps_still_window_us = (gint64) window_s * RL_USEC_PER_SEC;
+}
+
+void
 rl_evidence_set_gps_limit_counts (const RlEvidenceSet *set, guint64 *kept_out, guint64 *untrusted)
 {
   *kept_out = set->gps_kept_out;
@@ -139,6 +151,24 @@ plausible_move (const RlEvidenceSet *set, const RlEvidence *ev, double *moved_m,
   return *moved_m <= reach;
 }
 
+/* A receiver that says it stands still, and said so at the last trusted
+ * fix a short while ago, has not crossed into another country beyond both
+ * error radii: multipath next to tall buildings (docs/policy.md, rule 7). */
+static gboolean
+still_jump (const RlEvidenceSet *set, const RlEvidence *ev)
+{
+  double slack;
+
+  if (set->gps_still_mps <= 0 || !set->have_trusted || !isfinite (ev->gps.speed_mps) ||
+      !isfinite (set->trusted_speed_mps) || ev->gps.speed_mps > set->gps_still_mps ||
+      set->trusted_speed_mps > set->gps_still_mps || ev->n_countries == 0 ||
+      set->trusted_country == RL_COUNTRY_NONE || ev->countries[0] == set->trusted_country ||
+      ev->observed_at - set->trusted_at > set->gps_still_window_us || ev->observed_at < set->trusted_at)
+    return FALSE;
+  slack = set->trusted_error_m + (isfinite (ev->gps.error_m) ? ev->gps.error_m : 0);
+  return distance_m (set->trusted_lat, set->trusted_lon, ev->gps.lat, ev->gps.lon) > slack;
+}
+
 /* The GPS rules of rl_evidence_set_set_gps_limits(): FALSE when @ev is
  * kept out; else @out is what to store. */
 static gboolean
@@ -153,6 +183,14 @@ judge_gps (RlEvidenceSet *set, const RlEvidence *ev, const RlEvidence *current, 
     {
       set->gps_kept_out++;
       return FALSE;
+    }
+  if (still_jump (set, ev))
+    {
+      out->gps.flags |= RL_GPS_INFO_UNTRUSTED;
+      g_strlcat (out->detail, " (untrusted: reports standing still, yet left the last trusted fix's country)",
+                 sizeof out->detail);
+      set->gps_untrusted++;
+      return TRUE;
     }
   if (set->gps_max_speed_mps <= 0)
     return TRUE;
@@ -174,6 +212,8 @@ judge_gps (RlEvidenceSet *set, const RlEvidence *ev, const RlEvidence *current, 
       set->trusted_lon = ev->gps.lon;
       set->trusted_error_m = isfinite (ev->gps.error_m) ? ev->gps.error_m : 0;
       set->trusted_at = ev->observed_at;
+      set->trusted_speed_mps = ev->gps.speed_mps;
+      set->trusted_country = ev->n_countries > 0 ? ev->countries[0] : RL_COUNTRY_NONE;
     }
   return TRUE;
 }
