@@ -1,8 +1,8 @@
 /* Where regloc's data files are, worked out in one place: the path the
  * configuration (or a command-line option) names, else the environment's
  * override, else the first copy in the directories $REGLOC_DATADIR lists
- * (separated by ':'; how an uninstalled build finds its build and source
- * trees' data/), else the installed copy.  No path of the build or source
+ * (separated by ':'), else, for a binary run from a meson build tree, the
+ * tree's data/ (found at run time), else the installed copy.  No path of the build or source
  * tree is compiled into a binary. */
 #pragma once
 
