@@ -148,6 +148,7 @@ typedef struct {
   guint network_votes;      /* that network's operator's votes for it (after the cap) */
   gboolean tz_primary;      /* the timezone's own country (zone.tab), not just listed */
   gboolean gps_plurality;   /* its APs' plurality beside a fix naming it (rule 2b) */
+  gboolean tz_declined;     /* the timezone lists it but may not confirm it (rules 2c, 5) */
 } Tally;
 
 /* The evidence that names no candidate of its own. */
@@ -1035,7 +1036,10 @@ weigh (Tallying *t)
        * network (guests' travel routers against the hotel's network). */
       if (y->pub.timezone && !y->pub.gps &&
           (y->network_only || (y->beacon_witnesses > 0 && (!y->tz_primary || t->network_yielded))))
-        y->pub.timezone = FALSE;
+        {
+          y->pub.timezone = FALSE;
+          y->tz_declined = TRUE;
+        }
       y->pub.deciding = (y->gps_strong ? 1 : 0) + y->beacon_witnesses;
       y->pub.witnesses = (y->pub.gps ? 1 : 0) + y->beacon_witnesses + (y->pub.timezone ? 1 : 0) + (y->pub.eu ? 1 : 0);
       if (y->pub.gps)
@@ -1374,6 +1378,10 @@ describe_beacons (GString *s, const Tally *y, const Tallying *t)
                           plural (y->pub.beacon_operators, "", "s"),
                           plural (y->pub.beacon_bssids > y->pub.beacon_devices ? 2 : y->pub.beacon_devices, "s", ""), cc,
                           witness_words (y->beacon_witnesses));
+  if (y->gps_plurality)
+    g_string_append (s, ": the most votes, beside a GPS fix naming it");
+  if (!y->heard_well && y->beacon_ga_votes > 0)
+    g_string_append (s, "; all heard faintly, at most dissent");
   if (y->beacon_ga_votes < ga_devices)
     g_string_append_printf (s, "; %u vote%s after the cap of %u per operator", y->beacon_votes,
                             plural (y->beacon_votes, "", "s"), t->params->beacon_max_aps_per_operator);
@@ -1685,6 +1693,18 @@ explain (const Verdict *v, const Tallying *t, const RlEvidence *ev, gsize n, gin
   if (t->gps != NULL && (t->gps->gps.flags & RL_GPS_INFO_UNTRUSTED))
     g_string_append_printf (why, " %s: a jump no vehicle makes, so it confirms at most, never decides.",
                             t->gps->detail[0] ? t->gps->detail : "The GPS fix");
+  for (guint i = 0; i < t->tallies->len; i++)
+    if (g_array_index (t->tallies, Tally, i).tz_declined)
+      {
+        const Tally *y = &g_array_index (t->tallies, Tally, i);
+        char cc[3];
+        g_string_append_printf (why, " The timezone%s%s does not confirm %s: %s.", t->zone ? " " : "", t->zone ? t->zone : "",
+                                rl_country_to_string (y->pub.country, cc),
+                                y->network_only ? "one operator's network needs a GPS fix or other operators' access points beside it"
+                                : !y->tz_primary ? "it is not the zone's own country, and only access points name it"
+                                                 : "a clock does not settle access points against another country's large network");
+        break;
+      }
   if (t->n_suspect > 0)
     g_string_append_printf (why, " %u access point%s a GPS fix contradicted stay%s suspect and do%s not vote.",
                             t->n_suspect, t->n_suspect == 1 ? "" : "s", t->n_suspect == 1 ? "s" : "",
