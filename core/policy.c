@@ -1014,6 +1014,14 @@ tally_eu (Tallying *t)
     }
 }
 
+/* A trusted fix whose error circle does not reach @y's country. */
+static gboolean
+fix_rules_out (const Tallying *t, const Tally *y)
+{
+  return t->gps != NULL && !(t->gps->gps.flags & RL_GPS_INFO_UNTRUSTED) && t->gps->n_countries > 0 &&
+         !gps_circle_names (t, y->pub.country);
+}
+
 /* Witnesses and combined confidence: 1 - Π (1 - weight) over the witnesses.
  * Deciding witnesses: a fix naming only this country, beacon witnesses.
  * Confirming only: the timezone, an ambiguous fix, EU access points. */
@@ -1031,11 +1039,13 @@ weigh (Tallying *t)
        * GPS fix (a train's or a ship's network moves with the passengers'
        * clock), and a country only access points name only when it is the
        * zone's own country (Europe/Zurich lists DE for Büsingen: routers
-       * across the Rhine in Basel are no German place), and never settles
+       * across the Rhine in Basel are no German place) and no fix's circle
+       * leaves it out (the neighbours' routers across the street), never settles
        * a dispute between access points and another country's large
        * network (guests' travel routers against the hotel's network). */
       if (y->pub.timezone && !y->pub.gps &&
-          (y->network_only || (y->beacon_witnesses > 0 && (!y->tz_primary || t->network_yielded))))
+          (y->network_only ||
+           (y->beacon_witnesses > 0 && (!y->tz_primary || t->network_yielded || fix_rules_out (t, y)))))
         {
           y->pub.timezone = FALSE;
           y->tz_declined = TRUE;
@@ -1701,6 +1711,7 @@ explain (const Verdict *v, const Tallying *t, const RlEvidence *ev, gsize n, gin
         g_string_append_printf (why, " The timezone%s%s does not confirm %s: %s.", t->zone ? " " : "", t->zone ? t->zone : "",
                                 rl_country_to_string (y->pub.country, cc),
                                 y->network_only ? "one operator's network needs a GPS fix or other operators' access points beside it"
+                                : fix_rules_out (t, y) ? "the GPS fix's error circle does not reach it"
                                 : !y->tz_primary ? "it is not the zone's own country, and only access points name it"
                                                  : "a clock does not settle access points against another country's large network");
         break;
