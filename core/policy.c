@@ -960,7 +960,9 @@ tally_gps_plurality (Tallying *t)
   if (t->gps == NULL || (t->gps->gps.flags & RL_GPS_INFO_UNTRUSTED) || t->gps->n_countries == 0)
     return;
   x = tally_find (t, regulatory_code (t, t->gps->countries[0], &unmapped));
-  if (x == NULL || x->beacon_witnesses > 0 || x->beacon_ga_votes == 0 || x->pub.beacon_operators < 2 ||
+  /* two operators of globally administered addresses: the hotspots' pool is no second */
+  if (x == NULL || x->beacon_witnesses > 0 || x->beacon_ga_votes == 0 ||
+      x->pub.beacon_operators - (x->pool_vote ? 1 : 0) < 2 ||
       x->beacon_votes < t->params->beacon_min_aps || !x->heard_well)
     return;
   for (guint i = 0; i < t->tallies->len; i++)
