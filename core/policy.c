@@ -76,7 +76,7 @@ rl_policy_params_init (RlPolicyParams *p)
   p->flap_calm_s = 600;
   p->airborne_min_altitude_m = 2000;
   p->airborne_min_speed_kmh = 150;
-  p->beacon_faint_dbm = -80;
+  p->beacon_faint_dbm = -85;
   p->beacon_faint_margin_db = 30;
 }
 
@@ -949,7 +949,7 @@ tally_gps (Tallying *t)
  * X's APs from at least two operators, with as many votes as any other
  * country (a clean fix: it decides, the APs confirm), or more than any
  * other (a fix near a border whose centre is in X: the APs decide, the fix
- * confirms).  The plurality never overrides the fix: it only ever lends
+ * confirms).  Beside a clean fix faint APs may confirm: they decide nothing.  The plurality never overrides the fix: it only ever lends
  * the country the fix names a second witness. */
 static void
 tally_gps_plurality (Tallying *t)
@@ -963,7 +963,7 @@ tally_gps_plurality (Tallying *t)
   /* two operators of globally administered addresses: the hotspots' pool is no second */
   if (x == NULL || x->beacon_witnesses > 0 || x->beacon_ga_votes == 0 ||
       x->pub.beacon_operators - (x->pool_vote ? 1 : 0) < 2 ||
-      x->beacon_votes < t->params->beacon_min_aps || !x->heard_well)
+      x->beacon_votes < t->params->beacon_min_aps || (!x->heard_well && !x->gps_strong))
     return;
   for (guint i = 0; i < t->tallies->len; i++)
     {

@@ -68,7 +68,7 @@ typedef struct {
   double airborne_min_altitude_m;   /* 2000: above mean sea level … */
   double airborne_min_speed_kmh;    /* 150: … and faster than this: airborne */
   /* faint access points (docs/policy.md, rule 4) */
-  double beacon_faint_dbm;          /* -80: a country heard only at or below this … */
+  double beacon_faint_dbm;          /* -85: a country heard only at or below this … */
   double beacon_faint_margin_db;    /* 30: … or this far below the strongest AP heard forms no witness */
 } RlPolicyParams;
 
