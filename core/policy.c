@@ -105,6 +105,8 @@ rl_decision_new_initial (void)
   d->suspects = g_array_new (FALSE, TRUE, sizeof (RlSuspect));
   d->explanation = g_strdup ("No evidence yet: staying on the world domain 00.");
   d->summary = g_strdup ("no evidence");
+  d->explanation_public = g_strdup (d->explanation);
+  d->summary_public = g_strdup (d->summary);
   return d;
 }
 
@@ -117,6 +119,8 @@ rl_decision_free (RlDecision *d)
   g_array_unref (d->suspects);
   g_free (d->explanation);
   g_free (d->summary);
+  g_free (d->explanation_public);
+  g_free (d->summary_public);
   g_free (d);
 }
 
@@ -184,6 +188,9 @@ typedef struct {
   gboolean airborne;
   double strongest_dbm;     /* the strongest AP heard (faint rule); 0: no signal known */
   gboolean network_yielded; /* a large network yielded to another country's APs */
+  /* privacy (docs/design.md, "Private data") */
+  const RlEvidence *zone_ev;/* the timezone item @zone comes from */
+  guint level;              /* RlDetailLevel of the text being written */
 } Tallying;
 
 static RlCountry
@@ -904,7 +911,10 @@ collect_live (Tallying *t, const RlEvidence *ev, gsize n_ev, gint64 now, GPtrArr
           break;
         case RL_SOURCE_TIMEZONE:
           if (t->zone == NULL && e->detail[0])
-            t->zone = e->detail;
+            {
+              t->zone = e->detail;
+              t->zone_ev = e;
+            }
           for (guint c = 0; c < e->n_countries; c++)
             tally_get (t, e->countries[c])->pub.timezone = TRUE;
           /* the first is the zone's own country (zone.tab), the rest zone1970.tab's list */
@@ -1360,6 +1370,20 @@ pick (const Tallying *t, const RlDecision *previous, const RlEvidence *override,
 
 /* ---- words: the only place that writes text -------------------------- */
 
+/* Every text is written twice, at RL_DETAIL_FULL and at RL_DETAIL_PUBLIC
+ * (t->level).  An evidence item's own ->detail may name a position, a
+ * BSSID or an SSID, so only the full level uses it; the public level
+ * describes the item from its typed fields (rl_evidence_describe). */
+#define EVIDENCE_TEXT_MAX 200
+
+static const char *
+evidence_text (const Tallying *t, const RlEvidence *e, const char *fallback, char *buf, gsize len)
+{
+  if (t->level & RL_DETAIL_PRIVATE)
+    return e->detail[0] ? e->detail : fallback;
+  return rl_evidence_describe (e, RL_DETAIL_PUBLIC, buf, len);
+}
+
 static const char *
 plural (guint n, const char *one, const char *many)
 {
@@ -1415,7 +1439,8 @@ describe_support (GString *s, const Tally *y, const Tallying *t)
 
   if (y->pub.gps)
     {
-      g_string_append_printf (s, "%s", t->gps->detail[0] ? t->gps->detail : "a GPS fix");
+      char text[EVIDENCE_TEXT_MAX];
+      g_string_append (s, evidence_text (t, t->gps, "a GPS fix", text, sizeof text));
       g_string_append_printf (s, " (%s)", y->gps_strong ? "in this country"
                                           : "near its border: its error circle covers other countries too, so it confirms, never decides");
       first = FALSE;
@@ -1428,8 +1453,10 @@ describe_support (GString *s, const Tally *y, const Tallying *t)
     }
   if (y->pub.timezone)
     {
+      char text[EVIDENCE_TEXT_MAX];
+      const char *zone = t->zone ? evidence_text (t, t->zone_ev, t->zone, text, sizeof text) : NULL;
       g_string_append_printf (s, "%sthe timezone%s%s agrees", first ? "" : "; ",
-                              t->zone ? " " : "", t->zone ? t->zone : "");
+                              zone ? " " : "", zone ? zone : "");
       first = FALSE;
     }
   if (y->pub.eu)
@@ -1489,9 +1516,42 @@ describe_notes (GString *s, const Tallying *t)
     }
 }
 
+/* Publicly the dissent is counted per named code, the access points
+ * unnamed: "Dissent: 2 access points say FR, 1 access point says US." */
+typedef struct {
+  RlCountry code;
+  guint aps;
+} DissentCount;
+
+static int
+cmp_dissent (gconstpointer a, gconstpointer b)
+{
+  const DissentCount *x = a, *y = b;
+
+  if (x->aps != y->aps)
+    return x->aps > y->aps ? -1 : 1;
+  return (int) x->code - (int) y->code;
+}
+
+static void
+describe_dissent_public (GString *s, GArray *counts)
+{
+  g_array_sort (counts, cmp_dissent);
+  for (guint k = 0; k < counts->len; k++)
+    {
+      const DissentCount *dc = &g_array_index (counts, DissentCount, k);
+      char cc[3];
+      g_string_append_printf (s, "%s%u access point%s say%s %s", k ? ", " : " Dissent: ", dc->aps,
+                              plural (dc->aps, "", "s"), plural (dc->aps, "s", ""), rl_country_to_string (dc->code, cc));
+    }
+  if (counts->len > 0)
+    g_string_append (s, ".");
+}
+
 static void
 describe_dissent (GString *s, const Tallying *t, RlCountry winner, const RlEvidence *ev, gsize n, gint64 now)
 {
+  g_autoptr (GArray) counts = g_array_new (FALSE, TRUE, sizeof (DissentCount));
   guint shown = 0, total = 0;
 
   for (gsize i = 0; i < n; i++)
@@ -1503,13 +1563,27 @@ describe_dissent (GString *s, const Tallying *t, RlCountry winner, const RlEvide
       if (c == winner)
         continue;
       total++;
-      if (shown < 3)
+      if (!(t->level & RL_DETAIL_PRIVATE))
+        {
+          guint k;
+          for (k = 0; k < counts->len && g_array_index (counts, DissentCount, k).code != e->countries[0]; k++)
+            ;
+          if (k == counts->len)
+            g_array_append_val (counts, ((DissentCount) { e->countries[0], 0 }));
+          g_array_index (counts, DissentCount, k).aps++;
+        }
+      else if (shown < 3)
         {
           char cc[3];
           g_string_append_printf (s, "%s%s says %s", shown ? ", " : " Dissent: ",
                                   e->detail[0] ? e->detail : e->key, rl_country_to_string (e->countries[0], cc));
           shown++;
         }
+    }
+  if (!(t->level & RL_DETAIL_PRIVATE))
+    {
+      describe_dissent_public (s, counts);
+      return;
     }
   if (total > shown)
     g_string_append_printf (s, " and %u more", total - shown);
@@ -1518,7 +1592,7 @@ describe_dissent (GString *s, const Tallying *t, RlCountry winner, const RlEvide
 }
 
 static void
-explain_override (const Verdict *v, const RlDecision *d, GString *line, GString *why)
+explain_override (const Verdict *v, const Tallying *t, const RlDecision *d, GString *line, GString *why)
 {
   char cc[3], cc2[3];
 
@@ -1527,8 +1601,9 @@ explain_override (const Verdict *v, const RlDecision *d, GString *line, GString 
                             rl_country_to_string (v->override_code, cc));
   else
     g_string_append_printf (line, "override by the administrator: %s", rl_country_to_string (d->country, cc));
+  char text[EVIDENCE_TEXT_MAX];
   g_string_append_printf (why, "An administrator's override (%s) sets %s; evidence is still gathered but does not decide.",
-                          v->override->detail[0] ? v->override->detail : v->override->key,
+                          evidence_text (t, v->override, v->override->key, text, sizeof text),
                           rl_country_to_string (d->country, cc));
   if (v->would_be != RL_COUNTRY_NONE)
     g_string_append_printf (why, " Without it the evidence would support %s.", rl_country_to_string (v->would_be, cc2));
@@ -1632,7 +1707,7 @@ static void
 explain_world (const Verdict *v, const Tallying *t, GString *line, GString *why)
 {
   const Tally *y = v->subject;
-  char cc[3];
+  char cc[3], text[EVIDENCE_TEXT_MAX];
 
   if (y != NULL)
     rl_country_to_string (y->pub.country, cc);
@@ -1650,13 +1725,13 @@ explain_world (const Verdict *v, const Tallying *t, GString *line, GString *why)
       g_string_append (line, "airborne");
       g_string_append_printf (why, "%s: high and fast, the machine is in flight, where no country's rules apply; "
                               "the world domain 00 holds whatever the access points aboard say.",
-                              t->gps->detail[0] ? t->gps->detail : "The GPS fix");
+                              evidence_text (t, t->gps, "The GPS fix", text, sizeof text));
     }
   else if (v->basis == RL_REASON_AT_SEA)
     {
       g_string_append (line, "GPS fix at sea");
       g_string_append_printf (why, "%s is outside every country's waters: the world domain 00 applies.",
-                              t->gps->detail[0] ? t->gps->detail : "The GPS fix");
+                              evidence_text (t, t->gps, "The GPS fix", text, sizeof text));
     }
   else if (y == NULL)
     {
@@ -1675,17 +1750,19 @@ explain_world (const Verdict *v, const Tallying *t, GString *line, GString *why)
     }
 }
 
-/* Writes d->summary and d->explanation from the verdict. */
+/* The summary line and the explanation paragraph of the verdict, at t->level. */
 static void
-explain (const Verdict *v, const Tallying *t, const RlEvidence *ev, gsize n, gint64 now, RlDecision *d)
+explain (const Verdict *v, const Tallying *t, const RlEvidence *ev, gsize n, gint64 now, const RlDecision *d,
+         char **summary, char **explanation)
 {
   g_autoptr (GString) why = g_string_new (NULL);
   g_autoptr (GString) line = g_string_new (NULL);
+  char text[EVIDENCE_TEXT_MAX];
 
   switch (v->state)
     {
     case RL_STATE_OVERRIDE:
-      explain_override (v, d, line, why);
+      explain_override (v, t, d, line, why);
       break;
     case RL_STATE_CONFLICT:
       explain_conflict (t, line, why);
@@ -1704,13 +1781,14 @@ explain (const Verdict *v, const Tallying *t, const RlEvidence *ev, gsize n, gin
     }
   if (t->gps != NULL && (t->gps->gps.flags & RL_GPS_INFO_UNTRUSTED))
     g_string_append_printf (why, " %s: a jump no vehicle makes, so it confirms at most, never decides.",
-                            t->gps->detail[0] ? t->gps->detail : "The GPS fix");
+                            evidence_text (t, t->gps, "The GPS fix", text, sizeof text));
   for (guint i = 0; i < t->tallies->len; i++)
     if (g_array_index (t->tallies, Tally, i).tz_declined)
       {
         const Tally *y = &g_array_index (t->tallies, Tally, i);
+        const char *zone = t->zone ? evidence_text (t, t->zone_ev, t->zone, text, sizeof text) : NULL;
         char cc[3];
-        g_string_append_printf (why, " The timezone%s%s does not confirm %s: %s.", t->zone ? " " : "", t->zone ? t->zone : "",
+        g_string_append_printf (why, " The timezone%s%s does not confirm %s: %s.", zone ? " " : "", zone ? zone : "",
                                 rl_country_to_string (y->pub.country, cc),
                                 y->network_only ? "one operator's network needs a GPS fix or other operators' access points beside it"
                                 : fix_rules_out (t, y) ? "the GPS fix's error circle does not reach it"
@@ -1723,10 +1801,24 @@ explain (const Verdict *v, const Tallying *t, const RlEvidence *ev, gsize n, gin
                             t->n_suspect, t->n_suspect == 1 ? "" : "s", t->n_suspect == 1 ? "s" : "",
                             t->n_suspect == 1 ? "es" : "");
   describe_notes (why, t);
-  g_free (d->explanation);
-  d->explanation = g_string_free (g_steal_pointer (&why), FALSE);
-  g_free (d->summary);
-  d->summary = g_string_free (g_steal_pointer (&line), FALSE);
+  g_free (*explanation);
+  *explanation = g_string_free (g_steal_pointer (&why), FALSE);
+  g_free (*summary);
+  *summary = g_string_free (g_steal_pointer (&line), FALSE);
+}
+
+/* Both levels of the text: full for logs, replays and callers allowed to
+ * read the location; public for everyone else. */
+static void
+explain_levels (const Verdict *v, Tallying *t, const RlEvidence *ev, gsize n, gint64 now, RlDecision *d,
+                const RlTerritoryShift *shift)
+{
+  t->level = RL_DETAIL_FULL;
+  explain (v, t, ev, n, now, d, &d->summary, &d->explanation);
+  t->level = RL_DETAIL_PUBLIC;
+  explain (v, t, ev, n, now, d, &d->summary_public, &d->explanation_public);
+  rl_territory_note (shift, &d->explanation);
+  rl_territory_note (shift, &d->explanation_public);
 }
 
 /* ---- the entry point ------------------------------------------------- */
@@ -1805,8 +1897,7 @@ rl_policy_decide (const RlPolicyParams *params,
     g_array_append_val (d->candidates, g_array_index (t.tallies, Tally, i).pub);
 
   pick (&t, previous, find_override (evidence, n_evidence, now), now, d, &v);
-  explain (&v, &t, evidence, n_evidence, now, d);
-  rl_territory_note (&shift, &d->explanation);
+  explain_levels (&v, &t, evidence, n_evidence, now, d, &shift);
 
   d->next_check = MIN (d->next_check, next_instant (evidence, n_evidence, now));
   /* a calm period that ends the doubled hold-down is an instant too */

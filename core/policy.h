@@ -119,6 +119,13 @@ typedef struct {
    * witness while they are heard, carried from decision to decision
    * (core/contradiction.h). */
   GArray *suspects;
+  /* @explanation and @summary at RL_DETAIL_PUBLIC (core/evidence.h): no
+   * position, border distance, BSSID or SSID; counts and countries stay.
+   * @explanation/@summary are the full level, for callers allowed to read
+   * the location, logs and replays.  Both are built from the typed
+   * decision by the same functions (policy.c, "the words"). */
+  char *explanation_public;
+  char *summary_public;
 } RlDecision;
 
 RlDecision *rl_decision_new_initial (void);
