@@ -73,6 +73,10 @@ static const KeyDef keys[] = {
   { { "policy", "gps_max_speed_kmh", "double", "1200", "km/h: a fix further from the last trusted one than this speed allows is no witness until others confirm it (0: off)" }, T_DOUBLE, OFF (gps_max_speed_kmh), 0, 100000 },
   { { "policy", "airborne_altitude", "double", "2000", "Metres above sea level: higher and faster than airborne_speed_kmh is in flight, 00" }, T_DOUBLE, POL (airborne_min_altitude_m), -500, 100000 },
   { { "policy", "airborne_speed_kmh", "double", "150", "km/h: faster and higher than airborne_altitude is in flight, 00" }, T_DOUBLE, POL (airborne_min_speed_kmh), 0, 100000 },
+  { { "policy", "beacon_faint_dbm", "double", "-85", "dBm: a country whose access points are all heard at or below this forms no beacon witness (they still count in the shares)" }, T_DOUBLE, POL (beacon_faint_dbm), -200, 0 },
+  { { "policy", "beacon_faint_margin", "double", "30", "dB: … nor one whose access points are all this far below the strongest access point heard (taken as at most -45 dBm)" }, T_DOUBLE, POL (beacon_faint_margin_db), 0, 200 },
+  { { "gps", "still_speed_kmh", "double", "2", "km/h: a fix reporting at most this speed, like the last trusted one, that lies in another country beyond both error radii is untrusted (multipath; 0: off)" }, T_DOUBLE, OFF (gps_still_speed_kmh), 0, 1000 },
+  { { "gps", "still_window", "uint", "600", "Seconds after the last trusted fix during which still_speed_kmh applies" }, T_UINT, OFF (gps_still_window_s), 0, 86400 },
   { { "gps", "best_fix_window", "uint", "10", "Seconds a fix with a larger error radius does not replace a better one (0: off)" }, T_UINT, OFF (gps_best_fix_window_s), 0, 3600 },
   { { "gps", "unknown_error", "double", "100", "Metres of error assumed for a fix with neither an error estimate nor an HDOP" }, T_DOUBLE, OFF (gps_unknown_error_m), 1, 100000 },
 

@@ -57,6 +57,8 @@ typedef struct {
   double gps_max_speed_kmh;       /* [policy] 1200: a fix further away than this speed allows is distrusted */
   guint gps_best_fix_window_s;    /* [gps] 10: a worse fix does not replace a better one this recent */
   double gps_unknown_error_m;     /* [gps] 100: error radius of a fix that says nothing of its accuracy */
+  double gps_still_speed_kmh;     /* [gps] 2: a receiver reporting at most this stands still … */
+  guint gps_still_window_s;       /* [gps] 600: … and cannot jump across a border from a fix this recent */
   /* [policy], read by the engine (core/engine.h) */
   guint resume_wait_s;            /* 120: after a resume, wait this long at most for the sources that delivered before it */
 

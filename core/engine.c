@@ -53,6 +53,7 @@ rl_engine_set_config (RlEngine *e, const RlConfig *config, const RlRegulatory *r
   e->regulatory = regulatory;
   e->resume_wait = (gint64) config->resume_wait_s * RL_USEC_PER_SEC;
   rl_evidence_set_set_gps_limits (e->set, config->gps_best_fix_window_s, config->gps_max_speed_kmh);
+  rl_evidence_set_set_gps_still (e->set, config->gps_still_speed_kmh, config->gps_still_window_s);
   e->dirty = TRUE;
 }
 

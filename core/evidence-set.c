@@ -15,6 +15,12 @@ struct RlEvidenceSet {
   double trusted_lat, trusted_lon, trusted_error_m;
   gint64 trusted_at;
   guint64 gps_kept_out, gps_untrusted;
+  /* rl_evidence_set_set_gps_still */
+  double gps_still_mps;
+  gint64 gps_still_window_us;
+  double trusted_speed_mps;
+  RlCountry trusted_country;
+  GHashTable *heard_at_trusted; /* keys of the beacons heard around the last trusted fix */
 };
 
 RlEvidenceSet *
@@ -35,6 +41,8 @@ rl_evidence_set_free (RlEvidenceSet *set)
     return;
   g_array_unref (set->items);
   g_hash_table_unref (set->index);
+  if (set->heard_at_trusted != NULL)
+    g_hash_table_unref (set->heard_at_trusted);
   g_free (set);
 }
 
@@ -107,6 +115,13 @@ rl_evidence_set_set_gps_limits (RlEvidenceSet *set, guint best_window_s, double 
 }
 
 void
+rl_evidence_set_set_gps_still (RlEvidenceSet *set, double still_speed_kmh, guint window_s)
+{
+  set->gps_still_mps = still_speed_kmh > 0 ? still_speed_kmh / 3.6 : 0;
+  set->gps_still_window_us = (gint64) window_s * RL_USEC_PER_SEC;
+}
+
+void
 rl_evidence_set_gps_limit_counts (const RlEvidenceSet *set, guint64 *kept_out, guint64 *untrusted)
 {
   *kept_out = set->gps_kept_out;
@@ -139,6 +154,72 @@ plausible_move (const RlEvidenceSet *set, const RlEvidence *ev, double *moved_m,
   return *moved_m <= reach;
 }
 
+/* A receiver that says it stands still, and said so at the last trusted
+ * fix a short while ago, has not crossed into another country beyond both
+ * error radii: multipath next to tall buildings (docs/policy.md, rule 7). */
+static gboolean
+still_jump (const RlEvidenceSet *set, const RlEvidence *ev)
+{
+  double slack;
+
+  if (set->gps_still_mps <= 0 || !set->have_trusted || !isfinite (ev->gps.speed_mps) ||
+      !isfinite (set->trusted_speed_mps) || ev->gps.speed_mps > set->gps_still_mps ||
+      set->trusted_speed_mps > set->gps_still_mps || ev->n_countries == 0 ||
+      set->trusted_country == RL_COUNTRY_NONE || ev->countries[0] == set->trusted_country ||
+      ev->observed_at - set->trusted_at > set->gps_still_window_us || ev->observed_at < set->trusted_at)
+    return FALSE;
+  slack = set->trusted_error_m + (isfinite (ev->gps.error_m) ? ev->gps.error_m : 0);
+  return distance_m (set->trusted_lat, set->trusted_lon, ev->gps.lat, ev->gps.lon) > slack;
+}
+
+/* Access points have a range of metres: a receiver standing still that
+ * still hears the access points it heard at the last trusted fix has not
+ * moved kilometres, however long ago that fix was (GPS spoofing around the
+ * Baltic: a confident fix 140 km away, the office's routers unchanged). */
+#define SAME_APS_RECENT_US (120 * RL_USEC_PER_SEC)
+#define SAME_APS_MIN 2
+#define SAME_APS_FAR_M 1000.0
+
+static void
+remember_heard (RlEvidenceSet *set, gint64 at)
+{
+  const RlEvidence *items = (const RlEvidence *) (gconstpointer) set->items->data;
+
+  if (set->heard_at_trusted == NULL)
+    set->heard_at_trusted = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  g_hash_table_remove_all (set->heard_at_trusted);
+  for (guint i = 0; i < set->items->len; i++)
+    if (items[i].kind == RL_SOURCE_BEACON && items[i].observed_at <= at && at - items[i].observed_at <= SAME_APS_RECENT_US)
+      g_hash_table_add (set->heard_at_trusted, g_strdup (items[i].key));
+}
+
+static gboolean
+same_aps_far_jump (const RlEvidenceSet *set, const RlEvidence *ev)
+{
+  GHashTableIter it;
+  gpointer key;
+  guint still_heard = 0;
+  double slack;
+
+  if (set->gps_still_mps <= 0 || !set->have_trusted || set->heard_at_trusted == NULL ||
+      !isfinite (ev->gps.speed_mps) || ev->gps.speed_mps > set->gps_still_mps ||
+      !isfinite (set->trusted_speed_mps) || set->trusted_speed_mps > set->gps_still_mps)
+    return FALSE;
+  slack = set->trusted_error_m + (isfinite (ev->gps.error_m) ? ev->gps.error_m : 0) + SAME_APS_FAR_M;
+  if (distance_m (set->trusted_lat, set->trusted_lon, ev->gps.lat, ev->gps.lon) <= slack)
+    return FALSE;
+  g_hash_table_iter_init (&it, set->heard_at_trusted);
+  while (g_hash_table_iter_next (&it, &key, NULL) && still_heard < SAME_APS_MIN)
+    {
+      gpointer pos = g_hash_table_lookup (set->index, key);
+      const RlEvidence *b = pos ? &g_array_index (set->items, RlEvidence, GPOINTER_TO_UINT (pos) - 1) : NULL;
+      if (b != NULL && b->observed_at > set->trusted_at && b->observed_at <= ev->observed_at &&
+          ev->observed_at - b->observed_at <= SAME_APS_RECENT_US)
+        still_heard++;
+    }
+  return still_heard >= SAME_APS_MIN;
+}
+
 /* The GPS rules of rl_evidence_set_set_gps_limits(): FALSE when @ev is
  * kept out; else @out is what to store. */
 static gboolean
@@ -153,6 +234,22 @@ judge_gps (RlEvidenceSet *set, const RlEvidence *ev, const RlEvidence *current, 
     {
       set->gps_kept_out++;
       return FALSE;
+    }
+  if (still_jump (set, ev))
+    {
+      out->gps.flags |= RL_GPS_INFO_UNTRUSTED;
+      g_strlcat (out->detail, " (untrusted: reports standing still, yet left the last trusted fix's country)",
+                 sizeof out->detail);
+      set->gps_untrusted++;
+      return TRUE;
+    }
+  if (same_aps_far_jump (set, ev))
+    {
+      out->gps.flags |= RL_GPS_INFO_UNTRUSTED;
+      g_strlcat (out->detail, " (untrusted: far from the last trusted fix, the same access points still heard)",
+                 sizeof out->detail);
+      set->gps_untrusted++;
+      return TRUE;
     }
   if (set->gps_max_speed_mps <= 0)
     return TRUE;
@@ -174,6 +271,12 @@ judge_gps (RlEvidenceSet *set, const RlEvidence *ev, const RlEvidence *current, 
       set->trusted_lon = ev->gps.lon;
       set->trusted_error_m = isfinite (ev->gps.error_m) ? ev->gps.error_m : 0;
       set->trusted_at = ev->observed_at;
+      set->trusted_speed_mps = ev->gps.speed_mps;
+      set->trusted_country = ev->n_countries > 0 ? ev->countries[0] : RL_COUNTRY_NONE;
+      if (set->gps_still_mps > 0 && isfinite (ev->gps.speed_mps) && ev->gps.speed_mps <= set->gps_still_mps)
+        remember_heard (set, ev->observed_at);
+      else if (set->heard_at_trusted != NULL)
+        g_hash_table_remove_all (set->heard_at_trusted);
     }
   return TRUE;
 }

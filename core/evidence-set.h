@@ -32,6 +32,11 @@ gboolean rl_evidence_set_put (RlEvidenceSet *set, const RlEvidence *ev);
  *   trusted position outlives a lost fix and a resume: a receiver that
  *   comes back spoofed is caught too. */
 void rl_evidence_set_set_gps_limits (RlEvidenceSet *set, guint best_window_s, double max_speed_kmh);
+/* A receiver standing still (speed ≤ @still_speed_kmh, at this fix and the
+ * last trusted one, less than @window_s apart) does not cross a border: a
+ * fix in another country beyond both error radii is untrusted (multipath).
+ * 0 km/h turns it off. */
+void rl_evidence_set_set_gps_still (RlEvidenceSet *set, double still_speed_kmh, guint window_s);
 /* How many GPS fixes the limits kept out (worse within the window) and
  * marked untrusted, since the set was made. */
 void rl_evidence_set_gps_limit_counts (const RlEvidenceSet *set, guint64 *kept_out, guint64 *untrusted);

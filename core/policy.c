@@ -77,6 +77,8 @@ rl_policy_params_init (RlPolicyParams *p)
   p->airborne_min_altitude_m = 2000;
   p->airborne_min_speed_kmh = 150;
   p->cell_weight = 0.7;
+  p->beacon_faint_dbm = -85;
+  p->beacon_faint_margin_db = 30;
 }
 
 guint
@@ -147,6 +149,12 @@ typedef struct {
   gboolean network_yields;  /* a large network, outvoted by many operators' witness for another country */
   RlCountry location;       /* the location code before mapping (AX for FI) */
   gboolean cell_strong;     /* a modem's network names only this country */
+  gboolean heard_well;      /* an AP naming it is not faint (rule 4) */
+  gboolean network_only;    /* its beacon witness is one operator's large network alone */
+  guint network_votes;      /* that network's operator's votes for it (after the cap) */
+  gboolean tz_primary;      /* the timezone's own country (zone.tab), not just listed */
+  gboolean gps_plurality;   /* its APs' plurality beside a fix naming it (rule 2b) */
+  gboolean tz_declined;     /* the timezone lists it but may not confirm it (rules 2c, 5) */
 } Tally;
 
 /* The evidence that names no candidate of its own. */
@@ -180,6 +188,8 @@ typedef struct {
   const GArray *suspects;   /* beacons left out of the vote, or NULL */
   guint n_suspect;          /* live beacons left out */
   gboolean airborne;
+  double strongest_dbm;     /* the strongest AP heard (faint rule); 0: no signal known */
+  gboolean network_yielded; /* a large network yielded to another country's APs */
   /* privacy (docs/design.md, "Private data") */
   const RlEvidence *zone_ev;/* the timezone item @zone comes from */
   guint level;              /* RlDetailLevel of the text being written */
@@ -555,6 +565,61 @@ count_beacon_votes (Tallying *t, BeaconGroups *g)
   credit_pool (t, pool);
 }
 
+/* ---- faint access points --------------------------------------------- */
+
+/* Routers across a river or a street are heard faintly; the building one is
+ * in, well.  A country all of whose access points are faint (at or below
+ * beacon_faint_dbm, or beacon_faint_margin below the strongest AP heard)
+ * forms no witness; its votes still count in the shares.  The strongest
+ * counts as at most FAINT_REFERENCE_MAX_DBM: a router on the desk at -25 dBm
+ * must not mute the building. */
+#define FAINT_REFERENCE_MAX_DBM (-45.0)
+
+static gboolean
+ap_is_faint (const Tallying *t, const RlEvidence *e)
+{
+  double dbm = e->beacon.signal_mbm / 100.0;
+
+  if (e->beacon.signal_mbm == 0)
+    return FALSE;           /* unknown: no reason to doubt it */
+  if (dbm <= t->params->beacon_faint_dbm)
+    return TRUE;
+  return t->strongest_dbm != 0 &&
+         dbm <= MIN (t->strongest_dbm, FAINT_REFERENCE_MAX_DBM) - t->params->beacon_faint_margin_db;
+}
+
+static Tally *
+tally_find (Tallying *t, RlCountry code)
+{
+  for (guint i = 0; i < t->tallies->len; i++)
+    if (g_array_index (t->tallies, Tally, i).pub.country == code)
+      return &g_array_index (t->tallies, Tally, i);
+  return NULL;
+}
+
+static void
+mark_heard_well (Tallying *t, const BeaconGroups *g)
+{
+  t->strongest_dbm = 0;
+  for (guint k = 0; k < g->n; k++)
+    {
+      gint32 mbm = g->aps[k].ev->beacon.signal_mbm;
+      if (mbm != 0 && (t->strongest_dbm == 0 || mbm / 100.0 > t->strongest_dbm))
+        t->strongest_dbm = mbm / 100.0;
+    }
+  for (guint k = 0; k < g->n; k++)
+    {
+      RlCountry c = g->vote[uf_find (g->parent, k)];
+      gboolean unmapped;
+      Tally *y;
+
+      if (c == RL_COUNTRY_NONE || c == RL_COUNTRY_EU || ap_is_faint (t, g->aps[k].ev))
+        continue;
+      if ((y = tally_find (t, regulatory_code (t, c, &unmapped))) != NULL)
+        y->heard_well = TRUE;
+    }
+}
+
 /* ---- one operator's large network ------------------------------------ */
 
 /* Many devices of one operator on several channels in more than one band
@@ -566,6 +631,7 @@ count_beacon_votes (Tallying *t, BeaconGroups *g)
 
 typedef struct {
   RlCountry country;
+  guint32 oui;
   guint devices;
   guint64 last_device;
   guint32 freqs[NET_MAX_FREQS];
@@ -604,6 +670,18 @@ net_add (NetStats *s, const Ap *ap)
     s->freqs[s->n_freqs++] = mhz;
 }
 
+/* The votes operator @oui gave @c (after the per-operator cap). */
+static guint
+operator_votes (const RlPolicyParams *p, const BeaconGroups *g, guint32 oui, RlCountry c)
+{
+  guint n = 0;
+
+  for (guint i = 0; i < g->n; i++)
+    if (uf_find (g->parent, i) == i && g->op[i] == oui && g->vote[i] == c)
+      n++;
+  return p->beacon_max_aps_per_operator > 0 ? MIN (n, p->beacon_max_aps_per_operator) : n;
+}
+
 static void
 network_witnesses (Tallying *t, const BeaconGroups *g)
 {
@@ -628,6 +706,7 @@ network_witnesses (Tallying *t, const BeaconGroups *g)
         {
           s = g_new0 (NetStats, 1);
           s->country = c;
+          s->oui = oui_of (ap->ev->beacon.bssid);
           g_hash_table_insert (nets, g_memdup2 (&key, sizeof key), s);
         }
       net_add (s, ap);
@@ -649,6 +728,7 @@ network_witnesses (Tallying *t, const BeaconGroups *g)
           y->network_devices = s->devices;
           y->network_channels = s->n_freqs;
           y->network_bands = bands;
+          y->network_votes = operator_votes (t->params, g, s->oui, s->country);
         }
     }
 }
@@ -661,7 +741,7 @@ static gboolean
 rest_says_otherwise (const Tallying *t, const Tally *y)
 {
   const RlPolicyParams *p = t->params;
-  guint rest = t->n_beacons_total_votes - y->beacon_votes;
+  guint rest = t->n_beacons_total_votes - MIN (y->network_votes, t->n_beacons_total_votes);
 
   for (guint k = 0; k < t->tallies->len; k++)
     {
@@ -672,6 +752,35 @@ rest_says_otherwise (const Tallying *t, const Tally *y)
         return TRUE;
     }
   return FALSE;
+}
+
+/* Does the live fix's error circle itself contain @code (its centre's
+ * country, or a neighbour no further than its error radius)? */
+static gboolean
+gps_circle_names (const Tallying *t, RlCountry code)
+{
+  const RlEvidence *gps = t->gps;
+  gboolean unmapped;
+
+  for (guint c = 0; c < gps->n_countries; c++)
+    if (c == 0 || gps->gps.border_m < 0 || gps->gps.border_m <= gps->gps.error_m)
+      if (regulatory_code (t, gps->countries[c], &unmapped) == code)
+        return TRUE;
+  return FALSE;
+}
+
+/* Do the access points of operators other than the large network's give
+ * @y a witness of their own by the share rule among themselves (the hotel's
+ * network and the routers of the street)? */
+static gboolean
+others_say_so (const Tallying *t, const Tally *y)
+{
+  const RlPolicyParams *p = t->params;
+  guint votes = y->beacon_votes - MIN (y->network_votes, y->beacon_votes);
+  guint ga = y->beacon_ga_votes - MIN (y->network_votes, y->beacon_ga_votes);
+  guint rest = t->n_beacons_total_votes - MIN (y->network_votes, t->n_beacons_total_votes);
+
+  return ga > 0 && votes >= p->beacon_min_aps && (double) votes + 1e-9 >= p->beacon_min_fraction * (double) rest;
 }
 
 /* How many witnesses each country's beacon votes make: one with enough APs
@@ -693,13 +802,18 @@ beacon_witnesses (Tallying *t)
       Tally *y = &g_array_index (t->tallies, Tally, i);
       gboolean dissent = FALSE;
 
-      if (y->beacon_ga_votes == 0)
+      if (y->beacon_ga_votes == 0 || !y->heard_well)
         continue;
       /* "No dissent" means no other country has the APs for a witness of
        * its own; a lone AP naming something else is shown, not counted. */
       for (guint k = 0; k < t->tallies->len; k++)
         if (k != i && g_array_index (t->tallies, Tally, k).beacon_votes >= p->beacon_min_aps)
           dissent = TRUE;
+      /* … nor a GPS fix that places the machine elsewhere: a fix whose
+       * error circle does not reach this country (it may lie within the
+       * border margin beyond it) is dissent too */
+      if (t->gps != NULL && !(t->gps->gps.flags & RL_GPS_INFO_UNTRUSTED) && !gps_circle_names (t, y->pub.country))
+        dissent = TRUE;
       double fraction = (double) y->beacon_votes / (double) MAX (t->n_beacons_total_votes, 1u);
       if (y->beacon_votes >= p->beacon_strong_aps && y->pub.beacon_operators >= p->beacon_strong_operators && !dissent)
         y->beacon_witnesses = 2;
@@ -713,13 +827,17 @@ beacon_witnesses (Tallying *t)
       Tally *y = &g_array_index (t->tallies, Tally, i);
       if (!y->pub.beacon_network)
         continue;
-      if ((by_share != RL_COUNTRY_NONE && by_share != y->pub.country) || rest_says_otherwise (t, y))
+      if ((by_share != RL_COUNTRY_NONE && by_share != y->pub.country) || rest_says_otherwise (t, y) ||
+          !y->heard_well)
         {
           y->pub.beacon_network = FALSE;
           y->network_yields = TRUE;
+          t->network_yielded |= y->heard_well;
         }
+      else if (others_say_so (t, y))
+        y->beacon_witnesses = 2;    /* the network's word and the other operators' */
       else if (y->beacon_witnesses == 0)
-        y->beacon_witnesses = 1;
+        y->beacon_witnesses = 1, y->network_only = TRUE;
     }
   t->eu.witness = t->eu.votes >= p->beacon_min_aps && t->eu.ga_votes > 0;
 }
@@ -744,6 +862,7 @@ tally_beacons (Tallying *t, GPtrArray *beacons)
   group_join (&g);
   group_elect (&g);
   count_beacon_votes (t, &g);
+  mark_heard_well (t, &g);
   network_witnesses (t, &g);
   beacon_witnesses (t);
 
@@ -845,6 +964,9 @@ collect_live (Tallying *t, const RlEvidence *ev, gsize n_ev, gint64 now, GPtrArr
             }
           for (guint c = 0; c < e->n_countries; c++)
             tally_get (t, e->countries[c])->pub.timezone = TRUE;
+          /* the first is the zone's own country (zone.tab), the rest zone1970.tab's list */
+          if (e->n_countries > 0)
+            tally_get (t, e->countries[0])->tz_primary = TRUE;
           break;
         default:
           break;
@@ -868,11 +990,48 @@ tally_gps (Tallying *t)
     t->gps_at_sea = TRUE;
   for (guint c = 0; c < t->gps->n_countries; c++)
     {
+      /* the neighbour only inside the error circle itself, not within the
+       * border margin beyond it: a fix whose circle lies in one country is
+       * still ambiguous (no deciding witness) but confirms no other */
+      if (c > 0 && t->gps->gps.border_m >= 0 && t->gps->gps.border_m > t->gps->gps.error_m)
+        continue;
       Tally *y = tally_get (t, t->gps->countries[c]);
       y->pub.gps = TRUE;
       y->gps_strong = t->gps->n_countries == 1;
       y->pub.gps_ambiguous = t->gps->n_countries > 1;
     }
+}
+
+/* Beside a fix that names X, the access points confirm X by plurality:
+ * X's APs from at least two operators, with as many votes as any other
+ * country (a clean fix: it decides, the APs confirm), or more than any
+ * other (a fix near a border whose centre is in X: the APs decide, the fix
+ * confirms).  Beside a clean fix faint APs may confirm: they decide nothing.  The plurality never overrides the fix: it only ever lends
+ * the country the fix names a second witness. */
+static void
+tally_gps_plurality (Tallying *t)
+{
+  gboolean unmapped;
+  Tally *x;
+
+  if (t->gps == NULL || (t->gps->gps.flags & RL_GPS_INFO_UNTRUSTED) || t->gps->n_countries == 0)
+    return;
+  x = tally_find (t, regulatory_code (t, t->gps->countries[0], &unmapped));
+  /* two operators of globally administered addresses: the hotspots' pool is no second */
+  if (x == NULL || x->beacon_witnesses > 0 || x->beacon_ga_votes == 0 ||
+      x->pub.beacon_operators - (x->pool_vote ? 1 : 0) < 2 ||
+      x->beacon_votes < t->params->beacon_min_aps || (!x->heard_well && !x->gps_strong))
+    return;
+  for (guint i = 0; i < t->tallies->len; i++)
+    {
+      const Tally *o = &g_array_index (t->tallies, Tally, i);
+      if (o == x)
+        continue;
+      if (o->beacon_votes > x->beacon_votes || (!x->gps_strong && o->beacon_votes == x->beacon_votes))
+        return;
+    }
+  x->beacon_witnesses = 1;
+  x->gps_plurality = TRUE;
 }
 
 /* A fix that jumped further than any vehicle could move confirms a country
@@ -914,6 +1073,14 @@ tally_eu (Tallying *t)
     }
 }
 
+/* A trusted fix whose error circle does not reach @y's country. */
+static gboolean
+fix_rules_out (const Tallying *t, const Tally *y)
+{
+  return t->gps != NULL && !(t->gps->gps.flags & RL_GPS_INFO_UNTRUSTED) && t->gps->n_countries > 0 &&
+         !gps_circle_names (t, y->pub.country);
+}
+
 /* Witnesses and combined confidence: 1 - Π (1 - weight) over the witnesses.
  * Deciding witnesses: a fix naming only this country, beacon witnesses.
  * Confirming only: the timezone, an ambiguous fix, EU access points. */
@@ -927,6 +1094,21 @@ weigh (Tallying *t)
       Tally *y = &g_array_index (t->tallies, Tally, i);
       double miss = 1.0;
 
+      /* The timezone confirms one operator's large network only beside a
+       * GPS fix (a train's or a ship's network moves with the passengers'
+       * clock), and a country only access points name only when it is the
+       * zone's own country (Europe/Zurich lists DE for Büsingen: routers
+       * across the Rhine in Basel are no German place) and no fix's circle
+       * leaves it out (the neighbours' routers across the street), never settles
+       * a dispute between access points and another country's large
+       * network (guests' travel routers against the hotel's network). */
+      if (y->pub.timezone && !y->pub.gps &&
+          (y->network_only ||
+           (y->beacon_witnesses > 0 && (!y->tz_primary || t->network_yielded || fix_rules_out (t, y)))))
+        {
+          y->pub.timezone = FALSE;
+          y->tz_declined = TRUE;
+        }
       y->pub.deciding = (y->gps_strong ? 1 : 0) + y->beacon_witnesses;
       y->pub.witnesses = (y->pub.gps ? 1 : 0) + y->beacon_witnesses + (y->pub.timezone ? 1 : 0) + (y->pub.eu ? 1 : 0);
       if (y->pub.gps)
@@ -978,6 +1160,7 @@ tally_all (Tallying *t, const RlEvidence *ev, gsize n_ev, gint64 now)
   tally_gps (t);
   tally_beacons (t, beacons);
   tally_untrusted_gps (t);
+  tally_gps_plurality (t);
   tally_eu (t);
   weigh (t);
   g_array_sort (t->tallies, cmp_tally);
@@ -1279,6 +1462,10 @@ describe_beacons (GString *s, const Tally *y, const Tallying *t)
                           plural (y->pub.beacon_operators, "", "s"),
                           plural (y->pub.beacon_bssids > y->pub.beacon_devices ? 2 : y->pub.beacon_devices, "s", ""), cc,
                           witness_words (y->beacon_witnesses));
+  if (y->gps_plurality)
+    g_string_append (s, ": the most votes, beside a GPS fix naming it");
+  if (!y->heard_well && y->beacon_ga_votes > 0)
+    g_string_append (s, "; all heard faintly, at most dissent");
   if (y->beacon_ga_votes < ga_devices)
     g_string_append_printf (s, "; %u vote%s after the cap of %u per operator", y->beacon_votes,
                             plural (y->beacon_votes, "", "s"), t->params->beacon_max_aps_per_operator);
@@ -1645,6 +1832,20 @@ explain (const Verdict *v, const Tallying *t, const RlEvidence *ev, gsize n, gin
   if (t->gps != NULL && (t->gps->gps.flags & RL_GPS_INFO_UNTRUSTED))
     g_string_append_printf (why, " %s: a jump no vehicle makes, so it confirms at most, never decides.",
                             evidence_text (t, t->gps, "The GPS fix", text, sizeof text));
+  for (guint i = 0; i < t->tallies->len; i++)
+    if (g_array_index (t->tallies, Tally, i).tz_declined)
+      {
+        const Tally *y = &g_array_index (t->tallies, Tally, i);
+        const char *zone = t->zone ? evidence_text (t, t->zone_ev, t->zone, text, sizeof text) : NULL;
+        char cc[3];
+        g_string_append_printf (why, " The timezone%s%s does not confirm %s: %s.", zone ? " " : "", zone ? zone : "",
+                                rl_country_to_string (y->pub.country, cc),
+                                y->network_only ? "one operator's network needs a GPS fix or other operators' access points beside it"
+                                : fix_rules_out (t, y) ? "the GPS fix's error circle does not reach it"
+                                : !y->tz_primary ? "it is not the zone's own country, and only access points name it"
+                                                 : "a clock does not settle access points against another country's large network");
+        break;
+      }
   if (t->n_suspect > 0)
     g_string_append_printf (why, " %u access point%s a GPS fix contradicted stay%s suspect and do%s not vote.",
                             t->n_suspect, t->n_suspect == 1 ? "" : "s", t->n_suspect == 1 ? "s" : "",

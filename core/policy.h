@@ -69,6 +69,9 @@ typedef struct {
   double airborne_min_speed_kmh;    /* 150: … and faster than this: airborne */
   /* the mobile network (issue 13) */
   double cell_weight;               /* 0.7: a registered cell is one witness, like a beacon witness */
+  /* faint access points (docs/policy.md, rule 4) */
+  double beacon_faint_dbm;          /* -85: a country heard only at or below this … */
+  double beacon_faint_margin_db;    /* 30: … or this far below the strongest AP heard forms no witness */
 } RlPolicyParams;
 
 void rl_policy_params_init (RlPolicyParams *params);

@@ -123,6 +123,83 @@ test_jump (void)
   g_assert_false (item (set, "gps")->gps.flags & RL_GPS_INFO_UNTRUSTED);
 }
 
+/* Konstanz: parked (speed 0), then a multipath fix 330 m away in CH, still
+ * reporting speed 0: untrusted; back in DE: trusted.  The same fix with a
+ * speed (the car drove across) is trusted, and so is one in the same
+ * country or one after still_window. */
+static void
+test_still_jump (void)
+{
+  g_autoptr (RlEvidenceSet) set = rl_evidence_set_new (16);
+  RlEvidence parked = gps_at (T0, 47.6570, 9.1740, 15, "DE");
+  RlEvidence slid = gps_at (T0 + 15 * SEC, 47.6540, 9.1740, 15, "CH");
+  RlEvidence back = gps_at (T0 + 150 * SEC, 47.6570, 9.1740, 15, "DE");
+  RlEvidence same = gps_at (T0 + 165 * SEC, 47.6550, 9.1740, 15, "DE");
+  RlEvidence drove = gps_at (T0 + 180 * SEC, 47.6540, 9.1740, 15, "CH");
+  RlEvidence late = gps_at (T0 + 900 * SEC, 47.6540, 9.1740, 15, "CH");
+
+  parked.gps.speed_mps = slid.gps.speed_mps = back.gps.speed_mps = same.gps.speed_mps = 0;
+  late.gps.speed_mps = 0;
+  drove.gps.speed_mps = 8;
+  rl_evidence_set_set_gps_limits (set, 10, 1200);
+  rl_evidence_set_set_gps_still (set, 2, 600);
+  g_assert_true (rl_evidence_set_put (set, &parked));
+  g_assert_true (rl_evidence_set_put (set, &slid));
+  g_assert_true (item (set, "gps")->gps.flags & RL_GPS_INFO_UNTRUSTED);
+  g_assert_true (rl_evidence_set_put (set, &back));
+  g_assert_false (item (set, "gps")->gps.flags & RL_GPS_INFO_UNTRUSTED);
+  g_assert_true (rl_evidence_set_put (set, &same));
+  g_assert_false (item (set, "gps")->gps.flags & RL_GPS_INFO_UNTRUSTED);
+  g_assert_true (rl_evidence_set_put (set, &drove));
+  g_assert_false (item (set, "gps")->gps.flags & RL_GPS_INFO_UNTRUSTED);
+
+  g_autoptr (RlEvidenceSet) other = rl_evidence_set_new (16);
+  rl_evidence_set_set_gps_limits (other, 10, 1200);
+  rl_evidence_set_set_gps_still (other, 2, 600);
+  g_assert_true (rl_evidence_set_put (other, &parked));
+  g_assert_true (rl_evidence_set_put (other, &late));
+  g_assert_false (item (other, "gps")->gps.flags & RL_GPS_INFO_UNTRUSTED);
+}
+
+/* Gdańsk: two office routers and a trusted fix; 15 minutes later (within
+ * the 1200 km/h reach) a standing fix 140 km away in Kaliningrad while the
+ * same routers are heard: untrusted.  Back in Gdańsk: trusted.  Without the
+ * routers (another place) the far fix is trusted. */
+static void
+test_same_aps_jump (void)
+{
+  g_autoptr (RlEvidenceSet) set = rl_evidence_set_new (16);
+  RlEvidence office = gps_at (T0, 54.3520, 18.6460, 5, "PL");
+  RlEvidence spoof = gps_at (T0 + 900 * SEC, 54.8900, 20.5920, 5, "RU");
+  RlEvidence back = gps_at (T0 + 960 * SEC, 54.3520, 18.6460, 5, "PL");
+  RlEvidence a = beacon_at (T0 - 10 * SEC, "00:0b:86:71:20:01", "PL", 2437, "Office");
+  RlEvidence b = beacon_at (T0 - 10 * SEC, "3c:a6:2f:71:20:02", "PL", 5180, "FunBox-7120");
+  RlEvidence a2 = beacon_at (T0 + 890 * SEC, "00:0b:86:71:20:01", "PL", 2437, "Office");
+  RlEvidence b2 = beacon_at (T0 + 890 * SEC, "3c:a6:2f:71:20:02", "PL", 5180, "FunBox-7120");
+
+  office.gps.speed_mps = spoof.gps.speed_mps = back.gps.speed_mps = 0;
+  rl_evidence_set_set_gps_limits (set, 10, 1200);
+  rl_evidence_set_set_gps_still (set, 2, 600);
+  g_assert_true (rl_evidence_set_put (set, &a));
+  g_assert_true (rl_evidence_set_put (set, &b));
+  g_assert_true (rl_evidence_set_put (set, &office));
+  g_assert_true (rl_evidence_set_put (set, &a2));
+  g_assert_true (rl_evidence_set_put (set, &b2));
+  g_assert_true (rl_evidence_set_put (set, &spoof));
+  g_assert_true (item (set, "gps")->gps.flags & RL_GPS_INFO_UNTRUSTED);
+  g_assert_true (rl_evidence_set_put (set, &back));
+  g_assert_false (item (set, "gps")->gps.flags & RL_GPS_INFO_UNTRUSTED);
+
+  g_autoptr (RlEvidenceSet) moved = rl_evidence_set_new (16);
+  rl_evidence_set_set_gps_limits (moved, 10, 1200);
+  rl_evidence_set_set_gps_still (moved, 2, 600);
+  g_assert_true (rl_evidence_set_put (moved, &a));
+  g_assert_true (rl_evidence_set_put (moved, &b));
+  g_assert_true (rl_evidence_set_put (moved, &office));
+  g_assert_true (rl_evidence_set_put (moved, &spoof));
+  g_assert_false (item (moved, "gps")->gps.flags & RL_GPS_INFO_UNTRUSTED);
+}
+
 /* A scan heard on 2.4 GHz only: the 2.4 GHz APs it did not hear go, the
  * 5 GHz one and the one heard during the scan stay. */
 static void
@@ -326,6 +403,8 @@ main (int argc, char **argv)
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/freshness/best-fix-window", test_best_fix_window);
   g_test_add_func ("/freshness/jump", test_jump);
+  g_test_add_func ("/freshness/still-jump", test_still_jump);
+  g_test_add_func ("/freshness/same-aps-jump", test_same_aps_jump);
   g_test_add_func ("/freshness/drop-unheard", test_drop_unheard);
   g_test_add_func ("/freshness/airborne", test_airborne);
   g_test_add_func ("/freshness/contradiction-remembered", test_contradiction_remembered);

@@ -363,6 +363,99 @@ test_ambiguous_gps (void)
   }
 }
 
+static void
+set_signal (GArray *a, guint from, int dbm)
+{
+  for (guint i = from; i < a->len; i++)
+    g_array_index (a, RlEvidence, i).beacon.signal_mbm = dbm * 100;
+}
+
+/* Faint access points form no witness; the timezone confirms a country
+ * only access points name only when it is the zone's own. */
+static void
+test_faint_and_zone (void)
+{
+  g_autoptr (GArray) a = g_array_new (FALSE, TRUE, sizeof (RlEvidence));
+
+  add_ap (a, "bc:30:d9:5e:20:4a", "CH", "Swisscom-Box-204A", 2437);
+  set_signal (a, 0, -50);
+  add_ap (a, "e8:1b:69:20:11:c0", "DE", "Telekom-11C0", 2412);
+  add_ap (a, "14:c0:3e:44:70:2d", "DE", "Vodafone-702D", 2462);
+  add_ap (a, "98:9b:cb:61:09:a4", "DE", "FRITZ!Box 7530 RK", 2437);
+  set_signal (a, 1, -81);
+  add_zone (a, "DE,DK,NO,SE,SJ");          /* Europe/Berlin: DE's own zone */
+  {
+    g_autoptr (RlDecision) d = decide_at (a, NULL, NOW);
+    assert_decision (d, "00", RL_STATE_WORLD, RL_REASON_TIMEZONE_ONLY);
+    g_assert_cmpuint (candidate (d, "DE")->beacon_aps, ==, 3);
+    g_assert_cmpuint (candidate (d, "DE")->deciding, ==, 0);
+  }
+  set_signal (a, 1, -62);                  /* heard well: a witness, and the zone is DE's */
+  set_signal (a, 0, -70);
+  {
+    g_autoptr (RlDecision) d = decide_at (a, NULL, NOW);
+    assert_decision (d, "DE", RL_STATE_DECIDED, RL_REASON_AGREEMENT);
+  }
+  g_array_set_size (a, 4);
+  add_zone (a, "CH,DE,LI");                /* Europe/Zurich lists DE, but is CH's */
+  {
+    g_autoptr (RlDecision) d = decide_at (a, NULL, NOW);
+    assert_decision (d, "00", RL_STATE_WORLD, RL_REASON_SINGLE_WITNESS);
+    g_assert_false (candidate (d, "DE")->timezone);
+    g_assert_nonnull (strstr (d->explanation, "not the zone's own country"));
+  }
+}
+
+/* Beside a clean fix, a 2:2 split by operators confirms the fix's country;
+ * beside a fix whose circle does not reach a country, that country's
+ * routers make one witness at most and the fix does not confirm it. */
+static void
+test_plurality_and_circle (void)
+{
+  g_autoptr (GArray) a = g_array_new (FALSE, TRUE, sizeof (RlEvidence));
+
+  add_gps (a, "CH", 30);
+  add_ap (a, "00:0b:86:40:10:01", "CH", "GVA-FREE-WIFI", 2412);
+  add_ap (a, "bc:30:d9:40:10:02", "CH", "Swisscom", 2437);
+  add_ap (a, "00:3a:7d:40:10:03", "FR", "AF-Lounge", 2462);
+  add_ap (a, "f8:08:4f:40:10:04", "FR", "Livebox-1004", 5180);
+  add_zone (a, "FR,MC");
+  {
+    g_autoptr (RlDecision) d = decide_at (a, NULL, NOW);
+    assert_decision (d, "CH", RL_STATE_DECIDED, RL_REASON_AGREEMENT);
+    g_assert_cmpuint (candidate (d, "CH")->witnesses, ==, 2);
+  }
+  /* one more FR: FR outvotes CH, no plurality; the fix stays alone */
+  add_ap (a, "00:1f:9f:40:10:05", "FR", "SFR_1005", 2437);
+  {
+    g_autoptr (RlDecision) d = decide_at (a, NULL, NOW);
+    g_assert_cmpuint (d->country, ==, RL_COUNTRY_WORLD);
+  }
+
+  /* a ±12 m fix 71 m inside BE names NL within the margin only */
+  g_autoptr (GArray) b = g_array_new (FALSE, TRUE, sizeof (RlEvidence));
+  add_gps (b, "BE,NL", 12);
+  g_array_index (b, RlEvidence, 0).gps.border_m = 71;
+  add_ap (b, "e4:c3:2a:50:00:01", "NL", "KPN-0001", 2412);
+  add_ap (b, "34:2c:c4:50:00:02", "NL", "Ziggo-0002", 2437);
+  add_ap (b, "20:e8:82:50:00:03", "NL", "Odido-0003", 2462);
+  add_ap (b, "c0:06:c3:50:00:04", "NL", "DELTA-0004", 5180);
+  add_zone (b, "NL");
+  {
+    g_autoptr (RlDecision) d = decide_at (b, NULL, NOW);
+    const RlCandidate *nl = candidate (d, "NL");
+    g_assert_cmpuint (d->country, ==, RL_COUNTRY_WORLD);
+    g_assert_false (nl->gps);
+    g_assert_cmpuint (nl->deciding, ==, 1);   /* dissent of the fix: one beacon witness */
+  }
+  /* the border inside the circle: the fix confirms NL */
+  g_array_index (b, RlEvidence, 0).gps.border_m = 10;
+  {
+    g_autoptr (RlDecision) d = decide_at (b, NULL, NOW);
+    assert_decision (d, "NL", RL_STATE_DECIDED, RL_REASON_AGREEMENT);
+  }
+}
+
 /* Rule 2: LA siblings are one device; LA addresses without a sibling are
  * one operator with one vote and never a witness on their own. */
 static void
@@ -474,13 +567,42 @@ test_large_network (void)
     }
   add_zone (a, "DE,DK,NO,SE,SJ");
   {
+    /* one operator's word and a clock: a train's or a ship's network
+     * moving with the passengers' clock looks the same, so 00 */
     g_autoptr (RlDecision) d = decide_at (a, NULL, NOW);
     const RlCandidate *de = candidate (d, "DE");
-    assert_decision (d, "DE", RL_STATE_DECIDED, RL_REASON_AGREEMENT);
+    assert_decision (d, "00", RL_STATE_WORLD, RL_REASON_SINGLE_WITNESS);
     g_assert_true (de->beacon_network);
+    g_assert_false (de->timezone);
     g_assert_cmpuint (de->beacon_aps, ==, 2);   /* the flood cap still holds */
     g_assert_nonnull (strstr (d->explanation, "network of 40 devices on 8 channels in 2 bands"));
     g_test_message ("%s", d->explanation);
+  }
+  {
+    /* a fix (here near a border: it only confirms) is the independent witness */
+    g_autoptr (GArray) b = g_array_copy (a);
+    add_gps (b, "DE,NL", 40);
+    g_autoptr (RlDecision) d = decide_at (b, NULL, NOW);
+    assert_decision (d, "DE", RL_STATE_DECIDED, RL_REASON_AGREEMENT);
+  }
+  {
+    /* so are the street's routers of other operators holding the share
+     * among the other access points: two witnesses without the clock */
+    g_autoptr (GArray) b = g_array_copy (a);
+    static const char *const street[] = { "3c:a6:2f:51:00:01", "88:71:b1:52:00:02", "00:1f:3f:53:00:03",
+                                          "1c:ed:6f:54:00:04", "34:31:c4:55:00:05", "e8:df:70:56:00:06",
+                                          "7c:ff:4d:57:00:07", "dc:39:6f:58:00:08", "00:04:0e:59:00:09",
+                                          "5c:49:79:5a:00:0a", "44:4e:6d:5b:00:0b", "98:9b:cb:5c:00:0c",
+                                          "c8:0e:14:5d:00:0d", "2c:91:ab:5e:00:0e", "b0:f2:08:5f:00:0f",
+                                          "24:65:11:60:00:10", "e0:28:6d:61:00:11", "bc:05:43:62:00:12",
+                                          "74:42:7f:63:00:13", "cc:ce:1e:64:00:14", "08:96:d7:65:00:15",
+                                          "38:10:d5:66:00:16", "50:e6:36:67:00:17", "f0:b0:14:68:00:18" };
+    for (guint i = 0; i < G_N_ELEMENTS (street); i++)
+      add_ap (b, street[i], "DE", street[i], 2412);
+    g_array_remove_index (b, b->len - 1 - G_N_ELEMENTS (street));   /* the zone */
+    g_autoptr (RlDecision) d = decide_at (b, NULL, NOW);
+    assert_decision (d, "DE", RL_STATE_DECIDED, RL_REASON_AGREEMENT);
+    g_assert_cmpuint (candidate (d, "DE")->witnesses, ==, 2);
   }
   /* a ship's network in port: the harbour's routers of three operators say
    * ES; they hold the share among the other access points: it yields */
@@ -747,6 +869,8 @@ main (int argc, char **argv)
   g_test_add_func ("/policy/rule/locally-administered", test_locally_administered);
   g_test_add_func ("/policy/rule/la-sibling-rules", test_la_sibling_rules);
   g_test_add_func ("/policy/rule/large-network", test_large_network);
+  g_test_add_func ("/policy/rule/faint-and-zone", test_faint_and_zone);
+  g_test_add_func ("/policy/rule/plurality-and-circle", test_plurality_and_circle);
   g_test_add_func ("/policy/rule/eu", test_eu);
   g_test_add_func ("/policy/rule/not-in-regdb", test_not_in_regdb_reason);
   g_test_add_func ("/policy/rule/flap-hold-down", test_flap_hold_down);
