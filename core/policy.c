@@ -2,6 +2,7 @@
  * words with a worked example each. */
 #include "core/policy.h"
 #include "core/contradiction.h"
+#include "core/enum-names.h"
 #include "core/regdb.h"
 #include "core/territory.h"
 
@@ -19,8 +20,18 @@ static const char *const state_names[] = {
 const char *
 rl_state_to_string (RlState state)
 {
-  g_return_val_if_fail (state <= RL_STATE_CONFLICT, "?");
-  return state_names[state];
+  return RL_ENUM_NAME (state_names, state, "?");
+}
+
+gboolean
+rl_state_from_string (const char *text, RlState *out)
+{
+  guint value;
+
+  if (!RL_ENUM_PARSE (state_names, text, &value))
+    return FALSE;
+  *out = (RlState) value;
+  return TRUE;
 }
 
 static const char *const reason_names[] = {
@@ -44,8 +55,18 @@ G_STATIC_ASSERT (G_N_ELEMENTS (reason_names) == RL_REASON_LAST + 1);
 const char *
 rl_reason_to_string (RlReason reason)
 {
-  g_return_val_if_fail (reason <= RL_REASON_LAST, "?");
-  return reason_names[reason];
+  return RL_ENUM_NAME (reason_names, reason, "?");
+}
+
+gboolean
+rl_reason_from_string (const char *text, RlReason *out)
+{
+  guint value;
+
+  if (!RL_ENUM_PARSE (reason_names, text, &value))
+    return FALSE;
+  *out = (RlReason) value;
+  return TRUE;
 }
 
 void

@@ -20,6 +20,7 @@ typedef enum {
 } RlState;
 
 const char *rl_state_to_string (RlState state);
+gboolean rl_state_from_string (const char *text, RlState *out);
 
 /* The one key reason for a decision; tests assert on it, people read the text. */
 typedef enum {
@@ -41,6 +42,7 @@ typedef enum {
 #define RL_REASON_LAST RL_REASON_AIRBORNE
 
 const char *rl_reason_to_string (RlReason reason);
+gboolean rl_reason_from_string (const char *text, RlReason *out);
 
 /* Every threshold of the [policy] group.  Defaults: rl_policy_params_init(). */
 typedef struct {

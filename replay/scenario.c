@@ -17,30 +17,6 @@ G_DEFINE_QUARK (rl-scenario-error-quark, rl_scenario_error)
 /* Beyond this many refused beacon lines the notes stop; the counter goes on. */
 #define MAX_SKIP_NOTES 20
 
-gboolean
-rl_reason_from_string (const char *text, RlReason *out)
-{
-  for (guint i = 0; i <= RL_REASON_LAST; i++)
-    if (g_strcmp0 (text, rl_reason_to_string ((RlReason) i)) == 0)
-      {
-        *out = (RlReason) i;
-        return TRUE;
-      }
-  return FALSE;
-}
-
-gboolean
-rl_state_from_string (const char *text, RlState *out)
-{
-  for (guint i = 0; i <= RL_STATE_CONFLICT; i++)
-    if (g_strcmp0 (text, rl_state_to_string ((RlState) i)) == 0)
-      {
-        *out = (RlState) i;
-        return TRUE;
-      }
-  return FALSE;
-}
-
 /* A GPS line's place: the context's lookup, or what countries= / border=
  * say.  Handed to rl_gps_evidence_from_fix() in place of the boundary index,
  * so scenario fixes are judged by the same code as every other fix. */

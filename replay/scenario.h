@@ -61,7 +61,5 @@ gboolean rl_scenario_parse (const char *text, const char *name, const RlScenario
  * to @report. */
 guint rl_scenario_check (const RlReplay *replay, const GArray *expects, GString *report);
 
-gboolean rl_reason_from_string (const char *text, RlReason *out);
-gboolean rl_state_from_string (const char *text, RlState *out);
 
 G_END_DECLS
