@@ -14,13 +14,14 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #define ISO3166_TAB "/usr/share/zoneinfo/iso3166.tab"
 
 static void
 usage_hint (void)
 {
-  g_printerr ("Usage: regloc lookup LAT LON [--json] | regloc lookup - [--index FILE]\n");
+  g_printerr ("Usage: regloc lookup LAT LON [--json] | regloc lookup - [--country-only] [--index FILE]\n");
 }
 
 /* Country names come from tzdata's ISO 3166 table, read when needed. */
@@ -135,71 +136,229 @@ print_one (const RlBoundaryResult *r, double lat, double lon, gboolean json)
     printf ("border: %.0f m\n", r->border_m);
 }
 
-/* One line of bulk input; writes the answer line. */
-static void
-bulk_line (const RlBoundaryIndex *index, char *line, GString *out)
+/* ---- bulk: one point a line, without libc's slow paths ---------------- */
+
+/* The bulk loop reads stdin in large blocks, splits the fields and parses
+ * the numbers by hand and writes the answers into one buffer: strtok,
+ * strtod and printf per point cost more than the lookup itself. */
+
+static const double pow10_exact[] = { 1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11,
+                                      1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22 };
+
+/* A plain decimal number ([+-]digits[.digits]) in [min, max], exactly as
+ * g_ascii_strtod would read it: the digits as an integer below 2^53 over an
+ * exact power of ten is one correctly rounded division.  Anything else
+ * (an exponent, more than 15 significant digits) goes the slow way. */
+static gboolean
+parse_field (const char *p, const char *end, double min, double max, double *out)
 {
-  char *fields[3] = { NULL, NULL, NULL };
+  const char *q = p;
+  guint64 mant = 0;
+  int frac = 0, significant = 0, n_digits = 0;
+  gboolean neg = FALSE, dot = FALSE;
+  double v;
+
+  if (q < end && (*q == '-' || *q == '+'))
+    neg = *q++ == '-';
+  for (; q < end && significant < 18; q++)
+    {
+      if (*q >= '0' && *q <= '9')
+        {
+          mant = mant * 10 + (guint64) (*q - '0');
+          significant += mant != 0;
+          frac += dot;
+          n_digits++;
+        }
+      else if (*q == '.' && !dot)
+        dot = TRUE;
+      else
+        break;
+    }
+  if (q != end || n_digits == 0 || mant >= (G_GUINT64_CONSTANT (1) << 53) || frac > 22)
+    {
+      char buf[64];
+      if (end - p >= (ptrdiff_t) sizeof buf)
+        return FALSE;
+      memcpy (buf, p, end - p);
+      buf[end - p] = '\0';
+      return parse_coord (buf, min, max, out);
+    }
+  v = (double) mant / pow10_exact[frac];
+  v = neg ? -v : v;
+  if (!(v >= min && v <= max))
+    return FALSE;
+  *out = v;
+  return TRUE;
+}
+
+/* "%.0f" of a distance: round half to even (the current rounding mode, as
+ * printf rounds), then the digits. */
+static void
+append_metres (GString *out, double m)
+{
+  char buf[24];
+  int i = sizeof buf;
+  guint64 v;
+
+  if (!(m >= 0 && m < 1e15))
+    {
+      g_string_append_printf (out, "%.0f", m);
+      return;
+    }
+  v = (guint64) nearbyint (m);
+  do
+    {
+      buf[--i] = (char) ('0' + v % 10);
+      v /= 10;
+    }
+  while (v != 0);
+  g_string_append_len (out, buf + i, sizeof buf - i);
+}
+
+static inline gboolean
+is_sep (char c)
+{
+  return c == ' ' || c == '\t' || c == ',';
+}
+
+/* One line of bulk input (without its newline); writes the answer line. */
+static void
+bulk_line (const RlBoundaryIndex *index, const char *line, const char *end, gboolean country_only, GString *out)
+{
+  const char *f[2][2];
   guint n = 0;
   double lat, lon;
-  RlBoundaryResult r;
   char cc[3];
+  const char *p = line;
 
-  for (char *tok = strtok (line, " \t,"); tok != NULL; tok = strtok (NULL, " \t,"))
+  while (end > line && end[-1] == '\r')
+    end--;
+  while (p < end && (*p == ' ' || *p == '\t'))
+    p++;
+  if (p < end && *p == '#')
+    return;
+  for (p = line; p < end;)
     {
+      const char *tok;
+      while (p < end && is_sep (*p))
+        p++;
+      if (p == end)
+        break;
+      tok = p;
+      while (p < end && !is_sep (*p))
+        p++;
       if (n == 2)
         {
           g_string_append (out, "ERR\texpected two fields: LAT LON\n");
           return;
         }
-      fields[n++] = tok;
+      f[n][0] = tok;
+      f[n][1] = p;
+      n++;
     }
+  if (n == 0)
+    return;
   if (n != 2)
     {
       g_string_append (out, "ERR\texpected two fields: LAT LON\n");
       return;
     }
-  if (!parse_coord (fields[0], -90.0, 90.0, &lat))
+  if (!parse_field (f[0][0], f[0][1], -90.0, 90.0, &lat))
     {
       g_string_append (out, "ERR\tlatitude is not a number in [-90, 90]\n");
       return;
     }
-  if (!parse_coord (fields[1], -180.0, 180.0, &lon))
+  if (!parse_field (f[1][0], f[1][1], -180.0, 180.0, &lon))
     {
       g_string_append (out, "ERR\tlongitude is not a number in [-180, 180]\n");
       return;
     }
-  if (!rl_boundary_lookup (index, lat, lon, &r))
+  if (country_only)
     {
-      g_string_append (out, "ERR\tlookup failed (corrupt index)\n");
+      RlCountry c;
+      if (!rl_boundary_lookup_country (index, lat, lon, &c))
+        {
+          g_string_append (out, "ERR\tlookup failed (corrupt index)\n");
+          return;
+        }
+      g_string_append_len (out, rl_country_to_string (c, cc), 2);
+      g_string_append_c (out, '\n');
       return;
     }
-  g_string_append_printf (out, "%s\t%.0f\n", rl_country_to_string (r.country, cc), r.border_m);
+  {
+    RlBoundaryResult r;
+    if (!rl_boundary_lookup (index, lat, lon, &r))
+      {
+        g_string_append (out, "ERR\tlookup failed (corrupt index)\n");
+        return;
+      }
+    g_string_append_len (out, rl_country_to_string (r.country, cc), 2);
+    g_string_append_c (out, '\t');
+    append_metres (out, r.border_m);
+    g_string_append_c (out, '\n');
+  }
+}
+
+static gboolean
+write_all (int fd, const char *data, gsize len)
+{
+  while (len > 0)
+    {
+      ssize_t w = write (fd, data, len);
+      if (w < 0 && errno == EINTR)
+        continue;
+      if (w <= 0)
+        return FALSE;
+      data += w;
+      len -= (gsize) w;
+    }
+  return TRUE;
 }
 
 static int
-bulk (const RlBoundaryIndex *index)
+bulk (const RlBoundaryIndex *index, gboolean country_only)
 {
-  g_autofree char *line = NULL;
-  g_autoptr(GString) out = g_string_sized_new (1 << 16);
-  size_t cap = 0;
-  ssize_t len;
+  g_autoptr(GString) out = g_string_sized_new (1 << 17);
+  gsize cap = 1 << 20, have = 0;
+  g_autofree char *buf = g_malloc (cap);
+  gboolean eof = FALSE, ok = TRUE;
 
-  while ((len = getline (&line, &cap, stdin)) >= 0)
+  while (!eof)
     {
-      while (len > 0 && (line[len - 1] == '\n' || line[len - 1] == '\r'))
-        line[--len] = '\0';
-      if (line[strspn (line, " \t")] == '#' || line[strspn (line, " \t,")] == '\0')
+      ssize_t got = read (STDIN_FILENO, buf + have, cap - have);
+      const char *p = buf, *nl, *stop;
+      if (got < 0 && errno == EINTR)
         continue;
-      bulk_line (index, line, out);
-      if (out->len > (1 << 15))
+      if (got <= 0)
+        eof = TRUE;
+      else
+        have += (gsize) got;
+      stop = buf + have;
+      while ((nl = memchr (p, '\n', stop - p)) != NULL)
         {
-          fwrite (out->str, 1, out->len, stdout);
-          g_string_truncate (out, 0);
+          bulk_line (index, p, nl, country_only, out);
+          p = nl + 1;
+          if (out->len > (1 << 16))
+            {
+              ok = ok && write_all (STDOUT_FILENO, out->str, out->len);
+              g_string_truncate (out, 0);
+            }
+        }
+      if (eof && p < stop)
+        {
+          bulk_line (index, p, stop, country_only, out);
+          p = stop;
+        }
+      have = stop - p;
+      memmove (buf, p, have);
+      if (have == cap)   /* a line longer than the buffer */
+        {
+          cap *= 2;
+          buf = g_realloc (buf, cap);
         }
     }
-  fwrite (out->str, 1, out->len, stdout);
-  if (fflush (stdout) != 0)
+  ok = ok && write_all (STDOUT_FILENO, out->str, out->len);
+  if (!ok)
     {
       g_printerr ("regloc lookup: error: cannot write output: %s\n", g_strerror (errno));
       return RL_EXIT_FAILURE;
@@ -215,7 +374,7 @@ rl_cmd_lookup (int argc, char **argv)
   const char *positional[2] = { NULL, NULL };
   const char *index_path = NULL;
   guint n_positional = 0;
-  gboolean json = FALSE, from_stdin = FALSE;
+  gboolean json = FALSE, from_stdin = FALSE, country_only = FALSE;
   double lat = 0, lon = 0;
   RlBoundaryResult r;
 
@@ -224,6 +383,8 @@ rl_cmd_lookup (int argc, char **argv)
     {
       if (strcmp (argv[i], "--json") == 0)
         json = TRUE;
+      else if (strcmp (argv[i], "--country-only") == 0)
+        country_only = TRUE;
       else if (strcmp (argv[i], "--index") == 0 && i + 1 < argc)
         index_path = argv[++i];
       else if (strcmp (argv[i], "-h") == 0 || strcmp (argv[i], "--help") == 0)
@@ -231,7 +392,8 @@ rl_cmd_lookup (int argc, char **argv)
           usage_hint ();
           g_print ("Prints the country at a point (ISO 3166-1 alpha-2, \"--\" at sea) and the\n"
                    "distance in metres to the nearest border (exact below %.0f m).\n"
-                   "With \"-\", reads LAT LON lines from stdin and prints CC<TAB>DISTANCE_M.\n",
+                   "With \"-\", reads LAT LON lines from stdin and prints CC<TAB>DISTANCE_M\n"
+                   "(CC alone with --country-only).\n",
                    RL_BOUNDARY_EXACT_M);
           return RL_EXIT_OK;
         }
@@ -276,7 +438,7 @@ rl_cmd_lookup (int argc, char **argv)
       return RL_EXIT_FAILURE;
     }
   if (from_stdin)
-    return bulk (index);
+    return bulk (index, country_only);
   if (!rl_boundary_lookup (index, lat, lon, &r))
     {
       g_printerr ("regloc lookup: error: lookup failed (corrupt index)\n");

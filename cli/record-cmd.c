@@ -1,5 +1,7 @@
 /* regloc record: what the radios hear, as a scan log (docs/design.md §6) a field
- * engineer can replay later with `regloc replay --scans`. */
+ * engineer can replay later with `regloc replay --scans`: the access points
+ * of every scan, and the network each modem is registered on (cell records,
+ * from ModemManager where it runs). */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
@@ -7,14 +9,40 @@
 #include "cli/commands.h"
 #include "core/config.h"
 #include "daemon/sources/beacons.h"
+#include "daemon/sources/modem.h"
 #include "readers/scanlog.h"
 
 typedef struct {
   GMainLoop *loop;
   FILE *out;
   guint64 lines;
+  guint64 cells;
   gboolean write_failed;
 } Recorder;
+
+static gboolean
+write_line (Recorder *r, const char *line)
+{
+  if (fprintf (r->out, "%s\n", line) < 0 || fflush (r->out) != 0)
+    {
+      if (!r->write_failed)
+        fprintf (stderr, "regloc record: error: cannot write the scan log: %s\n", g_strerror (errno));
+      r->write_failed = TRUE;
+      g_main_loop_quit (r->loop);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+static void
+on_cell (const char *modem, gboolean registered, guint mcc, const char *mnc, gint64 observed_at, gpointer user_data)
+{
+  Recorder *r = user_data;
+  g_autofree char *line = rl_scanlog_format_cell (observed_at, modem, registered, mcc, mnc);
+
+  if (write_line (r, line))
+    r->cells++;
+}
 
 static void
 on_scan (const char *ifname, const RlScanBss *bss, gint64 observed_at, gpointer user_data)
@@ -34,21 +62,15 @@ on_scan (const char *ifname, const RlScanBss *bss, gint64 observed_at, gpointer 
   rl_ies_ssid (ies, ies_len, ssid);
   g_autofree char *line = rl_scanlog_format (observed_at, ifname, bss->bssid, bss->freq_mhz, bss->has_signal,
                                              bss->signal_mbm, ssid, ies, ies_len);
-  if (fprintf (r->out, "%s\n", line) < 0 || fflush (r->out) != 0)
-    {
-      if (!r->write_failed)
-        fprintf (stderr, "regloc record: error: cannot write the scan log: %s\n", g_strerror (errno));
-      r->write_failed = TRUE;
-      g_main_loop_quit (r->loop);
-      return;
-    }
-  r->lines++;
+  if (write_line (r, line))
+    r->lines++;
 }
 
 static void
 on_status (RlSource *source, gpointer user_data)
 {
-  fprintf (stderr, "regloc record: beacons %s: %s\n", source->available ? "available" : "unavailable", source->detail);
+  fprintf (stderr, "regloc record: %s %s: %s\n", source->ops->name, source->available ? "available" : "unavailable",
+           source->detail);
 }
 
 static gboolean
@@ -100,6 +122,7 @@ rl_cmd_record (int argc, char **argv)
     }
   /* record everything heard, whatever the daemon's switches say */
   config->beacons_enabled = TRUE;
+  config->cell_enabled = TRUE;
   if (scan_interval >= 0)
     config->beacons_scan_interval_s = (guint) scan_interval;
 
@@ -115,6 +138,9 @@ rl_cmd_record (int argc, char **argv)
   RlSource *source = rl_beacons_source_ops.create (config, &sink);
   rl_beacons_set_scan_observer (source, on_scan, &r);
   source->ops->start (source);
+  RlSource *cell = rl_modem_source_ops.create (config, &sink);
+  rl_modem_set_observer (cell, on_cell, &r);
+  cell->ops->start (cell);
   guint sigint = g_unix_signal_add (SIGINT, on_stop, &r);
   guint sigterm = g_unix_signal_add (SIGTERM, on_stop, &r);
   guint timer = duration > 0 ? g_timeout_add_seconds ((guint) duration, on_stop, &r) : 0;
@@ -125,13 +151,15 @@ rl_cmd_record (int argc, char **argv)
     g_source_remove (timer);
   gboolean available = source->available;
   source->ops->free (source);
+  cell->ops->free (cell);
   g_main_loop_unref (r.loop);
   if (r.out != stdout)
     fclose (r.out);
-  fprintf (stderr, "regloc record: %" G_GUINT64_FORMAT " BSS observations written\n", r.lines);
+  fprintf (stderr, "regloc record: %" G_GUINT64_FORMAT " BSS observations and %" G_GUINT64_FORMAT
+           " cell records written\n", r.lines, r.cells);
   if (r.write_failed)
     return RL_EXIT_FAILURE;
-  if (!available && r.lines == 0)
+  if (!available && r.lines == 0 && r.cells == 0)
     {
       fprintf (stderr, "regloc record: error: no nl80211 scan results could be read\n");
       return RL_EXIT_FAILURE;

@@ -5,6 +5,7 @@
 #include <string.h>
 #include <stdarg.h>
 #include <gio/gio.h>
+#include <json-glib/json-glib.h>
 
 #include "cli/commands.h"
 #include "core/config.h"
@@ -14,6 +15,7 @@
 #include "replay/replay-gps.h"
 #include "replay/replay-scans.h"
 #include "replay/report.h"
+#include "replay/map.h"
 #include "replay/scenario.h"
 #include "geo/tzmap.h"
 #include "geo/boundary.h"
@@ -30,6 +32,9 @@ typedef struct {
   char *regdb;
   gboolean evidence;
   gboolean check;
+  char *map;
+  gboolean batch;
+  int jobs;
 } Options;
 
 static void options_clear (Options *o);
@@ -47,8 +52,10 @@ options_clear (Options *o)
   g_free (o->config);
   g_free (o->format);
   g_free (o->regdb);
+  g_free (o->map);
 }
 
+static int rl_replay_batch (Options *o, int argc, char **argv);
 static int die (int code, const char *fmt, ...) G_GNUC_PRINTF (2, 3);
 
 static int
@@ -88,6 +95,413 @@ load_inputs (const Options *o, const RlConfig *config, const RlTzMap *tzmap, con
   return TRUE;
 }
 
+/* "svg", "geojson" or "kml" by the file name's ending; NULL otherwise. */
+static const char *
+map_kind (const char *path)
+{
+  if (g_str_has_suffix (path, ".svg"))
+    return "svg";
+  if (g_str_has_suffix (path, ".geojson") || g_str_has_suffix (path, ".json"))
+    return "geojson";
+  if (g_str_has_suffix (path, ".kml"))
+    return "kml";
+  return NULL;
+}
+
+static char *
+map_document (const char *kind, const RlTrack *track, const RlReplay *replay, const RlBoundaryIndex *index)
+{
+  if (strcmp (kind, "geojson") == 0)
+    return rl_map_geojson (track, replay);
+  if (strcmp (kind, "kml") == 0)
+    return rl_map_kml (track, replay);
+  return rl_map_svg (track, replay, index);
+}
+
+/* ---- --batch: many logs, each on its own, on every core ----------------- */
+
+typedef struct {
+  const Options *o;
+  const RlConfig *config;
+  const RlRegulatory *regulatory;
+  const RlBoundaryIndex *index;
+  const RlTzMap *tzmap;
+  GMutex lock;
+  GCond done;
+  char **lines;        /* the JSON line of each log, once replayed */
+  char **rows;         /* its row of the summary table */
+  gboolean *failed;    /* an error, or not the expected country */
+  gboolean *unreadable;
+} Batch;
+
+typedef struct {
+  guint64 fixes;
+} BatchCount;
+
+static void
+batch_count (const RlEvent *e, gpointer user_data)
+{
+  BatchCount *c = user_data;
+
+  if (e->type == RL_EVENT_EVIDENCE && e->ev.kind == RL_SOURCE_GPS)
+    c->fixes++;
+}
+
+/* The country a sidecar LOG.expect (or LOG-without-extension.expect) names. */
+static gboolean
+batch_expected (const char *path, RlCountry *expected, char **bad)
+{
+  g_autofree char *text = NULL, *side = g_strconcat (path, ".expect", NULL);
+  char *dot = strrchr (path, '.'), *slash = strrchr (path, '/');
+
+  if (!g_file_get_contents (side, &text, NULL, NULL) && dot != NULL && (slash == NULL || dot > slash))
+    {
+      g_free (side);
+      side = g_strdup_printf ("%.*s.expect", (int) (dot - path), path);
+      if (!g_file_get_contents (side, &text, NULL, NULL))
+        return FALSE;
+    }
+  if (text == NULL)
+    return FALSE;
+  g_strstrip (text);
+  text[strcspn (text, " \t\r\n#")] = '\0';
+  if (!rl_country_parse (text, expected))
+    {
+      *bad = g_strdup_printf ("%s: '%s' is not a country code", side, text);
+      *expected = RL_COUNTRY_NONE;
+    }
+  return TRUE;
+}
+
+static gboolean
+batch_load (Batch *b, RlReplay *replay, const char *path, GError **error)
+{
+  if (g_str_has_suffix (path, ".scn"))
+    {
+      g_autofree char *text = NULL;
+      g_autoptr (GArray) expects = g_array_new (FALSE, FALSE, sizeof (RlScenarioExpect));
+      gboolean settle = TRUE;
+      RlScenarioContext ctx = { b->config, b->tzmap, rl_scenario_boundary_lookup, (gpointer) b->index };
+      return g_file_get_contents (path, &text, NULL, error) &&
+             rl_scenario_parse (text, path, &ctx, replay, expects, &settle, error);
+    }
+  if (g_str_has_suffix (path, ".jsonl") || g_str_has_suffix (path, ".pcap") || g_str_has_suffix (path, ".pcapng"))
+    return rl_replay_load_scan_file (replay, path, b->config, error);
+  return rl_replay_load_gps_file (replay, path, b->o->gps_format, b->o->date, b->config, b->index, error);
+}
+
+static void
+json_member_s (JsonBuilder *jb, const char *name, const char *value)
+{
+  json_builder_set_member_name (jb, name);
+  json_builder_add_string_value (jb, value);
+}
+
+static void
+json_member_i (JsonBuilder *jb, const char *name, gint64 value)
+{
+  json_builder_set_member_name (jb, name);
+  json_builder_add_int_value (jb, value);
+}
+
+static char *
+json_line (JsonBuilder *jb)
+{
+  g_autoptr (JsonGenerator) gen = json_generator_new ();
+  g_autoptr (JsonNode) root = json_builder_get_root (jb);
+
+  json_generator_set_root (gen, root);
+  return json_generator_to_data (gen, NULL);
+}
+
+static char *
+seconds_text (gint64 us)
+{
+  return us < 0 ? g_strdup ("-") : g_strdup_printf ("%" G_GINT64_FORMAT "s", us / RL_USEC_PER_SEC);
+}
+
+static void
+batch_one (gpointer data, gpointer user_data)
+{
+  guint i = GPOINTER_TO_UINT (data) - 1;
+  Batch *b = user_data;
+  const char *path = b->o->gps[i];
+  g_autoptr (JsonBuilder) jb = json_builder_new ();
+  g_autoptr (GError) error = NULL;
+  g_autoptr (RlReplay) replay = rl_replay_new (b->config, b->regulatory);
+  BatchCount count = { 0 };
+  g_autofree char *bad_expect = NULL;
+  RlCountry expected = RL_COUNTRY_NONE;
+  gboolean has_expect = batch_expected (path, &expected, &bad_expect);
+  char *line, *row;
+  gboolean failed, unreadable = FALSE;
+
+  json_builder_begin_object (jb);
+  json_member_s (jb, "file", path);
+  rl_replay_set_event_func (replay, batch_count, &count);
+  if (b->index == NULL)
+    rl_replay_note (replay, "%s", "boundary index unavailable: GPS positions cannot be placed");
+  if (!batch_load (b, replay, path, &error))
+    {
+      json_member_s (jb, "error", error->message);
+      json_builder_end_object (jb);
+      line = json_line (jb);
+      row = g_strdup_printf ("%-62s  %s (error: %s)", "unreadable", path, error->message);
+      failed = unreadable = TRUE;
+    }
+  else
+    {
+      const GArray *tl;
+      const RlDecision *final;
+      gint64 first, last, first_decision = -1, on_world = 0;
+      guint changes = 0, conflicts = 0;
+      g_autoptr (GString) countries = g_string_new (NULL);
+      char cc[3];
+
+      if (b->o->timezone != NULL && b->tzmap != NULL)
+        {
+          RlEvidence ev;
+          if (rl_tzmap_evidence (b->tzmap, b->o->timezone, 0, RL_NEVER, &ev))
+            rl_replay_add_evidence_at_start (replay, &ev);
+        }
+      rl_replay_run (replay, TRUE);
+      tl = rl_replay_timeline (replay);
+      final = rl_replay_final (replay);
+      rl_replay_span (replay, &first, &last);
+      json_builder_set_member_name (jb, "span");
+      json_builder_begin_object (jb);
+      {
+        g_autoptr (GDateTime) a = g_date_time_new_from_unix_utc (first / RL_USEC_PER_SEC);
+        g_autoptr (GDateTime) z = g_date_time_new_from_unix_utc (last / RL_USEC_PER_SEC);
+        g_autofree char *as = a ? g_date_time_format (a, "%Y-%m-%dT%H:%M:%SZ") : g_strdup ("?");
+        g_autofree char *zs = z ? g_date_time_format (z, "%Y-%m-%dT%H:%M:%SZ") : g_strdup ("?");
+        json_member_s (jb, "start", as);
+        json_member_s (jb, "end", zs);
+        json_member_i (jb, "seconds", (last - first) / RL_USEC_PER_SEC);
+      }
+      json_builder_end_object (jb);
+      json_member_i (jb, "fixes", (gint64) count.fixes);
+      json_builder_set_member_name (jb, "countries");
+      json_builder_begin_array (jb);
+      for (guint k = 0; k < tl->len; k++)
+        {
+          const RlTimelineEntry *e = &g_array_index (tl, RlTimelineEntry, k);
+          gint64 end = k + 1 < tl->len ? g_array_index (tl, RlTimelineEntry, k + 1).time : last;
+          if (e->country == RL_COUNTRY_WORLD)
+            on_world += MAX (end - e->time, 0);
+          if (k > 0 && g_array_index (tl, RlTimelineEntry, k - 1).country != e->country)
+            changes++;
+          if (e->state == RL_STATE_CONFLICT && (k == 0 || g_array_index (tl, RlTimelineEntry, k - 1).state != RL_STATE_CONFLICT))
+            conflicts++;
+          if (e->state == RL_STATE_DECIDED || e->state == RL_STATE_OVERRIDE)
+            {
+              if (first_decision < 0)
+                first_decision = e->time - first;
+              rl_country_to_string (e->country, cc);
+              if (strstr (countries->str, cc) == NULL)
+                {
+                  g_string_append_printf (countries, "%s%s", countries->len ? "," : "", cc);
+                  json_builder_add_string_value (jb, cc);
+                }
+            }
+        }
+      json_builder_end_array (jb);
+      json_builder_set_member_name (jb, "first_decision_s");
+      if (first_decision < 0)
+        json_builder_add_null_value (jb);
+      else
+        json_builder_add_int_value (jb, first_decision / RL_USEC_PER_SEC);
+      json_member_i (jb, "seconds_on_00", on_world / RL_USEC_PER_SEC);
+      json_member_i (jb, "changes", changes);
+      json_member_i (jb, "conflicts", conflicts);
+      json_member_s (jb, "final", rl_country_to_string (final->country, cc));
+      json_member_s (jb, "final_state", rl_state_to_string (final->state));
+      json_builder_set_member_name (jb, "notes");
+      json_builder_begin_array (jb);
+      {
+        g_autofree char *doc = rl_replay_format (replay, "json", NULL);
+        g_autoptr (JsonParser) parser = json_parser_new ();
+        /* the notes as the JSON report has them */
+        if (doc != NULL && json_parser_load_from_data (parser, doc, -1, NULL))
+          {
+            JsonObject *summary = json_object_get_object_member (json_node_get_object (json_parser_get_root (parser)), "summary");
+            JsonArray *notes = summary && json_object_has_member (summary, "notes") ? json_object_get_array_member (summary, "notes") : NULL;
+            for (guint k = 0; notes != NULL && k < json_array_get_length (notes); k++)
+              json_builder_add_string_value (jb, json_array_get_string_element (notes, k));
+          }
+      }
+      if (bad_expect != NULL)
+        json_builder_add_string_value (jb, bad_expect);
+      json_builder_end_array (jb);
+      failed = FALSE;
+      if (has_expect)
+        {
+          json_member_s (jb, "expected", expected ? rl_country_to_string (expected, cc) : "?");
+          json_builder_set_member_name (jb, "ok");
+          json_builder_add_boolean_value (jb, expected != RL_COUNTRY_NONE && final->country == expected);
+          failed = !(expected != RL_COUNTRY_NONE && final->country == expected);
+        }
+      json_builder_end_object (jb);
+      line = json_line (jb);
+      {
+        g_autofree char *fd = seconds_text (first_decision), *ow = seconds_text (on_world);
+        char ec[3];
+        g_autofree char *verdict = !has_expect ? g_strdup ("-") : !failed ? g_strdup ("ok")
+                                   : g_strdup_printf ("FAIL:%s", expected ? rl_country_to_string (expected, ec) : "?");
+        row = g_strdup_printf ("%7" G_GUINT64_FORMAT " %-12s %7s %7s %5u %5u %-8s %-5s  %s", count.fixes,
+                               countries->len ? countries->str : "-", fd, ow, changes, conflicts, verdict,
+                               rl_country_to_string (final->country, cc), path);
+      }
+    }
+  g_mutex_lock (&b->lock);
+  b->lines[i] = line;
+  b->rows[i] = row;
+  b->failed[i] = failed;
+  b->unreadable[i] = unreadable;
+  g_cond_broadcast (&b->done);
+  g_mutex_unlock (&b->lock);
+}
+
+static int
+compare_paths (gconstpointer a, gconstpointer b)
+{
+  return strcmp (*(const char *const *) a, *(const char *const *) b);
+}
+
+static gboolean
+batch_skip (const char *name)
+{
+  return name[0] == '.' || g_str_has_suffix (name, ".expect");
+}
+
+/* Arguments, directories (their files, sorted; not recursive) and "-"
+ * (one path a line on stdin) as one list. */
+static GPtrArray *
+batch_inputs (int argc, char **argv, GError **error)
+{
+  GPtrArray *files = g_ptr_array_new_with_free_func (g_free);
+
+  for (int i = 0; i < argc; i++)
+    {
+      if (strcmp (argv[i], "-") == 0)
+        {
+          char buf[4096];
+          while (fgets (buf, sizeof buf, stdin) != NULL)
+            {
+              g_strstrip (buf);
+              if (buf[0] != '\0' && buf[0] != '#')
+                g_ptr_array_add (files, g_strdup (buf));
+            }
+        }
+      else if (g_file_test (argv[i], G_FILE_TEST_IS_DIR))
+        {
+          g_autoptr (GDir) dir = g_dir_open (argv[i], 0, error);
+          g_autoptr (GPtrArray) names = g_ptr_array_new_with_free_func (g_free);
+          const char *name;
+          if (dir == NULL)
+            {
+              g_ptr_array_unref (files);
+              return NULL;
+            }
+          while ((name = g_dir_read_name (dir)) != NULL)
+            {
+              g_autofree char *p = g_build_filename (argv[i], name, NULL);
+              if (!batch_skip (name) && g_file_test (p, G_FILE_TEST_IS_REGULAR))
+                g_ptr_array_add (names, g_steal_pointer (&p));
+            }
+          g_ptr_array_sort (names, compare_paths);
+          for (guint k = 0; k < names->len; k++)
+            g_ptr_array_add (files, g_strdup (names->pdata[k]));
+        }
+      else
+        g_ptr_array_add (files, g_strdup (argv[i]));
+    }
+  return files;
+}
+
+static int
+rl_replay_batch (Options *o, int argc, char **argv)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (GPtrArray) files = NULL;
+  guint n, failures = 0, errors = 0;
+  int jobs = o->jobs > 0 ? o->jobs : (int) g_get_num_processors ();
+  gint64 t0 = g_get_monotonic_time ();
+  Batch b = { 0 };
+
+  if (o->scenario != NULL || o->gps != NULL || o->scans != NULL || o->map != NULL || o->check || o->evidence)
+    return die (RL_EXIT_USAGE, "%s", "--batch takes the logs as arguments (not --scenario, --gps, --scans, --map, --check, --evidence)");
+  if (o->format != NULL && strcmp (o->format, "json") != 0)
+    return die (RL_EXIT_USAGE, "%s", "--batch writes JSON lines only");
+  if (argc == 0)
+    return die (RL_EXIT_USAGE, "%s", "--batch: give logs, directories or - (a list on stdin)");
+  files = batch_inputs (argc, argv, &error);
+  if (files == NULL)
+    return die (RL_EXIT_FAILURE, "%s", error->message);
+  n = files->len;
+  g_ptr_array_add (files, NULL);
+  o->gps = (char **) g_ptr_array_steal (files, NULL);   /* the list, read by the workers */
+
+  g_autoptr (RlConfig) config = rl_config_load (o->config, &error);
+  if (config == NULL)
+    return die (RL_EXIT_FAILURE, "%s", error->message);
+  g_autoptr (GError) reg_error = NULL;
+  g_autoptr (RlRegulatory) regulatory = rl_regulatory_load (o->regdb ? o->regdb : config->regulatory_db,
+                                                            config->territories, &reg_error);
+  if (reg_error != NULL)
+    fprintf (stderr, "regloc replay: warning: %s\n", reg_error->message);
+  g_autoptr (RlTzMap) tzmap = rl_tzmap_new (config->zoneinfo_dir, NULL);
+  g_autofree char *index_path = rl_data_path (RL_DATA_BOUNDARY_INDEX, config->boundary_index);
+  g_autoptr (RlBoundaryIndex) index = rl_boundary_index_open (index_path, NULL);
+
+  b.o = o;
+  b.config = config;
+  b.regulatory = regulatory;
+  b.index = index;
+  b.tzmap = tzmap;
+  g_mutex_init (&b.lock);
+  g_cond_init (&b.done);
+  b.lines = g_new0 (char *, n);
+  b.rows = g_new0 (char *, n);
+  b.failed = g_new0 (gboolean, n);
+  b.unreadable = g_new0 (gboolean, n);
+
+  GThreadPool *pool = g_thread_pool_new (batch_one, &b, MAX (jobs, 1), TRUE, NULL);
+  for (guint i = 0; i < n; i++)
+    g_thread_pool_push (pool, GUINT_TO_POINTER (i + 1), NULL);
+  /* lines in the order of the list, each as soon as the ones before it are out */
+  for (guint i = 0; i < n; i++)
+    {
+      g_mutex_lock (&b.lock);
+      while (b.lines[i] == NULL)
+        g_cond_wait (&b.done, &b.lock);
+      g_mutex_unlock (&b.lock);
+      fputs (b.lines[i], stdout);
+      fputc ('\n', stdout);
+      fflush (stdout);
+      g_clear_pointer (&b.lines[i], g_free);
+    }
+  g_thread_pool_free (pool, FALSE, TRUE);
+
+  fprintf (stderr, "%7s %-12s %7s %7s %5s %5s %-8s %-5s  %s\n", "FIXES", "DECIDED", "FIRST", "ON 00", "CHG", "CONFL", "EXPECTED", "FINAL", "LOG");
+  for (guint i = 0; i < n; i++)
+    {
+      fprintf (stderr, "%s\n", b.rows[i]);
+      failures += b.failed[i];
+      errors += b.unreadable[i];
+      g_free (b.rows[i]);
+    }
+  fprintf (stderr, "%u logs, %u unreadable, %u not as expected; %d workers, %.2f s\n", n, errors, failures - errors,
+           MAX (jobs, 1), (g_get_monotonic_time () - t0) / 1e6);
+  g_free (b.lines);
+  g_free (b.rows);
+  g_free (b.failed);
+  g_free (b.unreadable);
+  g_mutex_clear (&b.lock);
+  g_cond_clear (&b.done);
+  return failures ? RL_EXIT_FAILURE : RL_EXIT_OK;
+}
+
 int
 rl_cmd_replay (int argc, char **argv)
 {
@@ -106,18 +520,26 @@ rl_cmd_replay (int argc, char **argv)
     { "format", 0, 0, G_OPTION_ARG_STRING, &o.format, "Output: text (default), json or csv", "FORMAT" },
     { "evidence", 0, 0, G_OPTION_ARG_NONE, &o.evidence, "With --format json: list every evidence item read", NULL },
     { "check", 0, 0, G_OPTION_ARG_NONE, &o.check, "Check the scenario's expect lines; exit 1 if one fails", NULL },
+    { "map", 0, 0, G_OPTION_ARG_FILENAME, &o.map, "Also draw the track on a map: FILE.svg, FILE.geojson or FILE.kml", "FILE" },
+    { "batch", 0, 0, G_OPTION_ARG_NONE, &o.batch, "Replay each log given (files, directories, - for a list on stdin) on its own: one JSON line each", NULL },
+    { "jobs", 'j', 0, G_OPTION_ARG_INT, &o.jobs, "With --batch: logs replayed at once (default: one per core)", "N" },
     { NULL }
   };
 
   g_option_context_add_main_entries (ctx, entries, NULL);
   if (!g_option_context_parse (ctx, &argc, &argv, &error))
     return die (RL_EXIT_USAGE, "%s (try --help)", error->message);
+  if (o.batch)
+    return rl_replay_batch (&o, argc - 1, argv + 1);
   if (argc > 1)
     return die (RL_EXIT_USAGE, "unexpected argument '%s' (inputs go after --scenario, --gps or --scans)", argv[1]);
   if (o.scenario == NULL && o.gps == NULL && o.scans == NULL)
     return die (RL_EXIT_USAGE, "%s", "nothing to replay: give --scenario, --gps or --scans (try --help)");
-  if (o.format != NULL && strcmp (o.format, "text") != 0 && strcmp (o.format, "json") != 0 && strcmp (o.format, "csv") != 0)
-    return die (RL_EXIT_USAGE, "unknown --format '%s': expected text, json or csv", o.format);
+  if (o.format != NULL && strcmp (o.format, "text") != 0 && strcmp (o.format, "json") != 0 && strcmp (o.format, "csv") != 0 &&
+      strcmp (o.format, "geojson") != 0 && strcmp (o.format, "kml") != 0)
+    return die (RL_EXIT_USAGE, "unknown --format '%s': expected text, json, csv, geojson or kml", o.format);
+  if (o.map != NULL && map_kind (o.map) == NULL)
+    return die (RL_EXIT_USAGE, "--map %s: the name must end in .svg, .geojson (or .json) or .kml", o.map);
 
   g_autoptr (RlConfig) config = rl_config_load (o.config, &error);
   if (config == NULL)
@@ -153,13 +575,35 @@ rl_cmd_replay (int argc, char **argv)
         rl_replay_note (replay, "timezone %s names no country: not used", o.timezone);
     }
 
-  /* text and CSV rows go out as the run decides; JSON at the end */
-  g_autoptr (RlReportWriter) writer = rl_report_writer_new (o.format, stdout, &error);
-  if (writer == NULL)
+  /* text and CSV rows go out as the run decides; JSON at the end; the
+   * map formats after the run from the track collected as it went */
+  gboolean map_format = o.format != NULL && (strcmp (o.format, "geojson") == 0 || strcmp (o.format, "kml") == 0);
+  g_autoptr (RlReportWriter) writer = map_format ? NULL : rl_report_writer_new (o.format, stdout, &error);
+  if (writer == NULL && !map_format)
     return die (RL_EXIT_USAGE, "%s", error->message);
-  rl_report_writer_attach (writer, replay);
+  g_autoptr (RlTrack) track = NULL;
+  if (map_format || o.map != NULL)
+    {
+      track = rl_track_new (RL_TRACK_DEFAULT_POINTS);
+      rl_track_attach (track, replay);
+    }
+  if (writer != NULL)
+    rl_report_writer_attach (writer, replay);
   rl_replay_run (replay, settle);
-  rl_report_writer_finish (writer, replay);
+  if (writer != NULL)
+    rl_report_writer_finish (writer, replay);
+  else
+    {
+      g_autofree char *doc = map_document (o.format, track, replay, index);
+      fputs (doc, stdout);
+      fflush (stdout);
+    }
+  if (o.map != NULL)
+    {
+      g_autofree char *doc = map_document (map_kind (o.map), track, replay, index);
+      if (!g_file_set_contents (o.map, doc, -1, &error))
+        return die (RL_EXIT_FAILURE, "--map: %s", error->message);
+    }
   if (o.check)
     {
       g_autoptr (GString) report = g_string_new (NULL);

@@ -76,6 +76,12 @@ static const KeyDef keys[] = {
   { { "policy", "airborne_speed_kmh", "double", "150", "km/h: faster and higher than airborne_altitude is in flight, 00" }, T_DOUBLE, POL (airborne_min_speed_kmh), 0, 100000 },
   { { "gps", "best_fix_window", "uint", "10", "Seconds a fix with a larger error radius does not replace a better one (0: off)" }, T_UINT, OFF (gps_best_fix_window_s), 0, 3600 },
   { { "gps", "unknown_error", "double", "100", "Metres of error assumed for a fix with neither an error estimate nor an HDOP" }, T_DOUBLE, OFF (gps_unknown_error_m), 1, 100000 },
+
+  /* the mobile network (issue 13) */
+  { { "policy", "cell_weight", "double", "0.7", "Confidence a modem's registered network adds: one witness, like a beacon witness (0..1)" }, T_DOUBLE, POL (cell_weight), 0, 1 },
+  { { "policy", "max_age_cell", "uint", "0", "Seconds a modem's registration counts after it was reported (0: until the modem reports a change)" }, T_UINT, AGE (RL_SOURCE_CELL), 0, 31536000 },
+  { { "cell", "enabled", "bool", "true", "Use the mobile network a modem is registered on (ModemManager)" }, T_BOOL, OFF (cell_enabled), 0, 0 },
+  { { "cell", "providers", "string", "/usr/share/mobile-broadband-provider-info/serviceproviders.xml", "Mobile network codes (MCC) to countries: mobile-broadband-provider-info's serviceproviders.xml" }, T_STRING, OFF (cell_providers), 0, 0 },
 };
 
 const RlConfigKeyInfo *
@@ -232,7 +238,7 @@ rl_config_load_data (const char *data, gsize len, const char *name, GError **err
       if (!known_group)
         {
           g_set_error (error, RL_CONFIG_ERROR, RL_CONFIG_ERROR_UNKNOWN_KEY,
-                       "%s: unknown group [%s]: expected general, policy, gps, beacons, timezone or override",
+                       "%s: unknown group [%s]: expected general, policy, gps, beacons, timezone, cell or override",
                        name, groups[g]);
           return NULL;
         }

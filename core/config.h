@@ -59,6 +59,10 @@ typedef struct {
   double gps_unknown_error_m;     /* [gps] 100: error radius of a fix that says nothing of its accuracy */
   /* [policy], read by the engine (core/engine.h) */
   guint resume_wait_s;            /* 120: after a resume, wait this long at most for the sources that delivered before it */
+
+  /* [cell]: the mobile network's country from ModemManager (issue 13) */
+  gboolean cell_enabled;
+  char *cell_providers;           /* mobile-broadband-provider-info's serviceproviders.xml */
   /* [gps] /run/gpsd.sock: gpsd's control socket, watched (inotify) while a local gpsd is absent; empty: retry instead */
   char *gps_control_socket;
 } RlConfig;

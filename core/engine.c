@@ -250,14 +250,21 @@ hold_for_resume (RlEngine *e, RlDecision *d, const RlDecision *previous, gint64 
     d->summary = g_string_free (s, FALSE);
   }
   {
-    GString *s = g_string_new (d->explanation);
-    g_string_append (s, " Resumed from sleep: until ");
+    GString *s = g_string_new (" Resumed from sleep: until ");
     append_awaited (s, e->awaited);
     g_string_append_printf (s, ", which delivered before the sleep, report%s again (at most %.0f s after the resume), "
                             "regloc stays on 00.", (e->awaited & (e->awaited - 1)) ? "" : "s",
                             (double) e->resume_wait / RL_USEC_PER_SEC);
+    /* names source kinds only: the same words at both detail levels */
+    char *full = g_strconcat (d->explanation ? d->explanation : "", s->str, NULL);
+    char *pub = g_strconcat (d->explanation_public ? d->explanation_public : "", s->str, NULL);
     g_free (d->explanation);
-    d->explanation = g_string_free (s, FALSE);
+    d->explanation = full;
+    g_free (d->explanation_public);
+    d->explanation_public = pub;
+    g_free (d->summary_public);
+    d->summary_public = g_strdup (d->summary);
+    g_string_free (s, TRUE);
   }
 }
 

@@ -42,6 +42,7 @@ static const char *const source_kind_names[RL_N_SOURCE_KINDS] = {
   [RL_SOURCE_GPS] = "gps",
   [RL_SOURCE_TIMEZONE] = "timezone",
   [RL_SOURCE_OVERRIDE] = "override",
+  [RL_SOURCE_CELL] = "cell",
 };
 
 const char *
@@ -172,4 +173,88 @@ rl_country_is_eu_member (RlCountry country)
     if (memcmp (rl_eu_member_codes[i], cc, 2) == 0)
       return TRUE;
   return FALSE;
+}
+
+/* ---- text from typed fields (RlDetailLevel) ---------------------------- */
+
+static const char *
+band_name (RlBand band)
+{
+  switch (band)
+    {
+    case RL_BAND_2GHZ: return "2.4 GHz";
+    case RL_BAND_5GHZ: return "5 GHz";
+    case RL_BAND_6GHZ: return "6 GHz";
+    case RL_BAND_60GHZ: return "60 GHz";
+    case RL_BAND_UNKNOWN:
+    default: return NULL;
+    }
+}
+
+static void
+describe_beacon (GString *s, const RlEvidence *ev, gboolean private_ok, const char *countries)
+{
+  const RlBeaconInfo *b = &ev->beacon;
+  const char *band = band_name (rl_band_from_freq (b->freq_mhz));
+
+  if (private_ok)
+    g_string_append_printf (s, "AP %02x:%02x:%02x:%02x:%02x:%02x, ESS '%s', IE '%s'", b->bssid[0], b->bssid[1],
+                            b->bssid[2], b->bssid[3], b->bssid[4], b->bssid[5], b->ssid, countries);
+  else
+    g_string_append_printf (s, "access point, IE '%s'", countries);
+  if (band != NULL)
+    g_string_append_printf (s, ", %s", band);
+  if (b->signal_mbm != 0)
+    g_string_append_printf (s, ", %.0f dBm", b->signal_mbm / 100.0);
+}
+
+static void
+describe_gps (GString *s, const RlEvidence *ev, gboolean private_ok, const char *countries)
+{
+  const RlGpsInfo *g = &ev->gps;
+
+  g_string_append (s, "GPS fix");
+  if (private_ok && isfinite (g->lat) && isfinite (g->lon))
+    g_string_append_printf (s, " %.5f%c %.5f%c", fabs (g->lat), g->lat >= 0 ? 'N' : 'S',
+                            fabs (g->lon), g->lon >= 0 ? 'E' : 'W');
+  g_string_append_printf (s, ev->n_countries == 0 ? " at %s" : " in %s", countries);
+  if (isfinite (g->error_m))
+    g_string_append_printf (s, " ±%.0f m", g->error_m);
+  if (private_ok && g->border_m >= 0)
+    g_string_append_printf (s, ", %.0f m from a border", g->border_m);
+  if (g->flags & RL_GPS_INFO_UNTRUSTED)
+    g_string_append (s, " (untrusted)");
+}
+
+const char *
+rl_evidence_describe (const RlEvidence *ev, guint level, char *buf, gsize len)
+{
+  g_autoptr (GString) s = g_string_new (NULL);
+  gboolean private_ok = (level & RL_DETAIL_PRIVATE) != 0;
+  char countries[RL_MAX_CANDIDATES * 3 + 8];
+
+  g_return_val_if_fail (ev != NULL && buf != NULL && len > 0, buf);
+  rl_evidence_countries_to_string (ev, countries, sizeof countries);
+  switch (ev->kind)
+    {
+    case RL_SOURCE_BEACON:
+      describe_beacon (s, ev, private_ok, countries);
+      break;
+    case RL_SOURCE_GPS:
+      describe_gps (s, ev, private_ok, countries);
+      break;
+    case RL_SOURCE_TIMEZONE:
+      g_string_append_printf (s, "%s (%s)", ev->zone[0] ? ev->zone : "timezone", countries);
+      break;
+    case RL_SOURCE_OVERRIDE:
+      g_string_append_printf (s, "override %s", countries);
+      break;
+    case RL_N_SOURCE_KINDS:
+    default:
+      /* a kind without its own words: its name and countries, never more */
+      g_string_append_printf (s, "%s: %s", rl_source_kind_to_string (ev->kind), countries);
+      break;
+    }
+  g_strlcpy (buf, s->str, len);
+  return buf;
 }

@@ -31,6 +31,7 @@ typedef enum {
   RL_SOURCE_GPS,
   RL_SOURCE_TIMEZONE,
   RL_SOURCE_OVERRIDE,
+  RL_SOURCE_CELL,         /* the mobile network a modem is registered on (its MCC) */
   RL_N_SOURCE_KINDS
 } RlSourceKind;
 
@@ -103,7 +104,11 @@ typedef struct {
   gint64 expires_at;      /* µs since epoch, or RL_NEVER */
   RlBeaconInfo beacon;    /* valid for RL_SOURCE_BEACON */
   RlGpsInfo gps;          /* valid for RL_SOURCE_GPS */
-  char detail[160];       /* short human text: "AP 3c:84:6a:…, 'Freifunk', IE 'DE '" */
+  /* Short human text for logs and replays: "AP 3c:84:6a:…, 'Freifunk', IE 'DE '".
+   * It may name a position, a BSSID or an SSID: private (nothing public is
+   * built from it; rl_evidence_describe() builds the public text). */
+  char detail[160];
+  char zone[48];          /* RL_SOURCE_TIMEZONE: the zone's name ("Europe/Berlin"); may be empty */
 } RlEvidence;
 
 void rl_evidence_init (RlEvidence *ev, RlSourceKind kind, const char *key, gint64 observed_at, gint64 expires_at);
@@ -116,6 +121,22 @@ const char *rl_evidence_countries_to_string (const RlEvidence *ev, char *buf, gs
 /* The standard expiry of an item observed at @observed_at that lives @max_age_s
  * seconds (0 = never). */
 gint64 rl_expiry_after (gint64 observed_at, guint max_age_s);
+
+/* How much of an item's private details a text may show (docs/design.md,
+ * "Private data").  Public: kind, countries, error radius, band, signal,
+ * counts.  Private adds the position (latitude, longitude, border
+ * distance), the BSSID and the SSID: a Wi-Fi database turns a BSSID into a
+ * position within metres, so they are location data like coordinates. */
+typedef enum {
+  RL_DETAIL_PUBLIC = 1 << 0,
+  RL_DETAIL_PRIVATE = 1 << 1,
+} RlDetailLevel;
+#define RL_DETAIL_FULL (RL_DETAIL_PUBLIC | RL_DETAIL_PRIVATE)
+
+/* One item's human text built from its typed fields at @level (never from
+ * ->detail): "GPS fix in DE ±5 m" publicly, "GPS fix 48.56600N 7.81920E in
+ * DE ±5 m, 120 m from a border" with RL_DETAIL_PRIVATE.  Returns @buf. */
+const char *rl_evidence_describe (const RlEvidence *ev, guint level, char *buf, gsize len);
 
 /* "EU": not an ISO 3166-1 country, but many European access points
  * advertise it.  It supports every member state (data/eu-members.txt, from

@@ -76,6 +76,7 @@ rl_policy_params_init (RlPolicyParams *p)
   p->flap_calm_s = 600;
   p->airborne_min_altitude_m = 2000;
   p->airborne_min_speed_kmh = 150;
+  p->cell_weight = 0.7;
 }
 
 guint
@@ -103,6 +104,8 @@ rl_decision_new_initial (void)
   d->suspects = g_array_new (FALSE, TRUE, sizeof (RlSuspect));
   d->explanation = g_strdup ("No evidence yet: staying on the world domain 00.");
   d->summary = g_strdup ("no evidence");
+  d->explanation_public = g_strdup (d->explanation);
+  d->summary_public = g_strdup (d->summary);
   return d;
 }
 
@@ -115,6 +118,8 @@ rl_decision_free (RlDecision *d)
   g_array_unref (d->suspects);
   g_free (d->explanation);
   g_free (d->summary);
+  g_free (d->explanation_public);
+  g_free (d->summary_public);
   g_free (d);
 }
 
@@ -141,6 +146,7 @@ typedef struct {
   guint network_bands;
   gboolean network_yields;  /* a large network, outvoted by many operators' witness for another country */
   RlCountry location;       /* the location code before mapping (AX for FI) */
+  gboolean cell_strong;     /* a modem's network names only this country */
 } Tally;
 
 /* The evidence that names no candidate of its own. */
@@ -174,6 +180,9 @@ typedef struct {
   const GArray *suspects;   /* beacons left out of the vote, or NULL */
   guint n_suspect;          /* live beacons left out */
   gboolean airborne;
+  /* privacy (docs/design.md, "Private data") */
+  const RlEvidence *zone_ev;/* the timezone item @zone comes from */
+  guint level;              /* RlDetailLevel of the text being written */
 } Tallying;
 
 static RlCountry
@@ -753,6 +762,48 @@ is_live (const RlEvidence *e, gint64 now)
   return e->expires_at > now && e->observed_at <= now;
 }
 
+/* ---- the mobile network (issue 13) ---------------------------------- */
+
+/* A modem registered on a network whose MCC names one country is one
+ * deciding witness for it (every modem together: one witness, they hear
+ * the same towers); an MCC shared by several countries (310-316: the US
+ * and its territories) confirms each of them, never decides.  A cell is
+ * never strong: a tower across a border is an everyday thing, so a cell
+ * naming another country than a GPS fix or the access points is no
+ * conflict, and it always needs a second witness (docs/policy.md). */
+static void
+collect_cell (Tallying *t, const RlEvidence *e)
+{
+  for (guint c = 0; c < e->n_countries; c++)
+    {
+      Tally *y = tally_get (t, e->countries[c]);
+      y->pub.cell = TRUE;
+      if (e->n_countries == 1)
+        y->cell_strong = TRUE;
+    }
+}
+
+static void
+weigh_cell (const RlPolicyParams *p, Tally *y, double *miss)
+{
+  y->pub.cell_ambiguous = y->pub.cell && !y->cell_strong;
+  if (!y->pub.cell)
+    return;
+  y->pub.witnesses++;
+  if (y->cell_strong)
+    y->pub.deciding++;
+  *miss *= 1.0 - p->cell_weight;
+}
+
+static void
+describe_cell (GString *s, const Tally *y, gboolean first)
+{
+  if (!y->pub.cell)
+    return;
+  g_string_append_printf (s, "%sa modem's mobile network (its MCC) %s", first ? "" : "; ",
+                          y->cell_strong ? "names it" : "names it and other countries: it confirms, never decides");
+}
+
 /* Sorts the live items: the newest good fix speaks for the GPS, beacons
  * with a country go to @beacons, the timezone marks its countries. */
 static void
@@ -783,9 +834,15 @@ collect_live (Tallying *t, const RlEvidence *ev, gsize n_ev, gint64 now, GPtrArr
           else if (e->n_countries > 0)
             g_ptr_array_add (beacons, (gpointer) e);
           break;
+        case RL_SOURCE_CELL:
+          collect_cell (t, e);
+          break;
         case RL_SOURCE_TIMEZONE:
           if (t->zone == NULL && e->detail[0])
-            t->zone = e->detail;
+            {
+              t->zone = e->detail;
+              t->zone_ev = e;
+            }
           for (guint c = 0; c < e->n_countries; c++)
             tally_get (t, e->countries[c])->pub.timezone = TRUE;
           break;
@@ -880,6 +937,7 @@ weigh (Tallying *t)
         miss *= 1.0 - p->timezone_weight;
       if (y->pub.eu)
         miss *= 1.0 - p->beacon_eu_weight;
+      weigh_cell (p, y, &miss);
       y->pub.confidence = y->pub.witnesses > 0 ? 1.0 - miss : 0.0;
     }
 }
@@ -1177,6 +1235,20 @@ pick (const Tallying *t, const RlDecision *previous, const RlEvidence *override,
 
 /* ---- words: the only place that writes text -------------------------- */
 
+/* Every text is written twice, at RL_DETAIL_FULL and at RL_DETAIL_PUBLIC
+ * (t->level).  An evidence item's own ->detail may name a position, a
+ * BSSID or an SSID, so only the full level uses it; the public level
+ * describes the item from its typed fields (rl_evidence_describe). */
+#define EVIDENCE_TEXT_MAX 200
+
+static const char *
+evidence_text (const Tallying *t, const RlEvidence *e, const char *fallback, char *buf, gsize len)
+{
+  if (t->level & RL_DETAIL_PRIVATE)
+    return e->detail[0] ? e->detail : fallback;
+  return rl_evidence_describe (e, RL_DETAIL_PUBLIC, buf, len);
+}
+
 static const char *
 plural (guint n, const char *one, const char *many)
 {
@@ -1228,7 +1300,8 @@ describe_support (GString *s, const Tally *y, const Tallying *t)
 
   if (y->pub.gps)
     {
-      g_string_append_printf (s, "%s", t->gps->detail[0] ? t->gps->detail : "a GPS fix");
+      char text[EVIDENCE_TEXT_MAX];
+      g_string_append (s, evidence_text (t, t->gps, "a GPS fix", text, sizeof text));
       g_string_append_printf (s, " (%s)", y->gps_strong ? "in this country"
                                           : "near its border: its error circle covers other countries too, so it confirms, never decides");
       first = FALSE;
@@ -1241,8 +1314,10 @@ describe_support (GString *s, const Tally *y, const Tallying *t)
     }
   if (y->pub.timezone)
     {
+      char text[EVIDENCE_TEXT_MAX];
+      const char *zone = t->zone ? evidence_text (t, t->zone_ev, t->zone, text, sizeof text) : NULL;
       g_string_append_printf (s, "%sthe timezone%s%s agrees", first ? "" : "; ",
-                              t->zone ? " " : "", t->zone ? t->zone : "");
+                              zone ? " " : "", zone ? zone : "");
       first = FALSE;
     }
   if (y->pub.eu)
@@ -1251,6 +1326,8 @@ describe_support (GString *s, const Tally *y, const Tallying *t)
                               t->eu.groups, plural (t->eu.groups, "", "s"), plural (t->eu.groups, "s", ""));
       first = FALSE;
     }
+  describe_cell (s, y, first);
+  first = first && !y->pub.cell;
   if (first)
     g_string_append (s, "nothing");
 }
@@ -1302,9 +1379,42 @@ describe_notes (GString *s, const Tallying *t)
     }
 }
 
+/* Publicly the dissent is counted per named code, the access points
+ * unnamed: "Dissent: 2 access points say FR, 1 access point says US." */
+typedef struct {
+  RlCountry code;
+  guint aps;
+} DissentCount;
+
+static int
+cmp_dissent (gconstpointer a, gconstpointer b)
+{
+  const DissentCount *x = a, *y = b;
+
+  if (x->aps != y->aps)
+    return x->aps > y->aps ? -1 : 1;
+  return (int) x->code - (int) y->code;
+}
+
+static void
+describe_dissent_public (GString *s, GArray *counts)
+{
+  g_array_sort (counts, cmp_dissent);
+  for (guint k = 0; k < counts->len; k++)
+    {
+      const DissentCount *dc = &g_array_index (counts, DissentCount, k);
+      char cc[3];
+      g_string_append_printf (s, "%s%u access point%s say%s %s", k ? ", " : " Dissent: ", dc->aps,
+                              plural (dc->aps, "", "s"), plural (dc->aps, "s", ""), rl_country_to_string (dc->code, cc));
+    }
+  if (counts->len > 0)
+    g_string_append (s, ".");
+}
+
 static void
 describe_dissent (GString *s, const Tallying *t, RlCountry winner, const RlEvidence *ev, gsize n, gint64 now)
 {
+  g_autoptr (GArray) counts = g_array_new (FALSE, TRUE, sizeof (DissentCount));
   guint shown = 0, total = 0;
 
   for (gsize i = 0; i < n; i++)
@@ -1316,13 +1426,27 @@ describe_dissent (GString *s, const Tallying *t, RlCountry winner, const RlEvide
       if (c == winner)
         continue;
       total++;
-      if (shown < 3)
+      if (!(t->level & RL_DETAIL_PRIVATE))
+        {
+          guint k;
+          for (k = 0; k < counts->len && g_array_index (counts, DissentCount, k).code != e->countries[0]; k++)
+            ;
+          if (k == counts->len)
+            g_array_append_val (counts, ((DissentCount) { e->countries[0], 0 }));
+          g_array_index (counts, DissentCount, k).aps++;
+        }
+      else if (shown < 3)
         {
           char cc[3];
           g_string_append_printf (s, "%s%s says %s", shown ? ", " : " Dissent: ",
                                   e->detail[0] ? e->detail : e->key, rl_country_to_string (e->countries[0], cc));
           shown++;
         }
+    }
+  if (!(t->level & RL_DETAIL_PRIVATE))
+    {
+      describe_dissent_public (s, counts);
+      return;
     }
   if (total > shown)
     g_string_append_printf (s, " and %u more", total - shown);
@@ -1331,7 +1455,7 @@ describe_dissent (GString *s, const Tallying *t, RlCountry winner, const RlEvide
 }
 
 static void
-explain_override (const Verdict *v, const RlDecision *d, GString *line, GString *why)
+explain_override (const Verdict *v, const Tallying *t, const RlDecision *d, GString *line, GString *why)
 {
   char cc[3], cc2[3];
 
@@ -1340,8 +1464,9 @@ explain_override (const Verdict *v, const RlDecision *d, GString *line, GString 
                             rl_country_to_string (v->override_code, cc));
   else
     g_string_append_printf (line, "override by the administrator: %s", rl_country_to_string (d->country, cc));
+  char text[EVIDENCE_TEXT_MAX];
   g_string_append_printf (why, "An administrator's override (%s) sets %s; evidence is still gathered but does not decide.",
-                          v->override->detail[0] ? v->override->detail : v->override->key,
+                          evidence_text (t, v->override, v->override->key, text, sizeof text),
                           rl_country_to_string (d->country, cc));
   if (v->would_be != RL_COUNTRY_NONE)
     g_string_append_printf (why, " Without it the evidence would support %s.", rl_country_to_string (v->would_be, cc2));
@@ -1445,7 +1570,7 @@ static void
 explain_world (const Verdict *v, const Tallying *t, GString *line, GString *why)
 {
   const Tally *y = v->subject;
-  char cc[3];
+  char cc[3], text[EVIDENCE_TEXT_MAX];
 
   if (y != NULL)
     rl_country_to_string (y->pub.country, cc);
@@ -1463,13 +1588,13 @@ explain_world (const Verdict *v, const Tallying *t, GString *line, GString *why)
       g_string_append (line, "airborne");
       g_string_append_printf (why, "%s: high and fast, the machine is in flight, where no country's rules apply; "
                               "the world domain 00 holds whatever the access points aboard say.",
-                              t->gps->detail[0] ? t->gps->detail : "The GPS fix");
+                              evidence_text (t, t->gps, "The GPS fix", text, sizeof text));
     }
   else if (v->basis == RL_REASON_AT_SEA)
     {
       g_string_append (line, "GPS fix at sea");
       g_string_append_printf (why, "%s is outside every country's waters: the world domain 00 applies.",
-                              t->gps->detail[0] ? t->gps->detail : "The GPS fix");
+                              evidence_text (t, t->gps, "The GPS fix", text, sizeof text));
     }
   else if (y == NULL)
     {
@@ -1488,17 +1613,19 @@ explain_world (const Verdict *v, const Tallying *t, GString *line, GString *why)
     }
 }
 
-/* Writes d->summary and d->explanation from the verdict. */
+/* The summary line and the explanation paragraph of the verdict, at t->level. */
 static void
-explain (const Verdict *v, const Tallying *t, const RlEvidence *ev, gsize n, gint64 now, RlDecision *d)
+explain (const Verdict *v, const Tallying *t, const RlEvidence *ev, gsize n, gint64 now, const RlDecision *d,
+         char **summary, char **explanation)
 {
   g_autoptr (GString) why = g_string_new (NULL);
   g_autoptr (GString) line = g_string_new (NULL);
+  char text[EVIDENCE_TEXT_MAX];
 
   switch (v->state)
     {
     case RL_STATE_OVERRIDE:
-      explain_override (v, d, line, why);
+      explain_override (v, t, d, line, why);
       break;
     case RL_STATE_CONFLICT:
       explain_conflict (t, line, why);
@@ -1517,16 +1644,30 @@ explain (const Verdict *v, const Tallying *t, const RlEvidence *ev, gsize n, gin
     }
   if (t->gps != NULL && (t->gps->gps.flags & RL_GPS_INFO_UNTRUSTED))
     g_string_append_printf (why, " %s: a jump no vehicle makes, so it confirms at most, never decides.",
-                            t->gps->detail[0] ? t->gps->detail : "The GPS fix");
+                            evidence_text (t, t->gps, "The GPS fix", text, sizeof text));
   if (t->n_suspect > 0)
     g_string_append_printf (why, " %u access point%s a GPS fix contradicted stay%s suspect and do%s not vote.",
                             t->n_suspect, t->n_suspect == 1 ? "" : "s", t->n_suspect == 1 ? "s" : "",
                             t->n_suspect == 1 ? "es" : "");
   describe_notes (why, t);
-  g_free (d->explanation);
-  d->explanation = g_string_free (g_steal_pointer (&why), FALSE);
-  g_free (d->summary);
-  d->summary = g_string_free (g_steal_pointer (&line), FALSE);
+  g_free (*explanation);
+  *explanation = g_string_free (g_steal_pointer (&why), FALSE);
+  g_free (*summary);
+  *summary = g_string_free (g_steal_pointer (&line), FALSE);
+}
+
+/* Both levels of the text: full for logs, replays and callers allowed to
+ * read the location; public for everyone else. */
+static void
+explain_levels (const Verdict *v, Tallying *t, const RlEvidence *ev, gsize n, gint64 now, RlDecision *d,
+                const RlTerritoryShift *shift)
+{
+  t->level = RL_DETAIL_FULL;
+  explain (v, t, ev, n, now, d, &d->summary, &d->explanation);
+  t->level = RL_DETAIL_PUBLIC;
+  explain (v, t, ev, n, now, d, &d->summary_public, &d->explanation_public);
+  rl_territory_note (shift, &d->explanation);
+  rl_territory_note (shift, &d->explanation_public);
 }
 
 /* ---- the entry point ------------------------------------------------- */
@@ -1605,8 +1746,7 @@ rl_policy_decide (const RlPolicyParams *params,
     g_array_append_val (d->candidates, g_array_index (t.tallies, Tally, i).pub);
 
   pick (&t, previous, find_override (evidence, n_evidence, now), now, d, &v);
-  explain (&v, &t, evidence, n_evidence, now, d);
-  rl_territory_note (&shift, &d->explanation);
+  explain_levels (&v, &t, evidence, n_evidence, now, d, &shift);
 
   d->next_check = MIN (d->next_check, next_instant (evidence, n_evidence, now));
   /* a calm period that ends the doubled hold-down is an instant too */

@@ -67,6 +67,8 @@ typedef struct {
   /* moving platforms and freshness (issue 10 items 4-5) */
   double airborne_min_altitude_m;   /* 2000: above mean sea level … */
   double airborne_min_speed_kmh;    /* 150: … and faster than this: airborne */
+  /* the mobile network (issue 13) */
+  double cell_weight;               /* 0.7: a registered cell is one witness, like a beacon witness */
 } RlPolicyParams;
 
 void rl_policy_params_init (RlPolicyParams *params);
@@ -91,7 +93,9 @@ typedef struct {
   guint beacon_devices;    /* access-point groups (devices, networks) naming it, before the cap */
   guint beacon_bssids;     /* BSSIDs naming it */
   gboolean beacon_network; /* one operator's large network is a witness for it */
-  guint deciding;          /* witnesses that may decide: a GPS fix naming only it, beacon witnesses */
+  guint deciding;          /* witnesses that may decide: a GPS fix naming only it, beacon witnesses, a cell */
+  gboolean cell;           /* a modem's registered network names it (its MCC) */
+  gboolean cell_ambiguous; /* … and other countries too (MCC 310: US and its territories): confirms only */
 } RlCandidate;
 
 typedef struct {
@@ -116,6 +120,13 @@ typedef struct {
    * witness while they are heard, carried from decision to decision
    * (core/contradiction.h). */
   GArray *suspects;
+  /* @explanation and @summary at RL_DETAIL_PUBLIC (core/evidence.h): no
+   * position, border distance, BSSID or SSID; counts and countries stay.
+   * @explanation/@summary are the full level, for callers allowed to read
+   * the location, logs and replays.  Both are built from the typed
+   * decision by the same functions (policy.c, "the words"). */
+  char *explanation_public;
+  char *summary_public;
 } RlDecision;
 
 RlDecision *rl_decision_new_initial (void);

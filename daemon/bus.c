@@ -47,19 +47,12 @@ return_daemon_error (GDBusMethodInvocation *invocation, const GError *error)
   g_dbus_method_invocation_return_error_literal (invocation, RL_BUS_ERROR, code, error->message);
 }
 
-/* Texts written for people name GPS positions ("48.56600N 7.81920E",
- * "48.56600,7.81920"); callers without net.regloc.read-location get them
- * with the position cut out. */
-static char *
-redact_positions (const char *text)
-{
-  static GRegex *re = NULL;
-
-  if (g_once_init_enter (&re))
-    g_once_init_leave (&re, g_regex_new ("-?[0-9]{1,3}\\.[0-9]+ ?[NS]?[ ,] ?-?[0-9]{1,3}\\.[0-9]+ ?[EW]?",
-                                         0, 0, NULL));
-  return g_regex_replace_literal (re, text, -1, 0, "(position hidden)", 0, NULL);
-}
+/* Private data (docs/design.md, "Private data"): positions, border
+ * distances, BSSIDs and SSIDs are typed fields of the evidence and the
+ * decision carries its text at two levels, so nothing here scrubs words.
+ * Properties and signals are public; Explain and GetEvidence show the
+ * private fields only to callers allowed net.regloc.read-location.  Source
+ * status texts never name private data (daemon/sources/source.h). */
 
 static GVariant *
 sources_variant (RlBus *self)
@@ -71,9 +64,8 @@ sources_variant (RlBus *self)
   for (guint i = 0; i < status->len; i++)
     {
       RlSourceStatus *st = &g_array_index (status, RlSourceStatus, i);
-      g_autofree char *detail = redact_positions (st->detail ? st->detail : "");
       g_variant_builder_add (&b, "(sbts)", st->name, st->available,
-                             (guint64) MAX (st->last_evidence, 0), detail);
+                             (guint64) MAX (st->last_evidence, 0), st->detail ? st->detail : "");
     }
   return g_variant_builder_end (&b);
 }
@@ -91,7 +83,7 @@ rl_bus_update (RlBus *self, RlDaemonChanges changes, RlCountry old_country)
     {
       g_autofree char *old_value = g_strdup (rl_dbus_manager_get_country (m));
       gboolean country_changed = g_strcmp0 (old_value, rl_country_to_string (dec->country, cc)) != 0;
-      g_autofree char *reason = redact_positions (dec->summary ? dec->summary : rl_reason_to_string (dec->reason));
+      const char *reason = dec->summary_public ? dec->summary_public : rl_reason_to_string (dec->reason);
 
       rl_dbus_manager_set_country (m, cc);
       rl_dbus_manager_set_state (m, rl_state_to_string (dec->state));
@@ -127,7 +119,7 @@ rl_bus_update (RlBus *self, RlDaemonChanges changes, RlCountry old_country)
 /* --- methods ---------------------------------------------------------------- */
 
 /* A read whose check was refused for load (not for lack of permission) gets
- * the error, not the redacted answer: the caller should come back later. */
+ * the error, not the public answer: the caller should come back later. */
 static gboolean
 return_if_busy (GDBusMethodInvocation *invocation, const GError *error)
 {
@@ -142,14 +134,11 @@ on_explain_authorized (GDBusMethodInvocation *invocation, gboolean allowed, cons
 {
   RlBus *self = user_data;
   g_autofree char *text = NULL;
-  g_autofree char *redacted = NULL;
 
   if (return_if_busy (invocation, error))
     return;
-  text = rl_daemon_explain (self->daemon);
-  redacted = allowed ? NULL : redact_positions (text);
-
-  rl_dbus_manager_complete_explain (self->skeleton, invocation, allowed ? text : redacted);
+  text = rl_daemon_explain_at (self->daemon, allowed ? RL_DETAIL_FULL : RL_DETAIL_PUBLIC);
+  rl_dbus_manager_complete_explain (self->skeleton, invocation, text);
 }
 
 static gboolean
@@ -159,47 +148,65 @@ handle_explain (RlDBusManager *m, GDBusMethodInvocation *invocation, gpointer us
   return G_DBUS_METHOD_INVOCATION_HANDLED;
 }
 
+/* An item's key names its BSSID ("beacon:3c:a6:2f:…"): without the
+ * permission it becomes the kind and a number counted per kind in this
+ * answer ("beacon:#3").  Keys without a ':' ("gps", "timezone") name no
+ * private detail and stay. */
+static void
+public_key (const RlEvidence *ev, guint *per_kind, char *buf, gsize len)
+{
+  const char *colon = strchr (ev->key, ':');
+
+  if (colon == NULL)
+    {
+      g_strlcpy (buf, ev->key, len);
+      return;
+    }
+  g_snprintf (buf, len, "%.*s:#%u", (int) (colon - ev->key), ev->key, ++per_kind[MIN (ev->kind, RL_N_SOURCE_KINDS)]);
+}
+
 static GVariant *
-evidence_variant (RlDaemon *daemon, const RlEvidence *ev, gboolean show_location)
+evidence_variant (RlDaemon *daemon, const RlEvidence *ev, gboolean show_location, guint *per_kind)
 {
   gint64 observed = rl_daemon_evidence_wall_time (daemon, ev->observed_at);
   gint64 expires = ev->expires_at == RL_NEVER ? 0 : rl_daemon_evidence_wall_time (daemon, ev->expires_at);
   GVariantBuilder d, countries;
-  char cc[3];
+  char cc[3], key[sizeof ev->key], detail[200];
 
   g_variant_builder_init (&d, G_VARIANT_TYPE ("a{sv}"));
   g_variant_builder_init (&countries, G_VARIANT_TYPE ("as"));
   for (guint i = 0; i < ev->n_countries; i++)
     g_variant_builder_add (&countries, "s", rl_country_to_string (ev->countries[i], cc));
+  if (show_location)
+    {
+      g_strlcpy (key, ev->key, sizeof key);
+      g_strlcpy (detail, ev->detail, sizeof detail);
+      if (detail[0] == '\0')
+        rl_evidence_describe (ev, RL_DETAIL_FULL, detail, sizeof detail);
+    }
+  else
+    {
+      public_key (ev, per_kind, key, sizeof key);
+      rl_evidence_describe (ev, RL_DETAIL_PUBLIC, detail, sizeof detail);
+    }
   g_variant_builder_add (&d, "{sv}", "source", g_variant_new_string (rl_source_kind_to_string (ev->kind)));
-  g_variant_builder_add (&d, "{sv}", "key", g_variant_new_string (ev->key));
+  g_variant_builder_add (&d, "{sv}", "key", g_variant_new_string (key));
   g_variant_builder_add (&d, "{sv}", "countries", g_variant_builder_end (&countries));
   g_variant_builder_add (&d, "{sv}", "strength", g_variant_new_double (ev->strength));
   g_variant_builder_add (&d, "{sv}", "observed-at", g_variant_new_uint64 ((guint64) MAX (observed, 0)));
   g_variant_builder_add (&d, "{sv}", "expires-at",
                          g_variant_new_uint64 ((guint64) MAX (expires, 0)));
+  g_variant_builder_add (&d, "{sv}", "detail", g_variant_new_string (detail));
   if (ev->kind == RL_SOURCE_GPS)
     {
-      char list[128];
       g_variant_builder_add (&d, "{sv}", "error-m", g_variant_new_double (ev->gps.error_m));
-      g_variant_builder_add (&d, "{sv}", "border-m", g_variant_new_double (ev->gps.border_m));
       if (show_location)
         {
+          g_variant_builder_add (&d, "{sv}", "border-m", g_variant_new_double (ev->gps.border_m));
           g_variant_builder_add (&d, "{sv}", "latitude", g_variant_new_double (ev->gps.lat));
           g_variant_builder_add (&d, "{sv}", "longitude", g_variant_new_double (ev->gps.lon));
-          g_variant_builder_add (&d, "{sv}", "detail", g_variant_new_string (ev->detail));
-        }
-      else
-        {
-          /* The source's own detail names the position: rebuild it without. */
-          g_autofree char *detail =
-            g_strdup_printf ("GPS fix in %s ±%.0f m (position hidden: needs net.regloc.read-location)",
-                             rl_evidence_countries_to_string (ev, list, sizeof list), ev->gps.error_m);
-          g_variant_builder_add (&d, "{sv}", "detail", g_variant_new_string (detail));
         }
     }
-  else
-    g_variant_builder_add (&d, "{sv}", "detail", g_variant_new_string (ev->detail));
   if (ev->kind == RL_SOURCE_BEACON && ev->beacon.signal_mbm != 0)
     g_variant_builder_add (&d, "{sv}", "signal-dbm", g_variant_new_double (ev->beacon.signal_mbm / 100.0));
   return g_variant_builder_end (&d);
@@ -212,14 +219,15 @@ on_get_evidence_authorized (GDBusMethodInvocation *invocation, gboolean allowed,
   const RlEvidence *items;
   gsize n = 0;
   GVariantBuilder b;
+  guint per_kind[RL_N_SOURCE_KINDS + 1] = { 0 };
 
   if (return_if_busy (invocation, error))
     return;
-  /* A refusal only hides the coordinates: the rest is public. */
+  /* A refusal only hides the private fields: the rest is public. */
   items = rl_daemon_evidence (self->daemon, &n);
   g_variant_builder_init (&b, G_VARIANT_TYPE ("aa{sv}"));
   for (gsize i = 0; i < n; i++)
-    g_variant_builder_add_value (&b, evidence_variant (self->daemon, &items[i], allowed));
+    g_variant_builder_add_value (&b, evidence_variant (self->daemon, &items[i], allowed, per_kind));
   rl_dbus_manager_complete_get_evidence (self->skeleton, invocation, g_variant_builder_end (&b));
 }
 

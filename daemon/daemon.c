@@ -421,6 +421,7 @@ source_settings_unchanged (const RlSourceOps *ops, const RlConfig *old, const Rl
     { "gps", "boundary_index", { "max_age_gps", "gps_", "air" } },
     { "timezone", "zoneinfo_dir", { "max_age_timezone", NULL } },
     { "override", NULL, { "max_age_override", NULL } },
+    { "cell", NULL, { "max_age_cell", NULL } },
   };
 
   for (gsize i = 0; i < G_N_ELEMENTS (deps); i++)
@@ -883,15 +884,18 @@ rl_daemon_evidence_wall_time (RlDaemon *self, gint64 t)
 }
 
 char *
-rl_daemon_explain (RlDaemon *self)
+rl_daemon_explain_at (RlDaemon *self, guint level)
 {
   GString *s = g_string_new (NULL);
   gboolean from_config = FALSE;
   RlCountry ov = rl_daemon_override (self, &from_config);
   const RlDecision *decision = rl_engine_decision (self->engine);
+  const char *text = NULL;
   char cc[3];
 
-  g_string_append (s, decision && decision->explanation ? decision->explanation : "No decision yet.");
+  if (decision != NULL)
+    text = (level & RL_DETAIL_PRIVATE) ? decision->explanation : decision->explanation_public;
+  g_string_append (s, text ? text : "No decision yet.");
   if (ov != RL_COUNTRY_NONE)
     g_string_append_printf (s, "\nOverride %s is set (%s).", rl_country_to_string (ov, cc),
                             from_config ? "in regloc.conf" : "with SetOverride; persisted");
@@ -904,6 +908,12 @@ rl_daemon_explain (RlDaemon *self)
   if (self->feed != NULL)
     g_string_append_printf (s, "\nEvidence comes from a replay: %s.", rl_replay_feed_status (self->feed));
   return g_string_free (s, FALSE);
+}
+
+char *
+rl_daemon_explain (RlDaemon *self)
+{
+  return rl_daemon_explain_at (self, RL_DETAIL_FULL);
 }
 
 char *

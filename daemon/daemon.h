@@ -99,7 +99,10 @@ gint64 rl_daemon_evidence_wall_time (RlDaemon *daemon, gint64 t);
 gint64 rl_daemon_timer_due (RlDaemon *daemon);
 void rl_daemon_fire_timer (RlDaemon *daemon);
 
-/* The explanation paragraph, with the sources' state and what is applied. */
+/* The explanation paragraph, with the sources' state and what is applied,
+ * at a detail level (RlDetailLevel, core/evidence.h): RL_DETAIL_PUBLIC
+ * names no position, BSSID or SSID.  rl_daemon_explain() is the full level. */
+char *rl_daemon_explain_at (RlDaemon *daemon, guint level);
 char *rl_daemon_explain (RlDaemon *daemon);
 
 G_END_DECLS

@@ -270,6 +270,10 @@ leaf_label (const RlBoundaryIndex *index, guint32 offset, const Box *box, double
       inside = p[0] & RL_BIDX_GROUP_INSIDE;
       n_chains = p[1];
       p += 2;
+      /* Groups come smallest feature first (the generator sorts the edges
+       * by feature): none from here on can beat the base label. */
+      if (feature >= best)
+        break;
       for (guint c = 0; c < n_chains; c++)
         {
           guint n;
@@ -290,7 +294,11 @@ leaf_label (const RlBoundaryIndex *index, guint32 offset, const Box *box, double
       /* Groups come smallest feature first: the first one that holds the
        * point is the answer unless the base label is smaller still. */
       if ((parity ^ (inside != 0)) && feature < best)
-        best = feature;
+        {
+          /* the smallest feature holding the point: the later groups are larger */
+          best = feature;
+          break;
+        }
     }
   if (best != RL_BIDX_LABEL_NONE && best >= index->n_features)
     return FALSE;
@@ -465,8 +473,12 @@ near_leaf (Near *nr, guint32 offset, const Box *box)
                 continue;
               double ax = ox + p[2 * i - 2] * sx, ay = oy + p[2 * i - 1] * sy;
               double bx = ox + p[2 * i] * sx, by = oy + p[2 * i + 1] * sy;
-              double dx = bx - ax, dy = by - ay, l2, t = 0, px, py, d;
+              double dx = bx - ax, dy = by - ay, l2, t = 0, px, py, d, lim = nr->best_m;
 
+              /* both ends beyond the best distance on one side: the edge
+               * cannot be nearer (most edges of a leaf, near a border) */
+              if ((ax > lim && bx > lim) || (ax < -lim && bx < -lim) || (ay > lim && by > lim) || (ay < -lim && by < -lim))
+                continue;
               l2 = dx * dx + dy * dy;
               if (l2 > 0)
                 t = CLAMP (-(ax * dx + ay * dy) / l2, 0.0, 1.0);
@@ -1014,4 +1026,131 @@ gboolean
 rl_boundary_lookup_searching (const RlBoundaryIndex *index, double lat, double lon, RlBoundaryResult *out)
 {
   return lookup (index, lat, lon, out, FALSE);
+}
+
+/* ---- the stored edges, for maps ----------------------------------------- */
+
+typedef struct {
+  const RlBoundaryIndex *index;
+  Box want;
+  RlBoundaryChainFunc func;
+  gpointer user_data;
+  GArray *points;   /* double */
+  gboolean bad;
+} Chains;
+
+static void
+chains_leaf (Chains *ch, guint32 offset, const Box *box)
+{
+  const RlBoundaryIndex *index = ch->index;
+  const guint16 *p = (const guint16 *) (index->leaves + offset);
+  const guint16 *end = (const guint16 *) (index->leaves + index->leaves_words);
+  double gx0, gy0, sx, sy;
+  guint n_groups;
+
+  if (end - p < RL_BIDX_LEAF_HEADER)
+    {
+      ch->bad = TRUE;
+      return;
+    }
+  leaf_frame (box, &gx0, &gy0, &sx, &sy);
+  n_groups = p[3];
+  p += RL_BIDX_LEAF_HEADER;
+  for (guint g = 0; g < n_groups; g++)
+    {
+      guint16 feature;
+      guint n_chains;
+
+      if (end - p < 2 || (p[0] & RL_BIDX_MAX_FEATURES) >= index->n_features)
+        {
+          ch->bad = TRUE;
+          return;
+        }
+      feature = p[0] & RL_BIDX_MAX_FEATURES;
+      n_chains = p[1];
+      p += 2;
+      for (guint c = 0; c < n_chains; c++)
+        {
+          guint n;
+          if (end - p < 1 || p[0] == 0 || (gsize) (end - p - 1) < 2 * (gsize) p[0])
+            {
+              ch->bad = TRUE;
+              return;
+            }
+          n = p[0];
+          p++;
+          g_array_set_size (ch->points, 0);
+          for (guint i = 0; i < n; i++)
+            {
+              double xy[2] = { gx0 + p[2 * i] * sx, gy0 + p[2 * i + 1] * sy };
+              g_array_append_vals (ch->points, xy, 2);
+            }
+          if (n >= 2)
+            ch->func (index->codes[feature], (const double *) ch->points->data, n, ch->user_data);
+          p += 2 * n;
+        }
+    }
+}
+
+static void
+chains_entry (Chains *ch, guint32 entry, Box box, guint depth)
+{
+  const RlBoundaryIndex *index = ch->index;
+
+  if (ch->bad || box.x1 < ch->want.x0 || box.x0 > ch->want.x1 || box.y1 < ch->want.y0 || box.y0 > ch->want.y1)
+    return;
+  switch (RL_BIDX_ENTRY_TYPE (entry))
+    {
+    case RL_BIDX_TYPE_UNIFORM:
+      return;
+    case RL_BIDX_TYPE_LEAF:
+      if (RL_BIDX_ENTRY_VALUE (entry) >= index->leaves_words)
+        ch->bad = TRUE;
+      else
+        chains_leaf (ch, RL_BIDX_ENTRY_VALUE (entry), &box);
+      return;
+    case RL_BIDX_TYPE_NODE:
+      {
+        guint32 node = RL_BIDX_ENTRY_VALUE (entry);
+        double cx = (box.x0 + box.x1) / 2, cy = (box.y0 + box.y1) / 2;
+        if (depth >= index->max_depth || node >= index->n_nodes)
+          {
+            ch->bad = TRUE;
+            return;
+          }
+        for (guint c = 0; c < 4; c++)
+          {
+            Box cb = { (c & 1) ? cx : box.x0, (c & 2) ? cy : box.y0, (c & 1) ? box.x1 : cx, (c & 2) ? box.y1 : cy };
+            chains_entry (ch, index->nodes[(gsize) node * 4 + c], cb, depth + 1);
+          }
+        return;
+      }
+    default:
+      ch->bad = TRUE;
+    }
+}
+
+gboolean
+rl_boundary_foreach_chain (const RlBoundaryIndex *index, double south, double west, double north, double east,
+                           RlBoundaryChainFunc func, gpointer user_data)
+{
+  guint32 n = 1u << RL_BIDX_GRID_DEPTH;
+  Chains ch = { index, { MAX (west, -180.0), MAX (south, -90.0), MIN (east, 180.0), MIN (north, 90.0) }, func, user_data,
+                g_array_new (FALSE, FALSE, sizeof (double)), FALSE };
+  guint32 ix0, ix1, iy0, iy1;
+
+  if (!(ch.want.x0 <= ch.want.x1 && ch.want.y0 <= ch.want.y1))
+    {
+      g_array_unref (ch.points);
+      return TRUE;
+    }
+  ix0 = grid_cell (ch.want.x0, -180.0, 360.0, n);
+  ix1 = grid_cell (ch.want.x1, -180.0, 360.0, n);
+  iy0 = grid_cell (ch.want.y0, -90.0, 180.0, n);
+  iy1 = grid_cell (ch.want.y1, -90.0, 180.0, n);
+  for (guint32 iy = iy0; iy <= iy1 && !ch.bad; iy++)
+    for (guint32 ix = ix0; ix <= ix1 && !ch.bad; ix++)
+      chains_entry (&ch, index->grid[(gsize) iy * n + ix], grid_box (ix, iy), RL_BIDX_GRID_DEPTH);
+  g_array_unref (ch.points);
+  return !ch.bad;
 }

@@ -57,4 +57,14 @@ gboolean rl_boundary_lookup (const RlBoundaryIndex *index, double lat, double lo
  * distance.  FALSE as for rl_boundary_lookup. */
 gboolean rl_boundary_lookup_country (const RlBoundaryIndex *index, double lat, double lon, RlCountry *country);
 
+/* One chain of border edges as the index stores it: @n_points points, lon
+ * and lat interleaved in @lonlat, on the border of @country's feature
+ * (chains are clipped to the index's leaves, so a border comes in pieces,
+ * to the index's resolution). */
+typedef void (*RlBoundaryChainFunc) (RlCountry country, const double *lonlat, guint n_points, gpointer user_data);
+/* Calls @func with every chain in the leaves that overlap the box (for
+ * drawing maps; lookups do not use it).  FALSE when the index is corrupt. */
+gboolean rl_boundary_foreach_chain (const RlBoundaryIndex *index, double south, double west, double north, double east,
+                                    RlBoundaryChainFunc func, gpointer user_data);
+
 G_END_DECLS

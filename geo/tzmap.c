@@ -249,6 +249,7 @@ rl_tzmap_evidence (const RlTzMap *map, const char *zone, gint64 observed_at, gin
   rl_evidence_init (out, RL_SOURCE_TIMEZONE, "timezone", observed_at, expires_at);
   for (guint i = 0; i < n; i++)
     rl_evidence_add_country (out, countries[i]);
+  g_strlcpy (out->zone, zone, sizeof out->zone);
   g_snprintf (out->detail, sizeof out->detail, "%s (%s)", zone,
               rl_evidence_countries_to_string (out, list, sizeof list));
   return TRUE;

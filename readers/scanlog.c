@@ -6,6 +6,7 @@
 #include <string.h>
 #include <json-glib/json-glib.h>
 #include "readers/nl80211-scan.h"
+#include "readers/mcc.h"
 
 G_DEFINE_QUARK (rl-scanlog-error-quark, rl_scanlog_error)
 
@@ -177,4 +178,129 @@ rl_scanlog_parse (const char *line, gssize len, RlScanLogEntry *out, GError **er
 bad_field:
   rl_scanlog_entry_clear (out);
   return fail (error, RL_SCANLOG_ERROR_BAD_FIELD, "\"ifname\", \"ssid\", \"freq\" or \"signal_dbm\" has a bad value");
+}
+
+/* ---- cell records --------------------------------------------------------- */
+
+static char *
+iso_time (gint64 time)
+{
+  g_autoptr (GDateTime) dt = g_date_time_new_from_unix_utc (time / RL_USEC_PER_SEC);
+  g_autoptr (GDateTime) dtu = g_date_time_add (dt, time % RL_USEC_PER_SEC);
+  return g_date_time_format (dtu, "%Y-%m-%dT%H:%M:%S.%fZ");
+}
+
+char *
+rl_scanlog_format_cell (gint64 time, const char *modem, gboolean registered, guint mcc, const char *mnc)
+{
+  g_autoptr (JsonBuilder) b = json_builder_new ();
+  g_autofree char *iso = iso_time (time);
+  char code[4];
+
+  json_builder_begin_object (b);
+  json_builder_set_member_name (b, "time");
+  json_builder_add_string_value (b, iso);
+  json_builder_set_member_name (b, "cell");
+  json_builder_begin_object (b);
+  json_builder_set_member_name (b, "modem");
+  json_builder_add_string_value (b, modem != NULL ? modem : "0");
+  json_builder_set_member_name (b, "mcc");
+  if (registered)
+    {
+      g_snprintf (code, sizeof code, "%03u", mcc % 1000);
+      json_builder_add_string_value (b, code);
+      if (mnc != NULL && mnc[0] != '\0')
+        {
+          json_builder_set_member_name (b, "mnc");
+          json_builder_add_string_value (b, mnc);
+        }
+    }
+  else
+    json_builder_add_null_value (b);
+  json_builder_end_object (b);
+  json_builder_end_object (b);
+
+  g_autoptr (JsonGenerator) gen = json_generator_new ();
+  g_autoptr (JsonNode) root = json_builder_get_root (b);
+  json_generator_set_root (gen, root);
+  return json_generator_to_data (gen, NULL);
+}
+
+static gboolean
+modem_name_ok (const char *s)
+{
+  gsize n = 0;
+
+  for (; s[n] != '\0'; n++)
+    if (n >= 40 || !(g_ascii_isalnum (s[n]) || s[n] == '-' || s[n] == '_'))
+      return FALSE;
+  return n > 0;
+}
+
+gboolean
+rl_scanlog_parse_cell (const char *line, gssize len, RlScanLogCell *out, GError **error)
+{
+  g_autoptr (JsonParser) parser = json_parser_new ();
+  JsonObject *o, *c;
+  JsonNode *n, *cell;
+
+  memset (out, 0, sizeof *out);
+  if (!rl_json_depth_ok (line, len < 0 ? strlen (line) : (gsize) len, RL_JSON_MAX_DEPTH) ||
+      !json_parser_load_from_data (parser, line, len, NULL))
+    return FALSE;   /* rl_scanlog_parse() says what is wrong with it */
+  n = json_parser_get_root (parser);
+  if (n == NULL || !JSON_NODE_HOLDS_OBJECT (n))
+    return FALSE;
+  o = json_node_get_object (n);
+  cell = json_object_get_member (o, "cell");
+  if (cell == NULL)
+    return FALSE;
+
+  n = json_object_get_member (o, "time");
+  if (n == NULL || json_node_get_value_type (n) != G_TYPE_STRING)
+    return fail (error, RL_SCANLOG_ERROR_BAD_TIME, "no \"time\" string");
+  g_autoptr (GTimeZone) utc = g_time_zone_new_utc ();
+  g_autoptr (GDateTime) dt = g_date_time_new_from_iso8601 (json_node_get_string (n), utc);
+  if (dt == NULL)
+    return fail (error, RL_SCANLOG_ERROR_BAD_TIME, "\"time\" is not ISO 8601");
+  out->time = g_date_time_to_unix (dt) * RL_USEC_PER_SEC + g_date_time_get_microsecond (dt);
+  if (out->time < 0)
+    return fail (error, RL_SCANLOG_ERROR_BAD_TIME, "\"time\" is before 1970");
+
+  if (!JSON_NODE_HOLDS_OBJECT (cell))
+    return fail (error, RL_SCANLOG_ERROR_BAD_FIELD, "\"cell\" is not an object");
+  c = json_node_get_object (cell);
+  n = json_object_get_member (c, "modem");
+  if (n == NULL || JSON_NODE_HOLDS_NULL (n))
+    g_strlcpy (out->modem, "0", sizeof out->modem);
+  else if (json_node_get_value_type (n) != G_TYPE_STRING || !modem_name_ok (json_node_get_string (n)))
+    return fail (error, RL_SCANLOG_ERROR_BAD_FIELD, "\"cell\": \"modem\" is not a modem name (0, 1, …)");
+  else
+    g_strlcpy (out->modem, json_node_get_string (n), sizeof out->modem);
+
+  n = json_object_get_member (c, "mcc");
+  if (n == NULL)
+    return fail (error, RL_SCANLOG_ERROR_BAD_FIELD, "\"cell\" has no \"mcc\" (null: not registered)");
+  if (JSON_NODE_HOLDS_NULL (n))
+    return TRUE;
+  if (json_node_get_value_type (n) != G_TYPE_STRING)
+    return fail (error, RL_SCANLOG_ERROR_BAD_FIELD, "\"cell\": \"mcc\" is not a string of 3 digits");
+  {
+    const char *mcc = json_node_get_string (n);
+    const char *mnc = NULL;
+    g_autofree char *code = NULL;
+
+    n = json_object_get_member (c, "mnc");
+    if (n != NULL && !JSON_NODE_HOLDS_NULL (n))
+      {
+        if (json_node_get_value_type (n) != G_TYPE_STRING)
+          return fail (error, RL_SCANLOG_ERROR_BAD_FIELD, "\"cell\": \"mnc\" is not a string of 2 or 3 digits");
+        mnc = json_node_get_string (n);
+      }
+    code = mnc != NULL ? g_strdup_printf ("%.8s-%.8s", mcc, mnc) : g_strdup_printf ("%.8s", mcc);
+    if (!rl_mcc_parse_network (code, &out->mcc, out->mnc))
+      return fail (error, RL_SCANLOG_ERROR_BAD_FIELD, "\"cell\": \"mcc\" / \"mnc\" are not 3 and 2-3 digits");
+  }
+  out->registered = TRUE;
+  return TRUE;
 }

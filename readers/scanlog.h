@@ -44,4 +44,23 @@ char *rl_scanlog_format (gint64 time, const char *ifname, const guint8 bssid[6],
 /* Parses one line (pure); on failure @error carries an RlScanLogError. */
 gboolean rl_scanlog_parse (const char *line, gssize len, RlScanLogEntry *out, GError **error);
 
+/* Cell records (issue 13): what a modem is registered on, between the BSS
+ * lines of the same log:
+ *   {"time": ISO 8601, "cell": {"modem": "0", "mcc": "262", "mnc": "01"}}
+ *   {"time": ISO 8601, "cell": {"modem": "0", "mcc": null}}      (lost)
+ * "mnc" may be absent.  The replay maps the code with readers/mcc.h. */
+typedef struct {
+  gint64 time;
+  char modem[41];           /* letters, digits, '-', '_' */
+  gboolean registered;
+  guint mcc;                /* when registered */
+  char mnc[4];              /* "" unknown */
+} RlScanLogCell;
+
+char *rl_scanlog_format_cell (gint64 time, const char *modem, gboolean registered, guint mcc, const char *mnc);
+/* FALSE without @error when @line is not a cell record (no "cell" member:
+ * a BSS line or junk, for rl_scanlog_parse() to judge); FALSE with an
+ * RlScanLogError for a bad cell record. */
+gboolean rl_scanlog_parse_cell (const char *line, gssize len, RlScanLogCell *out, GError **error);
+
 G_END_DECLS

@@ -32,6 +32,8 @@ struct RlReplay {
   gint64 gap_threshold;
   guint n_gaps;
   gint64 longest_gap;
+  RlReplayEventFunc event_func;   /* rl_replay_set_event_func */
+  gpointer event_data;
 };
 
 G_END_DECLS

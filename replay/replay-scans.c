@@ -10,6 +10,7 @@
 #include "readers/nl80211-scan.h"
 #include "readers/pcap-scans.h"
 #include "readers/scanlog.h"
+#include "readers/mcc.h"
 
 /* An AP beacons ten times a second: in a capture, one evidence item per
  * BSS every few seconds says the same, and the expiry moves by at most
@@ -47,6 +48,11 @@ typedef struct {
   /* captures */
   RlPcapReader *pcap;
   GError *pcap_error;
+  /* cell records (scan logs only): the MCC table, read at the first */
+  char *providers;
+  guint cell_max_age_s;
+  RlMccTable *mcc;
+  gboolean mcc_failed;
 } ScanStream;
 
 typedef struct {
@@ -172,6 +178,44 @@ note_heard (ScanStream *s, gint64 time, guint32 freq_mhz)
   return ended;
 }
 
+/* A cell record: TRUE with s->event the modem's item or its withdrawal. */
+static gboolean
+feed_cell (ScanStream *s, const RlScanLogCell *cell)
+{
+  char key[48];
+
+  g_snprintf (key, sizeof key, "cell:%s", cell->modem);
+  memset (&s->event, 0, sizeof s->event);
+  s->event.time = cell->time;
+  rl_replay_count (s->replay, "scans.cells", 1);
+  if (cell->registered && s->mcc == NULL && !s->mcc_failed)
+    {
+      g_autoptr (GError) error = NULL;
+      s->mcc = rl_mcc_table_load (s->providers, &error);
+      if (s->mcc == NULL)
+        {
+          s->mcc_failed = TRUE;
+          rl_replay_note_at (s->replay, s->note_slot, "%s:%u: cell records skipped: no mobile network codes: %s",
+                             s->path, s->line_no, error->message);
+        }
+    }
+  if (cell->registered && s->mcc == NULL)
+    {
+      count_skip (s, "no_mcc_table");
+      return FALSE;
+    }
+  if (cell->registered && rl_mcc_evidence (s->mcc, key, cell->mcc, cell->mnc, cell->time,
+                                           rl_expiry_after (cell->time, s->cell_max_age_s), &s->event.ev))
+    {
+      s->event.type = RL_EVENT_EVIDENCE;
+      return TRUE;
+    }
+  /* lost, or a network that names no country (901, 001, unknown) */
+  s->event.type = RL_EVENT_WITHDRAW;
+  rl_evidence_init (&s->event.ev, RL_SOURCE_CELL, key, cell->time, cell->time);
+  return TRUE;
+}
+
 static const RlEvent *
 json_lines_next (RlEventStream *self)
 {
@@ -192,6 +236,22 @@ json_lines_next (RlEventStream *self)
 
       if (!rl_scanlog_parse (line, (gssize) n, &e, &local))
         {
+          RlScanLogCell cell;
+          g_autoptr (GError) cell_error = NULL;
+          if (rl_scanlog_parse_cell (line, (gssize) n, &cell, &cell_error))
+            {
+              s->good++;
+              release_read_pages (s);
+              if (feed_cell (s, &cell))
+                return &s->event;
+              continue;
+            }
+          if (cell_error != NULL)
+            {
+              /* a cell record with a bad field: its error, not the BSS line's */
+              g_clear_error (&local);
+              local = g_steal_pointer (&cell_error);
+            }
           count_skip (s, rl_scanlog_error_to_string ((RlScanLogError) local->code));
           if (s->bad++ == 0)
             rl_replay_note_at (s->replay, s->note_slot, "%s:%u: skipped: %s", s->path, s->line_no, local->message);
@@ -263,6 +323,8 @@ scan_free (RlEventStream *self)
   rl_pcap_reader_free (s->pcap);
   g_clear_error (&s->pcap_error);
   g_hash_table_unref (s->last);
+  rl_mcc_table_free (s->mcc);
+  g_free (s->providers);
   g_free (s->path);
   g_free (s);
 }
@@ -301,7 +363,8 @@ check_json_lines (ScanStream *s, GError **error)
   while (next_line (s, &line, &n))
     {
       RlScanLogEntry e;
-      if (rl_scanlog_parse (line, (gssize) n, &e, NULL))
+      RlScanLogCell cell;
+      if (rl_scanlog_parse (line, (gssize) n, &e, NULL) || rl_scanlog_parse_cell (line, (gssize) n, &cell, NULL))
         {
           rl_scanlog_entry_clear (&e);
           s->pos = 0;
@@ -364,6 +427,8 @@ rl_replay_load_scan_file (RlReplay *replay, const char *path, const RlConfig *co
   s->replay = replay;
   s->path = g_strdup (path);
   s->max_age_s = config->policy.max_age_s[RL_SOURCE_BEACON];
+  s->providers = g_strdup (config->cell_providers ? config->cell_providers : RL_MCC_DEFAULT_PROVIDERS);
+  s->cell_max_age_s = config->policy.max_age_s[RL_SOURCE_CELL];
   s->last = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
   s->note_slot = rl_replay_note_slot (replay);
   if (!open_input (s, error))

@@ -467,6 +467,8 @@ rl_replay_run (RlReplay *r, gboolean settle)
         {
           if (r->keep_evidence && e->type == RL_EVENT_EVIDENCE)
             g_array_append_vals (r->kept, &e->ev, 1);
+          if (r->event_func != NULL)
+            r->event_func (e, r->event_data);
           rl_engine_apply (engine, e);
         }
       decide (r, engine, now);
@@ -512,4 +514,11 @@ rl_replay_span (const RlReplay *r, gint64 *first, gint64 *last)
 {
   *first = r->first_time;
   *last = r->last_time;
+}
+
+void
+rl_replay_set_event_func (RlReplay *r, RlReplayEventFunc func, gpointer user_data)
+{
+  r->event_func = func;
+  r->event_data = user_data;
 }

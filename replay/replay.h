@@ -101,4 +101,8 @@ void rl_replay_foreach_event (RlReplay *replay, RlReplayEventFunc func, gpointer
  * instant it decided at (a settled hold-down included). */
 void rl_replay_span (const RlReplay *replay, gint64 *first, gint64 *last);
 
+/* Called by rl_replay_run() with each event as it is applied (the map's
+ * track collector reads the GPS fixes from it); NULL to stop. */
+void rl_replay_set_event_func (RlReplay *replay, RlReplayEventFunc func, gpointer user_data);
+
 G_END_DECLS

@@ -3,6 +3,7 @@
 #include "geo/boundary.h"
 #include "geo/gps-evidence.h"
 #include "readers/country-ie.h"
+#include "readers/mcc.h"
 #include "readers/nl80211-scan.h"
 
 #include <math.h>
@@ -65,6 +66,7 @@ typedef struct {
   GHashTable *heard;                  /* BSSID (guint64) → time of its last observation (gint64) */
   gboolean have_scan;                 /* a scan line came before */
   gint64 last_scan;                   /* its time */
+  RlMccTable **mcc;                   /* cell lines: read at the first one */
 } Parser;
 
 static gboolean fail (const Parser *p, const char *fmt, ...) G_GNUC_PRINTF (2, 3);
@@ -671,6 +673,50 @@ forget_bssid (Parser *p, const guint8 bssid[6])
   g_hash_table_remove (p->heard, &id);
 }
 
+/* ---- the mobile network ------------------------------------------------- */
+
+/* cell MCC[-MNC] [modem=N] | cell lost [modem=N]: what the modem source
+ * reports (readers/mcc.h maps the code to countries, as live). */
+static gboolean
+parse_cell (Parser *p, char **words, gint64 t)
+{
+  static const char *const keys[] = { "modem", NULL };
+  const char *v[G_N_ELEMENTS (keys)];
+  char key[48], mnc[4];
+  guint mcc, modem = 0;
+  RlEvidence ev;
+
+  if (words[0] == NULL || option_index (words[0], keys) >= 0)
+    return fail (p, "cell: expected MCC, MCC-MNC (262, 262-01) or 'lost'");
+  if (!take_options (p, "cell", words, 1, keys, v))
+    return FALSE;
+  if (v[0] != NULL && !parse_uint (v[0], 0, 999, &modem))
+    return fail (p, "cell: modem=%s: expected a modem number (0 … 999)", v[0]);
+  g_snprintf (key, sizeof key, "cell:%u", modem);
+  if (strcmp (words[0], "lost") == 0)
+    {
+      /* out of service, emergency only, modem disabled or gone */
+      rl_replay_add_withdraw (p->replay, t, key);
+      return TRUE;
+    }
+  if (!rl_mcc_parse_network (words[0], &mcc, mnc))
+    return fail (p, "cell: '%s': expected MCC, MCC-MNC (262, 262-01) or 'lost'", words[0]);
+  if (*p->mcc == NULL)
+    {
+      const char *path = p->ctx->config->cell_providers ? p->ctx->config->cell_providers : RL_MCC_DEFAULT_PROVIDERS;
+      g_autoptr (GError) error = NULL;
+      *p->mcc = rl_mcc_table_load (path, &error);
+      if (*p->mcc == NULL)
+        return fail (p, "cell: no mobile network codes (Debian package mobile-broadband-provider-info): %s",
+                     error->message);
+    }
+  if (rl_mcc_evidence (*p->mcc, key, mcc, mnc, t, rl_expiry_after (t, p->ctx->config->policy.max_age_s[RL_SOURCE_CELL]), &ev))
+    rl_replay_add_evidence (p->replay, &ev);
+  else
+    rl_replay_add_withdraw (p->replay, t, key);   /* 901, 001, unknown codes name no country */
+  return TRUE;
+}
+
 static gboolean
 parse_event (Parser *p, char **words, gint64 t)
 {
@@ -685,6 +731,8 @@ parse_event (Parser *p, char **words, gint64 t)
     return parse_gps (p, words, t);
   if (strcmp (what, "beacon") == 0)
     return parse_beacon (p, words, t);
+  if (strcmp (what, "cell") == 0)
+    return parse_cell (p, words, t);
   if (strcmp (what, "timezone") == 0)
     {
       if (words[0] == NULL)
@@ -737,7 +785,7 @@ parse_event (Parser *p, char **words, gint64 t)
           return TRUE;
         }
       if (words[0] == NULL || !rl_source_kind_from_string (words[0], &kind))
-        return fail (p, "remove: expected 'beacon BSSID' or a source (beacons, gps, timezone, override)");
+        return fail (p, "remove: expected 'beacon BSSID' or a source (beacons, gps, timezone, override, cell)");
       if (!take_options (p, "remove", words, 1, no_keys, v))
         return FALSE;
       rl_replay_add_withdraw_kind (p->replay, t, kind);
@@ -757,7 +805,7 @@ parse_event (Parser *p, char **words, gint64 t)
         rl_replay_add_tick (p->replay, t);
       return TRUE;
     }
-  return fail (p, "unknown event '%s': expected gps, beacon, timezone, override, remove, scan, resume or check", what);
+  return fail (p, "unknown event '%s': expected gps, beacon, cell, timezone, override, remove, scan, resume or check", what);
 }
 
 /* CC [STATE|any [REASON]] */
@@ -850,9 +898,11 @@ rl_scenario_parse (const char *text, const char *name, const RlScenarioContext *
   g_autoptr (GDateTime) start_dt = g_date_time_new_utc (2026, 1, 1, 0, 0, 0);
   g_autofree Parser *p = g_new0 (Parser, 1);
   g_autoptr (GHashTable) heard = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, g_free);
+  g_autoptr (RlMccTable) mcc = NULL;
   gboolean seen_event = FALSE;
 
   p->name = name;
+  p->mcc = &mcc;
   p->error = error;
   p->ctx = ctx;
   p->replay = replay;

@@ -32,7 +32,7 @@ expect 'record replay' regloc re
 expect 'monitor' regloc mo
 expect '--json' regloc monitor --j
 expect '--json' regloc status --js
-expect 'csv json text' regloc replay --format ''
+expect 'csv geojson json kml text' regloc replay --format ''
 expect 'gpsd gpx nmea' regloc replay --gps-format ''
 expect 'clear set' regloc override ''
 expect '' regloc override set ''

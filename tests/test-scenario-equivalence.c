@@ -195,6 +195,28 @@ add_fix (Trip *trip, const Fix *f)
   }
 }
 
+/* The modem (cell records, issue 13): on an international network (901,
+ * no country) in Strasbourg, on Telekom (262-01) in Kehl, then out of
+ * service.  Both readers map the codes with the fixture table. */
+static void
+add_cell (Trip *trip, int t)
+{
+  gint64 at = utc_us (2026, 5, 1, 10, 0, 0) + (gint64) t * G_USEC_PER_SEC;
+  g_autofree char *line = NULL;
+
+  if (t == 300)
+    line = rl_scanlog_format_cell (at, "0", TRUE, 901, "18");
+  else if (t == 1000)
+    line = rl_scanlog_format_cell (at, "0", TRUE, 262, "01");
+  else if (t == 1400)
+    line = rl_scanlog_format_cell (at, "0", FALSE, 0, NULL);
+  else
+    return;
+  g_string_append_printf (trip->scanlog, "%s\n", line);
+  g_string_append_printf (trip->scenario, "at %d cell %s\n", t,
+                          t == 300 ? "901-18" : t == 1000 ? "262-01" : "lost");
+}
+
 static void
 build_trip (Trip *trip)
 {
@@ -227,6 +249,7 @@ build_trip (Trip *trip)
                                 bands & RL_BAND_5GHZ ? "5" : "");
       if (next_fix < G_N_ELEMENTS (fixes) && fixes[next_fix].t == t)
         add_fix (trip, &fixes[next_fix++]);
+      add_cell (trip, t);
     }
 }
 
@@ -391,6 +414,8 @@ test_same_timeline (void)
 {
   g_autoptr (RlConfig) config = rl_config_new_default ();
   Trip trip;
+  g_free (config->cell_providers);
+  config->cell_providers = g_test_build_filename (G_TEST_DIST, "data", "mcc", "serviceproviders.xml", NULL);
   build_trip (&trip);
   g_autoptr (RlReplay) from_scenario = run_scenario (config, trip.scenario->str);
   g_autoptr (RlReplay) from_logs = run_logs (config, &trip);
@@ -423,6 +448,12 @@ test_same_timeline (void)
     }
   g_assert_true (fr);
   g_assert_true (de);
+  /* the cell records were read alike: three each, one of them DE */
+  g_assert_cmpint (counter (rep_l, "scans.cells"), ==, 3);
+  {
+    g_autofree char *evidence = json_to_string (rep_s, FALSE);
+    g_assert_nonnull (strstr (evidence, "mobile network 262-01"));
+  }
 
   g_string_free (trip.scenario, TRUE);
   g_string_free (trip.scanlog, TRUE);

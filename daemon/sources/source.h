@@ -39,7 +39,10 @@ struct RlSource {
   RlSourceSink sink;
   gboolean available;
   gint64 last_evidence;             /* evidence time of the last put(); 0 none */
-  char detail[160];                 /* one line for `regloc status` */
+  /* One line for `regloc status`, published as is in the public Sources
+   * property: never a position, border distance, BSSID or SSID (counts,
+   * countries, the gpsd address and errors only; docs/design.md). */
+  char detail[160];
 };
 
 /* Helpers for implementations. */

@@ -28,12 +28,12 @@ _regloc ()
             COMPREPLY=($(compgen -f -X '!*.scn' -- "$cur") $(compgen -d -- "$cur"))
             compopt -o filenames 2>/dev/null
             return ;;
-        --gps|--scans|--config|-c|--regdb|--output|-o|--index)
+        --gps|--scans|--config|-c|--regdb|--output|-o|--index|--map)
             COMPREPLY=($(compgen -f -- "$cur"))
             compopt -o filenames 2>/dev/null
             return ;;
         --format)
-            COMPREPLY=($(compgen -W 'text json csv' -- "$cur"))
+            COMPREPLY=($(compgen -W 'text json csv geojson kml' -- "$cur"))
             return ;;
         --gps-format)
             COMPREPLY=($(compgen -W 'nmea gpsd gpx' -- "$cur"))
@@ -44,13 +44,13 @@ _regloc ()
                 zones=$(awk '$1 == "Z" { print $2 } $1 == "L" { print $3 }' /usr/share/zoneinfo/tzdata.zi)
             COMPREPLY=($(compgen -W "$zones" -- "$cur"))
             return ;;
-        --date|--duration|--scan-interval)
+        --date|--duration|--scan-interval|--jobs|-j)
             return ;;
     esac
 
     local opts
     case $cmd in
-        replay) opts='--scenario --gps --gps-format --date --scans --timezone --config --regdb --format --evidence --check' ;;
+        replay) opts='--scenario --gps --gps-format --date --scans --timezone --config --regdb --format --evidence --check --map --batch --jobs' ;;
         record) opts='--output --duration --scan-interval --config' ;;
         check-config) opts='--list' ;;
         status) opts='--json --session-bus' ;;
@@ -67,7 +67,7 @@ _regloc ()
                 return
             fi
             opts='--session-bus' ;;
-        lookup) opts='--json --index' ;;
+        lookup) opts='--json --index --country-only' ;;
         *) return ;;
     esac
     if [[ $cmd == check-config && $cur != -* ]]; then

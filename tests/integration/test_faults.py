@@ -155,6 +155,8 @@ class FaultTestCase(ReglocdTestCase):
                     f'[policy]\n{policy}'
                     f'[gps]\n{gps}'
                     '[beacons]\nenabled=false\n'
+                    # no ModemManager here: an unavailable source is retried on every reload
+                    '[cell]\nenabled=false\n'
                     f'[timezone]\nlocaltime={self.localtime}\n' + extra)
 
     def start_daemon(self, *args, wait=True):

@@ -378,10 +378,57 @@ class TestBadArguments(ReglocdTestCase):
 
 
 class TestLocation(ReglocdTestCase):
+    # Kehl, across the Rhine from Strasbourg: French then German access points,
+    # a travel router from the US, fixes with their distance to the border.
+    TRIP = '''start 2026-05-01T10:00:00Z
+at 0 timezone Europe/Paris
+at 10 beacon f4:ca:e5:10:00:01 FR ssid=Freebox-5C2A71 signal=-61
+at 10 beacon a0:1b:29:20:00:02 FR ssid=Livebox-83F0 signal=-70
+at 12 gps 48.5818 7.7509 error=8 countries=FR
+at 90 gps 48.5698 7.8020 error=12 border=89 countries=FR,DE
+at 100 remove beacons
+at 100 gps 48.5693 7.8131 error=8 countries=DE border=701
+at 101 beacon 3c:a6:2f:40:00:01 DE ssid=FRITZ!Box-7530-XK signal=-58
+at 102 beacon 00:1f:3f:50:00:02 DE ssid=Telekom-4F2C21 signal=-66
+at 104 beacon 88:71:b1:60:00:03 DE ssid=Vodafone-B7E9 signal=-71
+at 105 beacon 50:c7:bf:44:55:04 DE ssid=o2-WLAN42 signal=-73
+at 106 beacon 00:14:6c:66:77:06 US ssid=NETGEAR-Travel signal=-80
+at 150 gps 48.5655 7.8230 error=7 countries=DE border=1351
+'''
+    SSIDS = ['Freebox-5C2A71', 'Livebox-83F0', 'FRITZ!Box-7530-XK', 'Telekom-4F2C21', 'Vodafone-B7E9',
+             'o2-WLAN42', 'NETGEAR-Travel']
+    MAC = r'[0-9a-fA-F]{2}([:-][0-9a-fA-F]{2}){5}'
+    COORD = r'48\.5|7\.[78][0-9]'
+
     def run_trip(self):
         self.start_daemon('--replay', 'sample-trip', '--replay-speed', '50')
         self.wait_for(lambda: self.get('Country') == 'DE' and 'end of the recording' in self.source('replay')[3],
                       'the end of the trip', 20)
+
+    def run_private_trip(self):
+        '''Runs TRIP; returns every public text seen on the way (Reason
+        changes, CountryChanged reasons).'''
+        path = os.path.join(self.dir, 'kehl.scn')
+        with open(path, 'w') as f:
+            f.write(self.TRIP)
+        seen, country_changed = [], []
+        self.subscribe('PropertiesChanged', seen)
+        self.subscribe('CountryChanged', country_changed)
+        self.start_daemon('--replay', path, '--replay-speed', '50')
+        self.wait_for(lambda: self.get('Country') == 'DE' and 'end of the recording' in self.source('replay')[3]
+                      and len(country_changed) >= 3, 'the end of the trip', 20)
+        texts = [c[1]['Reason'] for c in seen if 'Reason' in c[1]]
+        texts += [c[2] for c in country_changed]
+        self.assertGreaterEqual(len(texts), 4)
+        return texts
+
+    def assert_no_private(self, text, what):
+        self.assertNotRegex(text, self.MAC, f'{what} names a BSSID')
+        self.assertNotRegex(text, self.COORD, f'{what} names a coordinate')
+        self.assertNotRegex(text, r'border-m|m from (the nearest|a|any|[A-Z]{2}) (border|waters)',
+                            f'{what} names a border distance')
+        for ssid in self.SSIDS:
+            self.assertNotIn(ssid, text, f'{what} names an SSID')
 
     def test_coordinates_hidden_without_read_location(self):
         self.spawn_polkit(allowed=[])
@@ -389,8 +436,9 @@ class TestLocation(ReglocdTestCase):
         gps = [e for e in self.call('GetEvidence')[0] if e['source'] == 'gps']
         self.assertEqual(len(gps), 1)
         self.assertNotIn('latitude', gps[0])
+        self.assertNotIn('border-m', gps[0])
         self.assertNotIn('48.5', gps[0]['detail'])
-        self.assertIn('position hidden', gps[0]['detail'])
+        self.assertEqual(gps[0]['detail'], 'GPS fix in DE ±7 m')
         self.assertNotRegex(self.call('Explain')[0], r'48\.5')
         self.assertNotRegex(self.get('Reason'), r'48\.5')
         for s in self.get('Sources'):
@@ -403,6 +451,53 @@ class TestLocation(ReglocdTestCase):
         self.assertAlmostEqual(gps['latitude'], 48.5655, places=3)
         self.assertAlmostEqual(gps['longitude'], 7.8230, places=3)
         self.assertIn('48.5', self.call('Explain')[0])
+
+    def test_bssids_and_ssids_hidden_without_read_location(self):
+        '''BSSIDs and SSIDs are location data (a Wi-Fi database turns a BSSID
+        into a position): without the permission no BSSID, SSID, coordinate
+        or border distance anywhere; counts and countries stay.'''
+        self.spawn_polkit(allowed=[])
+        texts = self.run_private_trip()
+        for t in texts:
+            self.assert_no_private(t, 'Reason / CountryChanged')
+        evidence = self.call('GetEvidence')[0]
+        beacons = [e for e in evidence if e['source'] == 'beacons']
+        self.assertEqual(len(beacons), 5)
+        self.assertEqual(sorted(e['key'] for e in beacons), [f'beacon:#{i}' for i in range(1, 6)])
+        self.assertEqual(sorted(e['countries'][0] for e in beacons), ['DE', 'DE', 'DE', 'DE', 'US'])
+        self.assertTrue(all('signal-dbm' in e for e in beacons), 'the signal is public')
+        for e in evidence:
+            self.assertNotIn('latitude', e)
+            self.assertNotIn('longitude', e)
+            self.assertNotIn('border-m', e)
+            self.assert_no_private(repr(e), 'GetEvidence')
+        explain = self.call('Explain')[0]
+        self.assert_no_private(explain, 'Explain')
+        self.assertIn('Dissent: 1 access point says US.', explain)
+        self.assertIn('4 access points from 4 operators say DE', explain)
+        self.assert_no_private(self.get('Reason'), 'Reason')
+        for s in self.get('Sources'):
+            self.assert_no_private(repr(s), 'Sources')
+
+    def test_bssids_and_ssids_shown_with_read_location(self):
+        self.spawn_polkit(allowed=['net.regloc.read-location'])
+        texts = self.run_private_trip()
+        # Properties and signals are public whoever listens.
+        for t in texts:
+            self.assert_no_private(t, 'Reason / CountryChanged')
+        for s in self.get('Sources'):
+            self.assert_no_private(repr(s), 'Sources')
+        evidence = self.call('GetEvidence')[0]
+        keys = sorted(e['key'] for e in evidence if e['source'] == 'beacons')
+        self.assertIn('beacon:00:14:6c:66:77:06', keys)
+        gps = [e for e in evidence if e['source'] == 'gps'][0]
+        self.assertEqual(gps['border-m'], 1351)
+        self.assertIn('48.57N', gps['detail'])
+        netgear = [e for e in evidence if e['key'] == 'beacon:00:14:6c:66:77:06'][0]
+        self.assertIn('NETGEAR-Travel', netgear['detail'])
+        explain = self.call('Explain')[0]
+        self.assertIn("Dissent: AP 00:14:6c:66:77:06, ESS 'NETGEAR-Travel'", explain)
+        self.assertRegex(explain, self.COORD)
 
 
 class TestAuthorizationLimits(ReglocdTestCase):

@@ -1,0 +1,66 @@
+#!/bin/sh
+# regloc lookup - (hand-written number parser and formatter) against the
+# one-point lookup (g_ascii_strtod, printf): the same countries and
+# distances for plain, signed, long and odd numbers; the same errors for bad
+# lines; --country-only gives the first column alone.
+# Usage: test-lookup-bulk.sh REGLOC
+set -eu
+regloc=$1
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fail() { echo "FAIL: $*" >&2; exit 1; }
+
+cat > "$tmp/points" <<'PTS'
+48.5738 7.8027
+48.573800 7.802700000000000000001
++48.5738,7.8027
+ 48.5738	7.8027
+-33.8688 151.2093
+51.4416 5.4697
+51.44160000000001 5.46970000000001
+47.5596 7.5886
+1e1 5
+5. .5
+0.000000000000000000000001 0
+43.9424 12.4578
+-0 -180
+90 180
+-90.0 -180.0
+0x10 5
+. 5
+- 5
+nan 5
+inf 5
+1 2 3
+91 0
+0 181
+12abc 5
+PTS
+"$regloc" lookup - < "$tmp/points" > "$tmp/bulk"
+"$regloc" lookup - --country-only < "$tmp/points" > "$tmp/co"
+[ "$(wc -l < "$tmp/bulk")" = "$(wc -l < "$tmp/points")" ] || fail "one answer per line"
+i=0
+while IFS= read -r line; do
+  i=$((i + 1))
+  got=$(sed -n "${i}p" "$tmp/bulk")
+  co=$(sed -n "${i}p" "$tmp/co")
+  # the one-point lookup on the same two fields
+  set -- $(echo "$line" | tr ',\t' '  ')
+  if [ $# -ne 2 ]; then
+    [ "$got" = "ERR	expected two fields: LAT LON" ] || fail "line $i '$line': $got"
+    [ "$co" = "$got" ] || fail "--country-only line $i: $co"
+    continue
+  fi
+  if one=$("$regloc" lookup "$1" "$2" --json 2>/dev/null); then
+    want=$(printf '%s' "$one" | python3 -c 'import json,sys; d=json.load(sys.stdin); print("%s\t%.0f" % (d["country"] or "--", d["border_m"]))')
+    [ "$got" = "$want" ] || fail "line $i '$line': bulk '$got', one point '$want'"
+    [ "$co" = "${want%%	*}" ] || fail "--country-only line $i '$line': '$co', want '${want%%	*}'"
+  else
+    case "$got" in ERR*) ;; *) fail "line $i '$line': the one-point lookup refuses it, bulk says '$got'";; esac
+    [ "$co" = "$got" ] || fail "--country-only line $i: $co"
+  fi
+done < "$tmp/points"
+# a file without a final newline, a comment, CRLF
+printf '# comment\r\n48.5738 7.8027\r\n\r\n-33.8688 151.2093' | "$regloc" lookup - --country-only > "$tmp/tail"
+[ "$(cat "$tmp/tail" | tr '\n' ' ')" = "DE AU " ] || fail "CRLF / last line: $(cat "$tmp/tail")"
+echo ok

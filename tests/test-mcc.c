@@ -1,0 +1,349 @@
+/* Mobile country codes: the serviceproviders.xml reader (readers/mcc.c),
+ * the code parsers, and what a cell item weighs in the policy. */
+#include "readers/mcc.h"
+#include "core/policy.h"
+#include "readers/scanlog.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#define CC(s) RL_COUNTRY ((s)[0], (s)[1])
+#define NOW_FOR_LOG (G_GINT64_CONSTANT (1773128700) * RL_USEC_PER_SEC + 250000)
+
+static RlMccTable *
+load_fixture (void)
+{
+  g_autofree char *path = g_test_build_filename (G_TEST_DIST, "data", "mcc", "serviceproviders.xml", NULL);
+  g_autoptr (GError) error = NULL;
+  RlMccTable *t = rl_mcc_table_load (path, &error);
+
+  g_assert_no_error (error);
+  g_assert_nonnull (t);
+  return t;
+}
+
+static char *
+lookup (const RlMccTable *t, guint mcc, const char *mnc)
+{
+  RlCountry out[RL_MAX_CANDIDATES];
+  guint n = rl_mcc_table_lookup (t, mcc, mnc, out);
+  GString *s = g_string_new (NULL);
+
+  for (guint i = 0; i < n; i++)
+    {
+      char cc[3];
+      g_string_append_printf (s, "%s%s", i ? "," : "", rl_country_to_string (out[i], cc));
+    }
+  return g_string_free (s, FALSE);
+}
+
+#define ASSERT_LOOKUP(t, mcc, mnc, want) \
+  do { g_autofree char *got_ = lookup ((t), (mcc), (mnc)); g_assert_cmpstr (got_, ==, (want)); } while (0)
+
+static void
+test_fixture_table (void)
+{
+  g_autoptr (RlMccTable) t = load_fixture ();
+  const RlMccStats *st = rl_mcc_table_stats (t);
+
+  g_assert_cmpuint (st->networks, ==, 9);
+  g_assert_cmpuint (st->skipped_bad_code, ==, 4);
+  g_assert_cmpuint (st->skipped_bad_country, ==, 1);     /* code="int" */
+  g_assert_cmpuint (st->skipped_no_country_mcc, ==, 2);  /* 901-18, 001-01 */
+  g_assert_cmpuint (st->skipped_no_country, ==, 1);      /* a provider outside <country> */
+  g_assert_cmpuint (rl_mcc_table_n_codes (t), ==, 5);    /* 262 204 234 310 330 */
+
+  ASSERT_LOOKUP (t, 262, "01", "DE");
+  ASSERT_LOOKUP (t, 262, NULL, "DE");
+  ASSERT_LOOKUP (t, 262, "99", "DE");      /* an unlisted network of a known MCC */
+  ASSERT_LOOKUP (t, 204, "04", "NL");
+  /* one MCC, several countries: all of them, unless the network is listed */
+  ASSERT_LOOKUP (t, 234, "", "GB,JE");
+  ASSERT_LOOKUP (t, 234, "50", "JE");
+  ASSERT_LOOKUP (t, 234, "15", "GB");
+  ASSERT_LOOKUP (t, 310, "410", "PR,US");
+  ASSERT_LOOKUP (t, 310, "260", "PR,US");
+  /* "01" and "001" are different networks */
+  ASSERT_LOOKUP (t, 262, "001", "DE");
+  /* international, test, unknown: nothing */
+  ASSERT_LOOKUP (t, 901, "18", "");
+  ASSERT_LOOKUP (t, 1, "01", "");
+  ASSERT_LOOKUP (t, 999, "99", "");
+  ASSERT_LOOKUP (t, 208, "10", "");
+}
+
+static void
+test_bad_documents (void)
+{
+  static const char *const bad[] = {
+    "", "not xml", "<serviceproviders>", "<other><country code=\"de\"/></other>",
+    "<serviceproviders><country code=\"de\"><provider/></country></serviceproviders>",
+    "<serviceproviders><country code=\"1x\"><network-id mcc=\"262\" mnc=\"01\"/></country></serviceproviders>",
+    "<serviceproviders><country code=\"de\"><network-id mcc=\"901\" mnc=\"01\"/></country></serviceproviders>",
+  };
+
+  for (gsize i = 0; i < G_N_ELEMENTS (bad); i++)
+    {
+      g_autoptr (GError) error = NULL;
+      g_autoptr (RlMccTable) t = rl_mcc_table_parse (bad[i], strlen (bad[i]), &error);
+      g_assert_null (t);
+      g_assert_nonnull (error);
+    }
+  {
+    g_autoptr (GError) error = NULL;
+    g_assert_null (rl_mcc_table_load ("/nonexistent/serviceproviders.xml", &error));
+    g_assert_error (error, RL_MCC_ERROR, RL_MCC_ERROR_READ);
+  }
+}
+
+static void
+test_system_file (void)
+{
+  const char *path = "/usr/share/mobile-broadband-provider-info/serviceproviders.xml";
+  g_autoptr (GError) error = NULL;
+  g_autoptr (RlMccTable) t = NULL;
+
+  if (!g_file_test (path, G_FILE_TEST_EXISTS))
+    {
+      g_test_skip ("mobile-broadband-provider-info is not installed");
+      return;
+    }
+  t = rl_mcc_table_load (path, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (rl_mcc_table_n_codes (t), >, 100);
+  ASSERT_LOOKUP (t, 262, "01", "DE");
+  ASSERT_LOOKUP (t, 204, "08", "NL");
+  ASSERT_LOOKUP (t, 228, "01", "CH");
+  ASSERT_LOOKUP (t, 901, "", "");
+}
+
+static void
+test_code_parsers (void)
+{
+  guint mcc = 0;
+  char mnc[4];
+
+  g_assert_true (rl_mcc_parse_operator_code ("26201", &mcc, mnc));
+  g_assert_cmpuint (mcc, ==, 262);
+  g_assert_cmpstr (mnc, ==, "01");
+  g_assert_true (rl_mcc_parse_operator_code ("310410", &mcc, mnc));
+  g_assert_cmpuint (mcc, ==, 310);
+  g_assert_cmpstr (mnc, ==, "410");
+  for (const char *const *bad = (const char *const[]) { "", "2620", "2620112", "2620a", " 26201", NULL }; *bad; bad++)
+    g_assert_false (rl_mcc_parse_operator_code (*bad, &mcc, mnc));
+
+  g_assert_true (rl_mcc_parse_network ("204", &mcc, mnc));
+  g_assert_cmpuint (mcc, ==, 204);
+  g_assert_cmpstr (mnc, ==, "");
+  g_assert_true (rl_mcc_parse_network ("204-08", &mcc, mnc));
+  g_assert_cmpstr (mnc, ==, "08");
+  for (const char *const *bad = (const char *const[]) { "20", "2044", "204-", "204-8", "204-0808", "-08", "a04-08", NULL }; *bad; bad++)
+    g_assert_false (rl_mcc_parse_network (*bad, &mcc, mnc));
+
+  g_assert_true (rl_mcc_parse_3gpp_location ("262,01,7D2,1A2B3C4", &mcc, mnc));
+  g_assert_cmpuint (mcc, ==, 262);
+  g_assert_cmpstr (mnc, ==, "01");
+  g_assert_true (rl_mcc_parse_3gpp_location ("204,08,FFFE,C0FFEE,3A", &mcc, mnc));
+  g_assert_cmpuint (mcc, ==, 204);
+  for (const char *const *bad = (const char *const[]) { "", "262,01", "262,01,7D2", "262,1,7D2,1", "262,01,,1",
+                                                        "262,01,XYZ,1", "262,01,1,2,3,4", NULL }; *bad; bad++)
+    g_assert_false (rl_mcc_parse_3gpp_location (*bad, &mcc, mnc));
+}
+
+static void
+test_scanlog_cell_records (void)
+{
+  RlScanLogCell c;
+  g_autoptr (GError) error = NULL;
+  g_autofree char *line = rl_scanlog_format_cell (NOW_FOR_LOG, "0", TRUE, 204, "08");
+  g_autofree char *lost = rl_scanlog_format_cell (NOW_FOR_LOG + 1, "1", FALSE, 0, NULL);
+  static const char *const bad[] = {
+    "{\"time\":\"2026-03-10T07:45:00Z\",\"cell\":{\"mcc\":26}}",
+    "{\"time\":\"2026-03-10T07:45:00Z\",\"cell\":{\"mcc\":\"2620\"}}",
+    "{\"time\":\"2026-03-10T07:45:00Z\",\"cell\":{\"mcc\":\"262\",\"mnc\":\"1\"}}",
+    "{\"time\":\"2026-03-10T07:45:00Z\",\"cell\":{\"modem\":\"../0\",\"mcc\":\"262\"}}",
+    "{\"time\":\"2026-03-10T07:45:00Z\",\"cell\":{}}",
+    "{\"time\":\"2026-03-10T07:45:00Z\",\"cell\":[]}",
+    "{\"time\":\"yesterday\",\"cell\":{\"mcc\":\"262\"}}",
+  };
+
+  g_assert_true (rl_scanlog_parse_cell (line, -1, &c, &error));
+  g_assert_no_error (error);
+  g_assert_cmpint (c.time, ==, NOW_FOR_LOG);
+  g_assert_cmpstr (c.modem, ==, "0");
+  g_assert_true (c.registered);
+  g_assert_cmpuint (c.mcc, ==, 204);
+  g_assert_cmpstr (c.mnc, ==, "08");
+  g_assert_true (rl_scanlog_parse_cell (lost, -1, &c, &error));
+  g_assert_false (c.registered);
+  g_assert_cmpstr (c.modem, ==, "1");
+  /* a BSS line is no cell record, and no error */
+  g_assert_false (rl_scanlog_parse_cell ("{\"time\":\"2026-03-10T07:45:00Z\",\"bssid\":\"3c:a6:2f:00:00:01\",\"ies\":\"\"}",
+                                         -1, &c, &error));
+  g_assert_no_error (error);
+  for (gsize i = 0; i < G_N_ELEMENTS (bad); i++)
+    {
+      g_autoptr (GError) e = NULL;
+      g_assert_false (rl_scanlog_parse_cell (bad[i], -1, &c, &e));
+      g_assert_nonnull (e);
+    }
+}
+
+/* --- the policy --------------------------------------------------------- */
+
+#define NOW (G_GINT64_CONSTANT (1767225600) * RL_USEC_PER_SEC)
+
+static void
+add_cell (GArray *a, const RlMccTable *t, const char *key, guint mcc, const char *mnc)
+{
+  RlEvidence ev;
+
+  g_assert_true (rl_mcc_evidence (t, key, mcc, mnc, NOW - RL_USEC_PER_SEC, RL_NEVER, &ev));
+  g_assert_cmpint (ev.kind, ==, RL_SOURCE_CELL);
+  g_array_append_val (a, ev);
+}
+
+static void
+add_simple (GArray *a, RlSourceKind kind, const char *key, const char *countries)
+{
+  g_auto (GStrv) list = g_strsplit (countries, ",", -1);
+  RlEvidence ev;
+
+  rl_evidence_init (&ev, kind, key, NOW - RL_USEC_PER_SEC, RL_NEVER);
+  for (guint i = 0; list[i]; i++)
+    rl_evidence_add_country (&ev, CC (list[i]));
+  ev.gps.error_m = 10;
+  ev.gps.border_m = 5000;
+  g_array_append_val (a, ev);
+}
+
+static void
+add_beacons (GArray *a, const char *cc, guint n)
+{
+  /* n APs of n operators */
+  static const char *const ouis[] = { "3c:a6:2f", "00:1f:3f", "f4:ca:e5", "00:0d:b9", "44:4e:6d" };
+
+  for (guint i = 0; i < n; i++)
+    {
+      RlEvidence ev;
+      char key[48];
+      g_snprintf (key, sizeof key, "beacon:%s:10:00:%02x", ouis[i % G_N_ELEMENTS (ouis)], i);
+      rl_evidence_init (&ev, RL_SOURCE_BEACON, key, NOW - RL_USEC_PER_SEC, RL_NEVER);
+      rl_evidence_add_country (&ev, CC (cc));
+      g_assert_cmpint (sscanf (key + 7, "%hhx:%hhx:%hhx:%hhx:%hhx:%hhx", &ev.beacon.bssid[0], &ev.beacon.bssid[1],
+                               &ev.beacon.bssid[2], &ev.beacon.bssid[3], &ev.beacon.bssid[4], &ev.beacon.bssid[5]), ==, 6);
+      g_snprintf (ev.beacon.ssid, sizeof ev.beacon.ssid, "net-%u", i);
+      ev.beacon.freq_mhz = 2412;
+      g_array_append_val (a, ev);
+    }
+}
+
+static RlDecision *
+decide (GArray *a)
+{
+  RlPolicyParams p;
+
+  rl_policy_params_init (&p);
+  p.hold_down_s = 0;
+  return rl_policy_decide (&p, NULL, NULL, NULL, (const RlEvidence *) a->data, a->len, NOW);
+}
+
+static void
+test_policy_cell (void)
+{
+  g_autoptr (RlMccTable) t = load_fixture ();
+
+  /* a cell alone: one witness, never decides */
+  {
+    g_autoptr (GArray) a = g_array_new (FALSE, FALSE, sizeof (RlEvidence));
+    add_cell (a, t, "cell:0", 262, "01");
+    g_autoptr (RlDecision) d = decide (a);
+    g_assert_cmpint (d->state, ==, RL_STATE_WORLD);
+    g_assert_cmpint (d->reason, ==, RL_REASON_SINGLE_WITNESS);
+  }
+  /* two modems on the same country's networks: still one witness */
+  {
+    g_autoptr (GArray) a = g_array_new (FALSE, FALSE, sizeof (RlEvidence));
+    add_cell (a, t, "cell:0", 262, "01");
+    add_cell (a, t, "cell:1", 262, "02");
+    g_autoptr (RlDecision) d = decide (a);
+    g_assert_cmpint (d->state, ==, RL_STATE_WORLD);
+  }
+  /* cell + timezone: two witnesses, 1 - 0.3 × 0.6 = 0.82 → decided (like 3 APs + timezone) */
+  {
+    g_autoptr (GArray) a = g_array_new (FALSE, FALSE, sizeof (RlEvidence));
+    add_cell (a, t, "cell:0", 262, "01");
+    add_simple (a, RL_SOURCE_TIMEZONE, "timezone", "DE");
+    g_autoptr (RlDecision) d = decide (a);
+    g_assert_cmpint (d->state, ==, RL_STATE_DECIDED);
+    g_assert_cmpuint (d->country, ==, CC ("DE"));
+    g_assert_cmpfloat_with_epsilon (d->confidence, 0.82, 1e-9);
+    g_assert_nonnull (strstr (d->explanation, "mobile network"));
+  }
+  /* cell + GPS fix */
+  {
+    g_autoptr (GArray) a = g_array_new (FALSE, FALSE, sizeof (RlEvidence));
+    add_cell (a, t, "cell:0", 204, "08");
+    add_simple (a, RL_SOURCE_GPS, "gps", "NL");
+    g_autoptr (RlDecision) d = decide (a);
+    g_assert_cmpint (d->state, ==, RL_STATE_DECIDED);
+    g_assert_cmpuint (d->country, ==, CC ("NL"));
+  }
+  /* a Dutch cell heard across the border from Germany is no conflict, and
+   * GPS + access points in DE decide DE */
+  {
+    g_autoptr (GArray) a = g_array_new (FALSE, FALSE, sizeof (RlEvidence));
+    add_cell (a, t, "cell:0", 204, "04");
+    add_simple (a, RL_SOURCE_GPS, "gps", "DE");
+    add_beacons (a, "DE", 2);
+    g_autoptr (RlDecision) d = decide (a);
+    g_assert_cmpint (d->state, ==, RL_STATE_DECIDED);
+    g_assert_cmpuint (d->country, ==, CC ("DE"));
+  }
+  /* … and a Dutch cell + Dutch timezone against a German beacon consensus
+   * (4 APs, 3 operators: two witnesses, 0.91) → DE, never a conflict */
+  {
+    g_autoptr (GArray) a = g_array_new (FALSE, FALSE, sizeof (RlEvidence));
+    add_cell (a, t, "cell:0", 204, "04");
+    add_simple (a, RL_SOURCE_TIMEZONE, "timezone", "NL");
+    add_beacons (a, "DE", 4);
+    g_autoptr (RlDecision) d = decide (a);
+    g_assert_cmpint (d->state, ==, RL_STATE_DECIDED);
+    g_assert_cmpuint (d->country, ==, CC ("DE"));
+  }
+  /* an MCC of several countries confirms, never decides: with the
+   * timezone (confirming too) nothing is decided */
+  {
+    g_autoptr (GArray) a = g_array_new (FALSE, FALSE, sizeof (RlEvidence));
+    add_cell (a, t, "cell:0", 234, NULL);
+    add_simple (a, RL_SOURCE_TIMEZONE, "timezone", "GB");
+    g_autoptr (RlDecision) d = decide (a);
+    g_assert_cmpint (d->state, ==, RL_STATE_WORLD);
+    const RlCandidate *c = &g_array_index (d->candidates, RlCandidate, 0);
+    g_assert_cmpuint (c->country, ==, CC ("GB"));
+    g_assert_true (c->cell && c->cell_ambiguous);
+    g_assert_cmpuint (c->deciding, ==, 0);
+  }
+  /* … but with a GPS fix naming one of them, two witnesses */
+  {
+    g_autoptr (GArray) a = g_array_new (FALSE, FALSE, sizeof (RlEvidence));
+    add_cell (a, t, "cell:0", 234, NULL);
+    add_simple (a, RL_SOURCE_GPS, "gps", "GB");
+    g_autoptr (RlDecision) d = decide (a);
+    g_assert_cmpint (d->state, ==, RL_STATE_DECIDED);
+    g_assert_cmpuint (d->country, ==, CC ("GB"));
+  }
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/mcc/fixture-table", test_fixture_table);
+  g_test_add_func ("/mcc/bad-documents", test_bad_documents);
+  g_test_add_func ("/mcc/system-file", test_system_file);
+  g_test_add_func ("/mcc/code-parsers", test_code_parsers);
+  g_test_add_func ("/mcc/scanlog-cell-records", test_scanlog_cell_records);
+  g_test_add_func ("/mcc/policy", test_policy_cell);
+  return g_test_run ();
+}
