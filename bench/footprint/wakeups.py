@@ -13,6 +13,7 @@ Configurations (nothing here runs gpsd or ModemManager):
   all          every source enabled (the defaults)
   no-gps       [gps] enabled=false
   gps-only     only the GPS source
+  cell-only    only the cell source (ModemManager's bus name watched)
   remote-gps   only the GPS source, gpsd configured on another host
 
 Not a CI test: it takes about len(configs) × (SETTLE + DURATION) seconds.
@@ -29,11 +30,13 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from measure import connect, first_answer, start_bus, status_kb, stop, switches  # noqa: E402
 
-ALL_OFF = {'gps': 'enabled=false', 'beacons': 'enabled=false', 'timezone': 'enabled=false'}
+ALL_OFF = {'gps': 'enabled=false', 'beacons': 'enabled=false', 'timezone': 'enabled=false',
+           'cell': 'enabled=false'}
 CONFIGS = {
     'all': {},
     'no-gps': {'gps': 'enabled=false'},
     'gps-only': dict(ALL_OFF, gps='enabled=true'),
+    'cell-only': dict(ALL_OFF, cell='enabled=true'),
     # TEST-NET-1 (RFC 5737): never answers; a remote gpsd is retried with a slow back-off
     'remote-gps': dict(ALL_OFF, gps='enabled=true\nhost=192.0.2.1'),
 }
