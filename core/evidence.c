@@ -249,6 +249,11 @@ rl_evidence_describe (const RlEvidence *ev, guint level, char *buf, gsize len)
     case RL_SOURCE_OVERRIDE:
       g_string_append_printf (s, "override %s", countries);
       break;
+    case RL_SOURCE_CELL:
+      g_string_append_printf (s, "mobile network %s%s%s (%s)", ev->cell.network[0] ? ev->cell.network : "?",
+                              ev->cell.roaming ? ", roaming" : "",
+                              ev->cell.serving_cell ? ", serving cell" : "", countries);
+      break;
     case RL_N_SOURCE_KINDS:
     default:
       /* a kind without its own words: its name and countries, never more */

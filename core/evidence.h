@@ -109,6 +109,13 @@ typedef struct {
    * built from it; rl_evidence_describe() builds the public text). */
   char detail[160];
   char zone[48];          /* RL_SOURCE_TIMEZONE: the zone's name ("Europe/Berlin"); may be empty */
+  /* RL_SOURCE_CELL: the mobile network ("262-01"; names a country's
+   * operator, not a place: public) and how it was learnt. */
+  struct {
+    char network[8];
+    gboolean roaming;
+    gboolean serving_cell;      /* from the Location interface, not the operator code */
+  } cell;
 } RlEvidence;
 
 void rl_evidence_init (RlEvidence *ev, RlSourceKind kind, const char *key, gint64 observed_at, gint64 expires_at);

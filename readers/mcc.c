@@ -357,5 +357,7 @@ rl_mcc_evidence (const RlMccTable *t, const char *key, guint mcc, const char *mn
     rl_evidence_add_country (ev, countries[i]);
   g_snprintf (ev->detail, sizeof ev->detail, "mobile network %03u%s%s", mcc,
               mnc != NULL && mnc[0] ? "-" : "", mnc != NULL ? mnc : "");
+  g_snprintf (ev->cell.network, sizeof ev->cell.network, "%03u%s%.3s", mcc,
+              mnc != NULL && mnc[0] ? "-" : "", mnc != NULL ? mnc : "");
   return TRUE;
 }

@@ -233,6 +233,8 @@ modem_update (RlModemSource *self, GDBusObject *object, Modem *m, GString *statu
   g_strlcpy (m->network, network, sizeof m->network);
   g_snprintf (ev.detail, sizeof ev.detail, "modem %s on mobile network %s%s (%s)", name, network,
               roaming ? ", roaming" : "", via);
+  ev.cell.roaming = roaming;
+  ev.cell.serving_cell = strcmp (via, "serving cell") == 0;
   g_info ("Modem %s registered on %s%s → %s", name, network, roaming ? " (roaming)" : "", list);
   rl_source_put (&self->parent, &ev);
 }
