@@ -58,6 +58,7 @@ static const KeyDef keys[] = {
   { { "gps", "host", "string", "localhost", "gpsd host" }, T_STRING, OFF (gps_host), 0, 0 },
   { { "gps", "port", "uint", "2947", "gpsd port" }, T_UINT, OFF (gps_port), 1, 65535 },
   { { "gps", "uere", "double", "5", "Metres per unit of HDOP when gpsd reports no error estimate" }, T_DOUBLE, OFF (gps_uere_m), 0.1, 1000 },
+  { { "gps", "control_socket", "string", "/run/gpsd.sock", "gpsd's control socket (its -F, or gpsd.socket's): while a local gpsd is absent, its appearance here is watched instead of retrying (empty: retry with a back-off)" }, T_STRING, OFF (gps_control_socket), 0, 0 },
   { { "gps", "border_margin", "double", "100", "Metres added to the error radius before a nearby border's country is named too" }, T_DOUBLE, OFF (gps_border_margin_m), 0, 100000 },
 
   { { "beacons", "enabled", "bool", "true", "Use the Country IEs of access points in nl80211 scan results" }, T_BOOL, OFF (beacons_enabled), 0, 0 },

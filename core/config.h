@@ -65,6 +65,8 @@ typedef struct {
   /* [cell]: the mobile network's country from ModemManager (issue 13) */
   gboolean cell_enabled;
   char *cell_providers;           /* mobile-broadband-provider-info's serviceproviders.xml */
+  /* [gps] /run/gpsd.sock: gpsd's control socket, watched (inotify) while a local gpsd is absent; empty: retry instead */
+  char *gps_control_socket;
 } RlConfig;
 
 RlConfig *rl_config_new_default (void);

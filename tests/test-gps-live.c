@@ -8,7 +8,9 @@
 #include <netinet/in.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
+#include <string.h>
 #include <time.h>
+#include <glib/gstdio.h>
 #include "daemon/sources/gps-source.h"
 #include "tests/gps-test-util.h"
 
@@ -149,6 +151,9 @@ test_live (void)
   g_free (config->gps_host);
   config->gps_host = g_strdup ("localhost");
   config->gps_port = port;
+  /* gpsfake's gpsd has a control socket of its own choosing: the back-off */
+  g_free (config->gps_control_socket);
+  config->gps_control_socket = g_strdup ("");
   source = rl_gps_source_new (config, &sink, us_lookup, NULL);
   g_assert_nonnull (source);
 
@@ -325,6 +330,71 @@ test_fix_lost (void)
   close (fake.listen_fd);
 }
 
+static gboolean
+retry_scheduled (gpointer data)
+{
+  RlGpsSourceStats stats;
+
+  rl_gps_source_get_stats (data, &stats);
+  return stats.retry_in_s >= 1;
+}
+
+static gboolean
+connected_once (gpointer data)
+{
+  RlGpsSourceStats stats;
+
+  rl_gps_source_get_stats (data, &stats);
+  return stats.connects == 1;
+}
+
+/* No gpsd and no control socket: no timer at all, the source waits for the
+ * socket to appear; when it does, the source connects by itself (with the
+ * short retries: gpsd creates the socket before its TCP listener). */
+static void
+test_control_socket_watch (void)
+{
+  memset (&fx, 0, sizeof fx);
+  g_autoptr (RlConfig) config = rl_config_new_default ();
+  RlSourceSink sink = { on_put, NULL, on_status, NULL };
+  g_autofree char *dir = g_dir_make_tmp ("regloc-gps-watch-XXXXXX", NULL);
+  g_autofree char *sock = g_build_filename (dir, "gpsd.sock", NULL);
+  struct sockaddr_in sa = { .sin_family = AF_INET, .sin_addr.s_addr = htonl (INADDR_LOOPBACK) };
+  RlGpsSourceStats stats;
+  RlSource *source;
+  int listen_fd;
+
+  g_assert_nonnull (dir);
+  g_free (config->gps_host);
+  config->gps_host = g_strdup ("127.0.0.1");
+  config->gps_port = free_port ();
+  g_free (config->gps_control_socket);
+  config->gps_control_socket = g_strdup (sock);
+  source = rl_gps_source_new (config, &sink, us_lookup, NULL);
+  source->ops->start (source);
+  g_assert_false (source->available);
+  rl_gps_source_get_stats (source, &stats);
+  g_assert_cmpuint (stats.connects, ==, 0);
+  g_assert_cmpuint (stats.retry_in_s, ==, 0);
+  g_assert_nonnull (strstr (source->detail, "waiting for"));
+  g_assert_nonnull (strstr (source->detail, sock));
+
+  /* gpsd starts: its control socket first, its TCP port a moment later */
+  g_assert_true (g_file_set_contents (sock, "", 0, NULL));
+  g_assert_true (wait_for (retry_scheduled, source, 10));
+  sa.sin_port = htons ((guint16) config->gps_port);
+  listen_fd = socket (AF_INET, SOCK_STREAM, 0);
+  g_assert_cmpint (setsockopt (listen_fd, SOL_SOCKET, SO_REUSEADDR, &(int) { 1 }, sizeof (int)), ==, 0);
+  g_assert_cmpint (bind (listen_fd, (struct sockaddr *) &sa, sizeof sa), ==, 0);
+  g_assert_cmpint (listen (listen_fd, 1), ==, 0);
+  g_assert_true (wait_for (connected_once, source, 10));
+  g_assert_true (source->available);
+  source->ops->free (source);
+  close (listen_fd);
+  g_assert_cmpint (g_unlink (sock), ==, 0);
+  g_assert_cmpint (g_rmdir (dir), ==, 0);
+}
+
 static double
 cpu_seconds (void)
 {
@@ -384,6 +454,7 @@ main (int argc, char **argv)
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/gps-live/partial-reports", test_partial_reports);
   g_test_add_func ("/gps-live/fix-lost", test_fix_lost);
+  g_test_add_func ("/gps-live/control-socket-watch", test_control_socket_watch);
   /* gpsfake runs gpsd from PATH; Debian installs it in /usr/sbin */
   g_setenv ("PATH", full_path, TRUE);
   gpsfake = g_find_program_in_path ("gpsfake");

@@ -1,9 +1,18 @@
 /* gpsd → evidence.
  *
  * The gpsd socket sits in the main loop (g_unix_fd_add): nothing runs while
- * nothing arrives.  When gpsd is absent or goes away, one one-shot timeout
- * retries with a back-off (1 s doubling to 60 s); it exists only while
- * disconnected.  The rest of the daemon never waits on gpsd.
+ * nothing arrives.  The rest of the daemon never waits on gpsd.
+ *
+ * gpsd absent: a TCP port cannot be watched without trying it, so a local
+ * gpsd is watched for by its control socket ([gps] control_socket, default
+ * /run/gpsd.sock: Debian's gpsd.service passes it as -F, and gpsd.socket
+ * creates it whenever the socket unit runs) with a GFileMonitor, inotify on
+ * its directory: no timer while nothing happens there.  Short retries
+ * (1, 2, 4, 8 s) run only when gpsd was just seen (the socket appeared, it
+ * exists at start, or the connection was lost: gpsd may be restarting), then
+ * the watch alone.  A remote gpsd, or no control socket configured, or its
+ * directory missing (GLib would poll a missing directory): a slow back-off,
+ * 1 s doubling to 300 s.
  *
  * The boundary index is opened (and its 20 MB checksummed) in a worker
  * thread when the source starts, so the daemon answers on the bus at once;
@@ -27,7 +36,8 @@
 #endif
 
 #define BACKOFF_MIN_S 1
-#define BACKOFF_MAX_S 60
+#define BACKOFF_MAX_S 300       /* only where gpsd cannot be watched for */
+#define QUICK_TRIES 4           /* 1 + 2 + 4 + 8 s after gpsd was seen */
 
 typedef struct {
   RlSource base;
@@ -45,6 +55,9 @@ typedef struct {
   RlBackoff retry;
   RlGpsSourceStats stats;
   gboolean has_fix;     /* a fix was put and not withdrawn since */
+  char *control_socket;         /* a local gpsd's, to watch for; NULL: back-off only */
+  GFileMonitor *watch;          /* on it while disconnected */
+  guint quick_left;             /* retries left before waiting on the watch alone */
 } RlGpsSource;
 
 static void gps_connect (RlGpsSource *self);
@@ -55,12 +68,81 @@ retry_cb (gpointer user_data)
   gps_connect (user_data);
 }
 
-static void
+/* FALSE when the watch takes over instead: no timer. */
+static gboolean
 schedule_retry (RlGpsSource *self)
 {
-  if (!self->running || rl_backoff_pending (&self->retry))
-    return;
+  if (!self->running)
+    return FALSE;
+  if (rl_backoff_pending (&self->retry))
+    return TRUE;
+  if (self->watch != NULL)
+    {
+      if (self->quick_left == 0)
+        {
+          self->stats.retry_in_s = 0;
+          return FALSE;
+        }
+      self->quick_left--;
+    }
   self->stats.retry_in_s = rl_backoff_schedule (&self->retry);
+  return TRUE;
+}
+
+static void
+on_control_socket (GFileMonitor *monitor, GFile *file, GFile *other, GFileMonitorEvent event, gpointer user_data)
+{
+  RlGpsSource *self = user_data;
+
+  if (self->connected || !self->running ||
+      event == G_FILE_MONITOR_EVENT_DELETED || event == G_FILE_MONITOR_EVENT_MOVED_OUT)
+    return;
+  /* gpsd creates the control socket just before its TCP listener: a
+   * failed connect now gets the short retries. */
+  g_debug ("%s appeared; connecting to gpsd", self->control_socket);
+  rl_backoff_cancel (&self->retry);
+  rl_backoff_reset (&self->retry);
+  self->quick_left = QUICK_TRIES;
+  gps_connect (self);
+}
+
+/* Watch for the control socket; without a usable watch, the back-off. */
+static void
+watch_start (RlGpsSource *self)
+{
+  g_autoptr (GFile) file = NULL;
+  g_autoptr (GFile) dir = NULL;
+  g_autoptr (GError) error = NULL;
+
+  if (self->watch != NULL || self->control_socket == NULL)
+    return;
+  file = g_file_new_for_path (self->control_socket);
+  dir = g_file_get_parent (file);
+  /* GLib's inotify backend polls for a missing directory every few seconds */
+  if (dir == NULL || g_file_query_file_type (dir, G_FILE_QUERY_INFO_NONE, NULL) != G_FILE_TYPE_DIRECTORY)
+    {
+      g_debug ("cannot watch %s (no such directory): retrying with a back-off", self->control_socket);
+      return;
+    }
+  self->watch = g_file_monitor_file (file, G_FILE_MONITOR_WATCH_MOVES, NULL, &error);
+  if (self->watch == NULL)
+    {
+      g_debug ("cannot watch %s (%s): retrying with a back-off", self->control_socket, error->message);
+      return;
+    }
+  g_signal_connect (self->watch, "changed", G_CALLBACK (on_control_socket), self);
+  /* a socket there already: gpsd is starting, or left it behind */
+  self->quick_left = g_file_test (self->control_socket, G_FILE_TEST_EXISTS) ? QUICK_TRIES : 0;
+}
+
+static void
+watch_stop (RlGpsSource *self)
+{
+  if (self->watch == NULL)
+    return;
+  g_signal_handlers_disconnect_by_data (self->watch, self);
+  g_file_monitor_cancel (self->watch);
+  g_clear_object (&self->watch);
 }
 
 /* Closing is enough for gpsd to drop the watcher.  No WATCH_DISABLE first:
@@ -83,6 +165,9 @@ lost_gpsd (RlGpsSource *self, const char *why)
   gps_disconnect (self);
   self->stats.disconnects++;
   rl_backoff_reset (&self->retry);
+  watch_start (self);
+  /* gpsd may be restarting: a few quick tries, then the watch */
+  self->quick_left = QUICK_TRIES;
   schedule_retry (self);
   g_message ("lost gpsd at %s:%s (%s); retrying in %u s", self->host, self->port, why,
              self->stats.retry_in_s);
@@ -193,12 +278,22 @@ gps_connect (RlGpsSource *self)
       /* libgps leaves its netlib error code in errno */
       const char *why = gps_errstr (errno != 0 ? errno : rc);
 
-      schedule_retry (self);
-      g_debug ("gpsd at %s:%s: %s; retrying in %u s", self->host, self->port, why, wait);
+      watch_start (self);
       /* The same words on every attempt: a status that changed with each
        * back-off step would wake every D-Bus client for nothing. */
-      rl_source_set_status (&self->base, FALSE, "unavailable: gpsd at %s:%s: %s (retrying)",
-                            self->host, self->port, why);
+      if (schedule_retry (self))
+        {
+          g_debug ("gpsd at %s:%s: %s; retrying in %u s", self->host, self->port, why, wait);
+          rl_source_set_status (&self->base, FALSE, "unavailable: gpsd at %s:%s: %s (retrying)",
+                                self->host, self->port, why);
+        }
+      else
+        {
+          g_debug ("gpsd at %s:%s: %s; waiting for %s to appear", self->host, self->port, why,
+                   self->control_socket);
+          rl_source_set_status (&self->base, FALSE, "unavailable: gpsd at %s:%s: %s (waiting for %s)",
+                                self->host, self->port, why, self->control_socket);
+        }
       return;
     }
   self->connected = TRUE;
@@ -216,10 +311,19 @@ gps_connect (RlGpsSource *self)
   self->stats.connects++;
   self->stats.retry_in_s = 0;
   rl_backoff_reset (&self->retry);
+  watch_stop (self);
   self->fd_watch = g_unix_fd_add (self->gps->gps_fd, G_IO_IN | G_IO_HUP | G_IO_ERR, on_readable, self);
   g_message ("connected to gpsd at %s:%s", self->host, self->port);
   rl_source_set_status (&self->base, TRUE, "connected to gpsd at %s:%s, waiting for a fix",
                         self->host, self->port);
+}
+
+/* Where a control socket on this machine says anything about the gpsd to connect to. */
+static gboolean
+is_local_host (const char *host)
+{
+  return g_str_equal (host, "localhost") || g_str_equal (host, "::1") || g_str_has_prefix (host, "127.") ||
+         g_str_equal (host, "ip6-localhost");
 }
 
 RlSource *
@@ -236,6 +340,8 @@ rl_gps_source_new (const RlConfig *config, const RlSourceSink *sink,
   g_snprintf (self->port, sizeof self->port, "%u", config->gps_port != 0 ? config->gps_port : 2947);
   rl_gps_evidence_params_init (&self->params, config, lookup, index);
   self->gps = g_new0 (struct gps_data_t, 1);
+  if (is_local_host (self->host) && config->gps_control_socket != NULL && config->gps_control_socket[0] != '\0')
+    self->control_socket = g_strdup (config->gps_control_socket);
   rl_backoff_init (&self->retry, BACKOFF_MIN_S, BACKOFF_MAX_S, retry_cb, self);
   rl_source_set_status (&self->base, FALSE, "not started");
   return &self->base;
@@ -325,6 +431,7 @@ gps_stop (RlSource *source)
     g_cancellable_cancel (self->opening);
   g_clear_object (&self->opening);
   rl_backoff_cancel (&self->retry);
+  watch_stop (self);
   gps_disconnect (self);
   rl_source_set_status (source, FALSE, "stopped");
 }
@@ -339,6 +446,7 @@ gps_free (RlSource *source)
   gps_stop (source);
   g_clear_pointer (&self->owned_index, rl_boundary_index_free);
   g_free (self->index_path);
+  g_free (self->control_socket);
   g_free (self->gps);
   g_free (self->host);
   g_free (self);

@@ -100,17 +100,20 @@ class NmeaReceiver:
 
 class Gpsd:
     '''A real gpsd on a private port (-S), in the foreground (-N), reading
-    the stand-in receiver without waiting for a client (-n).'''
+    the stand-in receiver without waiting for a client (-n), with its control
+    socket (-F) where reglocd watches for it to appear.'''
 
-    def __init__(self, receiver):
+    def __init__(self, receiver, control_socket):
         self.port = free_port()
         self.device = f'tcp://127.0.0.1:{receiver.port}'
+        self.control_socket = control_socket
         self.proc = None
 
     def start(self, test):
         # gpsd would announce fixes on the system bus: keep it off the test bus.
         env = dict(os.environ, DBUS_SYSTEM_BUS_ADDRESS='unix:path=/nonexistent')
-        self.proc = subprocess.Popen([GPSD, '-N', '-n', '-S', str(self.port), self.device], env=env,
+        self.proc = subprocess.Popen([GPSD, '-N', '-n', '-S', str(self.port),
+                                      '-F', self.control_socket, self.device], env=env,
                                      stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 
         def listening():
@@ -144,7 +147,8 @@ class FaultTestCase(ReglocdTestCase):
                 self.receiver.close()
 
     def write_config(self, extra='', general='', gps_port=None, policy='hold_down=0\n'):
-        gps = f'enabled=true\nhost=127.0.0.1\nport={gps_port}\n' if gps_port else 'enabled=false\n'
+        gps = (f'enabled=true\nhost=127.0.0.1\nport={gps_port}\n'
+               f'control_socket={os.path.join(self.dir, "gpsd.sock")}\n' if gps_port else 'enabled=false\n')
         with open(self.config, 'w') as f:
             f.write('[general]\napply=false\n'
                     f'zoneinfo_dir={ZONEINFO}\n{general}'
@@ -167,7 +171,7 @@ class FaultTestCase(ReglocdTestCase):
         if GPSD is None:
             self.skipTest('SKIP: gpsd not found (Debian package gpsd)')
         self.receiver = NmeaReceiver(*lat_lon)
-        self.gpsd = Gpsd(self.receiver)
+        self.gpsd = Gpsd(self.receiver, os.path.join(self.dir, 'gpsd.sock'))
         self.gpsd.start(self)
         return self.gpsd.port
 
@@ -187,11 +191,15 @@ class TestGpsd(FaultTestCase):
     def test_gpsd_absent_killed_and_restarted(self):
         port = self.start_gps()
         self.gpsd.kill()   # not there yet when reglocd starts
+        os.unlink(self.gpsd.control_socket)   # a SIGKILLed gpsd leaves it behind
         self.write_config(gps_port=port, policy='hold_down=0\nmax_age_gps=3\n')
         self.start_daemon()
         self.wait_for(lambda: 'unavailable' in self.source('gps')[3], 'the gps source to say gpsd is missing')
         self.assertFalse(self.source('gps')[1])
         self.assertEqual(self.get('Country'), '00')
+        # no control socket: no retry timer, the watch waits for gpsd
+        self.assertIn('waiting for', self.source('gps')[3])
+        self.assertNotRegex(self.daemon_log(), r'gpsd at 127\.0\.0\.1:\d+: .*; retrying')
 
         self.gpsd.start(self)
         self.wait_for(lambda: self.get('Country') == 'DE', 'DE from gpsd + the timezone', 15)
