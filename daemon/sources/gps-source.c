@@ -370,6 +370,9 @@ gps_connect (RlGpsSource *self)
     return;
   client = g_socket_client_new ();
   g_socket_client_set_timeout (client, CONNECT_TIMEOUT_S);
+  /* gpsd is on this machine or its network: no proxy (asking for one would
+   * load GIO's proxy modules, libproxy and dconf, into the daemon) */
+  g_socket_client_set_enable_proxy (client, FALSE);
   self->connecting = g_cancellable_new ();
   g_socket_client_connect_to_host_async (client, self->host, (guint16) g_ascii_strtoull (self->port, NULL, 10),
                                          self->connecting, on_connect_done, self);
