@@ -86,6 +86,9 @@ static const KeyDef keys[] = {
   { { "policy", "max_age_cell", "uint", "0", "Seconds a modem's registration counts after it was reported (0: until the modem reports a change)" }, T_UINT, AGE (RL_SOURCE_CELL), 0, 31536000 },
   { { "cell", "enabled", "bool", "true", "Use the mobile network a modem is registered on (ModemManager)" }, T_BOOL, OFF (cell_enabled), 0, 0 },
   { { "cell", "providers", "string", "/usr/share/mobile-broadband-provider-info/serviceproviders.xml", "Mobile network codes (MCC) to countries: mobile-broadband-provider-info's serviceproviders.xml" }, T_STRING, OFF (cell_providers), 0, 0 },
+
+  /* where a decision goes besides the kernel (issue 12) */
+  { { "apply", "wpa_supplicant", "bool", "true", "Also set the Country of every wpa_supplicant interface (fi.w1.wpa_supplicant1) when it is on the system bus" }, T_BOOL, OFF (apply_wpa_supplicant), 0, 0 },
 };
 
 const RlConfigKeyInfo *
@@ -242,7 +245,7 @@ rl_config_load_data (const char *data, gsize len, const char *name, GError **err
       if (!known_group)
         {
           g_set_error (error, RL_CONFIG_ERROR, RL_CONFIG_ERROR_UNKNOWN_KEY,
-                       "%s: unknown group [%s]: expected general, policy, gps, beacons, timezone, cell or override",
+                       "%s: unknown group [%s]: expected general, policy, gps, beacons, timezone, cell, override or apply",
                        name, groups[g]);
           return NULL;
         }

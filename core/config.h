@@ -67,6 +67,8 @@ typedef struct {
   char *cell_providers;           /* mobile-broadband-provider-info's serviceproviders.xml */
   /* [gps] /run/gpsd.sock: gpsd's control socket, watched (inotify) while a local gpsd is absent; empty: retry instead */
   char *gps_control_socket;
+  /* [apply] wpa_supplicant: set wpa_supplicant's Country too (daemon/kernel/wpa-bridge.h) */
+  gboolean apply_wpa_supplicant;
 } RlConfig;
 
 RlConfig *rl_config_new_default (void);

@@ -48,6 +48,9 @@ typedef struct {
    * boot clock; NULL: the real ones. */
   gint64 (*clock) (gpointer user_data);
   gpointer clock_data;
+  /* Follow wpa_supplicant on the system bus and set its interfaces' Country
+   * ([apply] wpa_supplicant, daemon/kernel/wpa-bridge.h); FALSE: never (tests). */
+  gboolean wpa_supplicant;
 } RlDaemonOptions;
 
 typedef struct {
