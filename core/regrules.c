@@ -59,6 +59,26 @@ find_rule (const RlRegDomain *d, guint32 center, guint32 width)
   return NULL;
 }
 
+/* Two adjacent rules (one ends where the other starts) that together hold
+ * the channel; FALSE when there are none. */
+static gboolean
+find_adjacent (const RlRegDomain *d, guint32 center, guint32 width, const RlRegRule **r1, const RlRegRule **r2)
+{
+  for (guint i = 0; d != NULL && i < d->n_rules; i++)
+    for (guint j = 0; j < d->n_rules; j++)
+      {
+        const RlRegRule *a = &d->rules[i], *b = &d->rules[j];
+        if (a->end_khz == b->start_khz && a->start_khz <= center - width / 2 && b->end_khz >= center + width / 2 &&
+            MIN (a->max_bw_khz, b->max_bw_khz) >= width)
+          {
+            *r1 = a;
+            *r2 = b;
+            return TRUE;
+          }
+      }
+  return FALSE;
+}
+
 /* A channel that fits no rule but straddles two adjacent ones (US channel
  * 169 across 5850 MHz) takes both rules' flags and the lower power, as the
  * kernel joins adjacent rules. */
@@ -69,14 +89,7 @@ channel_in (const RlRegDomain *d, guint32 center, guint32 width)
   const RlRegRule *r = find_rule (d, center, width), *r2 = NULL;
   guint8 flags;
 
-  if (r == NULL && width == 20000)
-    {
-      r = find_rule (d, center - 5000, 10000);    /* each half in one of them */
-      r2 = find_rule (d, center + 5000, 10000);
-      if (r == NULL || r2 == NULL || r->end_khz != r2->start_khz)
-        return c;
-    }
-  if (r == NULL)
+  if (r == NULL && !find_adjacent (d, center, width, &r, &r2))
     return c;
   flags = r->flags | (r2 ? r2->flags : 0);
   gboolean dfs = (flags & RL_RULE_DFS) != 0, no_ir = (flags & RL_RULE_NO_IR) != 0;
