@@ -835,6 +835,28 @@ rl_daemon_clear_override (RlDaemon *self, GError **error)
   return daemon_change_override (self, RL_COUNTRY_NONE, error);
 }
 
+RlRegDomain *
+rl_daemon_rules (RlDaemon *self, const char *text, GError **error)
+{
+  const RlDecision *dec = rl_daemon_decision (self);
+  RlCountry country = dec != NULL ? dec->country : RL_COUNTRY_WORLD;
+  g_autoptr (GError) local = NULL;
+  RlRegDomain *domain;
+
+  /* the same checks, and messages, as for an override */
+  if (text != NULL && text[0] != '\0' && !rl_daemon_validate_override (self, text, &country, error))
+    return NULL;
+  if (country == RL_COUNTRY_NONE)
+    country = RL_COUNTRY_WORLD;
+  domain = rl_regulatory_domain (self->regulatory, country, &local);
+  if (domain == NULL)
+    g_set_error_literal (error, RL_DAEMON_ERROR,
+                         g_error_matches (local, RL_REGDB_ERROR, RL_REGDB_ERROR_UNKNOWN_COUNTRY)
+                           ? RL_DAEMON_ERROR_UNKNOWN_COUNTRY : RL_DAEMON_ERROR_FAILED,
+                         local->message);
+  return domain;
+}
+
 /* --- facts ----------------------------------------------------------------- */
 
 const RlDecision *

@@ -87,6 +87,11 @@ gboolean rl_daemon_validate_override (RlDaemon *daemon, const char *country, RlC
 gboolean rl_daemon_set_override (RlDaemon *daemon, const char *country, GError **error);
 gboolean rl_daemon_clear_override (RlDaemon *daemon, GError **error);
 
+/* The rules of @country ("" for the one in force) from the loaded
+ * regulatory database; RL_DAEMON_ERROR_INVALID_COUNTRY, _UNKNOWN_COUNTRY,
+ * or _FAILED when there is no usable database. */
+RlRegDomain *rl_daemon_rules (RlDaemon *daemon, const char *country, GError **error);
+
 /* The facts to publish.  Valid until the next main-loop turn. */
 const RlDecision *rl_daemon_decision (RlDaemon *daemon);
 gint64 rl_daemon_last_change (RlDaemon *daemon);       /* wall clock µs, 0 none */
