@@ -139,6 +139,7 @@ print_text (const Rules *r)
 
   printf ("Country %s, DFS region %s (%s)\n", rl_country_to_string (r->domain->country, cc),
           rl_dfs_region_to_string (r->domain->dfs_region, region), r->source);
+  printf ("Rules (frequencies, max bandwidth, max EIRP, flags):\n");
   for (guint i = 0; i < r->domain->n_rules; i++)
     {
       const RlRegRule *rule = &r->domain->rules[i];
@@ -147,12 +148,13 @@ print_text (const Rules *r)
       g_autofree char *power = rl_reg_format_power (rule->max_eirp_mbm);
       g_autofree char *flags = flags_text (rule->flags);
 
-      printf ("  %-19s max %-9s %-19s %s", range, bw, power, flags);
-      if (rule->has_cac && rule->cac_s > 0)
-        printf ("%sCAC %u s", flags[0] ? ", " : "", rule->cac_s);
-      else if (rule->flags & RL_RULE_DFS)
-        printf (", CAC: kernel default (60 s)");
-      printf ("\n");
+      g_autofree char *cac = rule->has_cac && rule->cac_s > 0 ? g_strdup_printf ("CAC %u s", rule->cac_s)
+                             : g_strdup ((rule->flags & RL_RULE_DFS) ? "CAC: kernel default (60 s)" : "");
+      g_autofree char *line = g_strdup_printf ("  %-19s max %-9s %-19s %s%s%s", range, bw, power, flags,
+                                               flags[0] && cac[0] ? ", " : "", cac);
+
+      g_strchomp (line);
+      printf ("%s\n", line);
     }
   printf ("Against 00:\n");
   for (guint i = 0; r->changes[i] != NULL; i++)
