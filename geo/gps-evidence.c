@@ -92,9 +92,11 @@ short_distance_m (double lat1, double lon1, double lat2, double lon2)
   return r * sqrt (x * x + y * y);
 }
 
+/* @beyond: no border lies within the lookup's exact range of the point
+ * looked up: out->border_m is then a lower bound, not a distance. */
 static gboolean
 cached_lookup (const RlGpsEvidenceParams *params, RlGpsLookupCache *cache,
-               double lat, double lon, RlBoundaryResult *out)
+               double lat, double lon, RlBoundaryResult *out, gboolean *beyond)
 {
   if (cache != NULL && cache->valid && cache->result.border_m > 0 && isfinite (lat) && isfinite (lon))
     {
@@ -102,6 +104,7 @@ cached_lookup (const RlGpsEvidenceParams *params, RlGpsLookupCache *cache,
       if (moved <= cache->result.border_m / 10)
         {
           *out = cache->result;
+          *beyond = cache->result.border_m >= RL_BOUNDARY_EXACT_M && cache->result.neighbour == RL_COUNTRY_NONE;
           out->border_m = cache->result.border_m - moved;
           cache->reused++;
           return TRUE;
@@ -109,6 +112,7 @@ cached_lookup (const RlGpsEvidenceParams *params, RlGpsLookupCache *cache,
     }
   if (!params->lookup (params->index, lat, lon, out))
     return FALSE;
+  *beyond = out->border_m >= RL_BOUNDARY_EXACT_M && out->neighbour == RL_COUNTRY_NONE;
   if (cache != NULL)
     {
       cache->valid = TRUE;
@@ -132,13 +136,13 @@ rl_gps_evidence_from_fix_cached (const RlGpsEvidenceParams *params, RlGpsLookupC
                                  const RlGpsFix *fix, gint64 observed_at, RlEvidence *ev)
 {
   RlBoundaryResult where = { RL_COUNTRY_NONE, -1, RL_COUNTRY_NONE };
-  gboolean assumed;
+  gboolean assumed, beyond = FALSE;
   double error_m;
   char cc[3], *p;
 
   g_return_val_if_fail (params->lookup != NULL, FALSE);
 
-  if (!cached_lookup (params, cache, fix->lat, fix->lon, &where))
+  if (!cached_lookup (params, cache, fix->lat, fix->lon, &where, &beyond))
     return FALSE;
   error_m = rl_gps_fix_error_m (fix, params->uere_m, params->unknown_error_m, &assumed);
 
@@ -177,7 +181,14 @@ rl_gps_evidence_from_fix_cached (const RlGpsEvidenceParams *params, RlGpsLookupC
   p = put_str (p, assumed ? " m (accuracy unknown)" : " m");
   if (where.country == RL_COUNTRY_NONE)
     p = put_str (p, " at sea");
-  if (where.border_m >= 0)
+  if (where.border_m >= 0 && beyond)
+    {
+      /* "more than 4.9 km from any border": a bound, rounded down */
+      p = put_str (p, ", more than ");
+      p = format_distance (p, floor (where.border_m / 100) * 100);
+      p = put_str (p, where.country == RL_COUNTRY_NONE ? " from any waters" : " from any border");
+    }
+  else if (where.border_m >= 0)
     {
       p = put_str (p, ", ");
       p = format_distance (p, where.border_m);

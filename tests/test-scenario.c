@@ -4,17 +4,26 @@
 #include <math.h>
 #include <string.h>
 #include "rl-test-config.h"
+#include "geo/boundary.h"
 #include "replay/scenario.h"
 
 static RlRegulatory *regulatory;
 
-/* Every point is in DE, 5 km from FR; west of 0° it is FR. */
+/* Every point is in DE, 5 km from FR; west of 0° it is FR.  North of 70°
+ * it is NO with no border within the lookup's exact range, as the real
+ * lookup answers far inland (RL_BOUNDARY_EXACT_M, no neighbour). */
 static gboolean
 fake_point (gpointer data, double lat, double lon, RlCountry *country, double *border_m, RlCountry *neighbour)
 {
   *country = lon < 0 ? RL_COUNTRY ('F', 'R') : RL_COUNTRY ('D', 'E');
   *neighbour = lon < 0 ? RL_COUNTRY ('D', 'E') : RL_COUNTRY ('F', 'R');
   *border_m = 5000;
+  if (lat > 70)
+    {
+      *country = RL_COUNTRY ('N', 'O');
+      *neighbour = RL_COUNTRY_NONE;
+      *border_m = RL_BOUNDARY_EXACT_M;
+    }
   return TRUE;
 }
 
@@ -241,7 +250,8 @@ test_gps (void)
                                     "at 2 gps 50.1 8.6\n"
                                     "at 3 gps 50.1 8.6 countries=DE,CH border=40 error=30\n"
                                     "at 4 gps 50.1 -1.5 error=20\n"
-                                    "at 5 gps 38.7 -9.95 countries=sea\n");
+                                    "at 5 gps 38.7 -9.95 countries=sea\n"
+                                    "at 6 gps 70.66 23.68 error=9\n");
   char want[64];
 
   g_assert_nonnull (strstr (json, "GPS fix 50.10N 8.60E ±7 m, 5.0 km from FR border"));
@@ -258,6 +268,9 @@ test_gps (void)
   g_assert_nonnull (strstr (json, "40 m from CH border"));
   g_assert_nonnull (strstr (json, "GPS fix 50.10N 1.50W ±20 m, 5.0 km from DE border"));
   g_assert_nonnull (strstr (json, "GPS fix 38.70N 9.95W ±"));
+  /* no border within the exact range: a bound, never "5.0 km from the nearest border" */
+  g_assert_nonnull (strstr (json, "GPS fix 70.66N 23.68E ±9 m, more than 5.0 km from any border"));
+  g_assert_null (strstr (json, "from the nearest border"));
 
   assert_refused ("at 0 gps 50.1\n", "gps: expected LAT LON");
   assert_refused ("at 0 gps 91 8\n", "gps: expected LAT LON");
