@@ -136,8 +136,10 @@ static FakeApplier *fake;
 static gpointer
 fake_create (const RlApplierHooks *hooks, gboolean apply, GError **error)
 {
+  RlKernelState k = { .alpha2 = "00", .reachable = TRUE, .status = "steerable", .set_by = "" };
+
   fake->hooks = *hooks;
-  hooks->kernel_changed ("00", TRUE, "steerable", hooks->user_data);
+  hooks->kernel_changed (&k, hooks->user_data);
   return fake;
 }
 
@@ -146,10 +148,12 @@ fake_apply (gpointer applier, RlCountry country, GError **error)
 {
   FakeApplier *self = applier;
   char cc[3];
+  RlKernelState k = { .alpha2 = rl_country_to_string (country, cc), .reachable = TRUE, .status = "steerable",
+                      .set_by = "regloc" };
 
   g_array_append_val (self->applied, country);
   /* The kernel reports back, as nl80211's regulatory events would. */
-  self->hooks.kernel_changed (rl_country_to_string (country, cc), TRUE, "steerable", self->hooks.user_data);
+  self->hooks.kernel_changed (&k, self->hooks.user_data);
   return TRUE;
 }
 
