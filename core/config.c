@@ -262,7 +262,7 @@ rl_config_load_data (const char *data, gsize len, const char *name, GError **err
       if (!known_group)
         {
           g_set_error (error, RL_CONFIG_ERROR, RL_CONFIG_ERROR_UNKNOWN_KEY,
-                       "%s: unknown group [%s]: expected general, policy, gps, beacons, timezone, cell or override",
+                       "%s: unknown group [%s]: expected general, policy, gps, beacons, timezone, cell, driver, override or apply",
                        name, groups[g]);
           return NULL;
         }
