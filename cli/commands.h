@@ -24,5 +24,6 @@ int rl_cmd_explain (int argc, char **argv);
 int rl_cmd_override (int argc, char **argv);
 int rl_cmd_record (int argc, char **argv);
 int rl_cmd_lookup (int argc, char **argv);
+int rl_cmd_rules (int argc, char **argv);     /* reads regulatory.db; asks reglocd without CC */
 
 G_END_DECLS

@@ -221,22 +221,91 @@ is_sep (char c)
   return c == ' ' || c == '\t' || c == ',';
 }
 
-/* One line of bulk input (without its newline); writes the answer line. */
+/* The points of a block of input lines are looked up in the order of the
+ * index's quadtree (the order the generator laid out its nodes and leaves
+ * in), not in the order they came: near borders every lookup reads a leaf
+ * and the nodes above it, and in input order nearly each of those reads is
+ * a cache miss.  The answers are then written in input order. */
+#define BATCH_LINES 65536u
+
+typedef enum {
+  LINE_POINT,
+  LINE_NOTHING,      /* blank or comment: no answer line */
+  LINE_ERR_FIELDS,
+  LINE_ERR_LAT,
+  LINE_ERR_LON,
+} LineKind;
+
+static const char *const line_errors[] = {
+  [LINE_ERR_FIELDS] = "ERR\texpected two fields: LAT LON\n",
+  [LINE_ERR_LAT] = "ERR\tlatitude is not a number in [-90, 90]\n",
+  [LINE_ERR_LON] = "ERR\tlongitude is not a number in [-180, 180]\n",
+};
+
+typedef struct {
+  const RlBoundaryIndex *index;
+  gboolean country_only;
+  guint n;                  /* lines in the batch */
+  guint8 *kind;             /* LineKind */
+  double *lat, *lon;
+  double *sorted;           /* lat, lon in lookup order */
+  guint32 *key, *order, *tmp_key, *tmp_order;
+  RlCountry *country;
+  double *border_m;
+  gboolean *failed;
+} Batch;
+
 static void
-bulk_line (const RlBoundaryIndex *index, const char *line, const char *end, gboolean country_only, GString *out)
+batch_init (Batch *b, const RlBoundaryIndex *index, gboolean country_only)
+{
+  b->index = index;
+  b->country_only = country_only;
+  b->n = 0;
+  b->kind = g_new (guint8, BATCH_LINES);
+  b->lat = g_new (double, BATCH_LINES);
+  b->lon = g_new (double, BATCH_LINES);
+  b->sorted = g_new (double, 2 * BATCH_LINES);
+  b->key = g_new (guint32, BATCH_LINES);
+  b->order = g_new (guint32, BATCH_LINES);
+  b->tmp_key = g_new (guint32, BATCH_LINES);
+  b->tmp_order = g_new (guint32, BATCH_LINES);
+  b->country = g_new (RlCountry, BATCH_LINES);
+  b->border_m = g_new (double, BATCH_LINES);
+  b->failed = g_new (gboolean, BATCH_LINES);
+}
+
+static void
+batch_clear (Batch *b)
+{
+  g_free (b->kind);
+  g_free (b->lat);
+  g_free (b->lon);
+  g_free (b->sorted);
+  g_free (b->key);
+  g_free (b->order);
+  g_free (b->tmp_key);
+  g_free (b->tmp_order);
+  g_free (b->country);
+  g_free (b->border_m);
+  g_free (b->failed);
+}
+
+/* One line of bulk input (without its newline) into the batch. */
+static void
+bulk_line (Batch *b, const char *line, const char *end)
 {
   const char *f[2][2];
-  guint n = 0;
-  double lat, lon;
-  char cc[3];
+  guint n = 0, i = b->n;
   const char *p = line;
 
+  b->kind[i] = LINE_NOTHING;
   while (end > line && end[-1] == '\r')
     end--;
   while (p < end && (*p == ' ' || *p == '\t'))
     p++;
   if (p < end && *p == '#')
     return;
+  b->n++;
   for (p = line; p < end;)
     {
       const char *tok;
@@ -249,7 +318,7 @@ bulk_line (const RlBoundaryIndex *index, const char *line, const char *end, gboo
         p++;
       if (n == 2)
         {
-          g_string_append (out, "ERR\texpected two fields: LAT LON\n");
+          b->kind[i] = LINE_ERR_FIELDS;
           return;
         }
       f[n][0] = tok;
@@ -257,46 +326,122 @@ bulk_line (const RlBoundaryIndex *index, const char *line, const char *end, gboo
       n++;
     }
   if (n == 0)
-    return;
-  if (n != 2)
-    {
-      g_string_append (out, "ERR\texpected two fields: LAT LON\n");
-      return;
-    }
-  if (!parse_field (f[0][0], f[0][1], -90.0, 90.0, &lat))
-    {
-      g_string_append (out, "ERR\tlatitude is not a number in [-90, 90]\n");
-      return;
-    }
-  if (!parse_field (f[1][0], f[1][1], -180.0, 180.0, &lon))
-    {
-      g_string_append (out, "ERR\tlongitude is not a number in [-180, 180]\n");
-      return;
-    }
-  if (country_only)
-    {
-      RlCountry c;
-      if (!rl_boundary_lookup_country (index, lat, lon, &c))
-        {
-          g_string_append (out, "ERR\tlookup failed (corrupt index)\n");
-          return;
-        }
-      g_string_append_len (out, rl_country_to_string (c, cc), 2);
-      g_string_append_c (out, '\n');
-      return;
-    }
-  {
-    RlBoundaryResult r;
-    if (!rl_boundary_lookup (index, lat, lon, &r))
+    b->kind[i] = LINE_NOTHING;
+  else if (n != 2)
+    b->kind[i] = LINE_ERR_FIELDS;
+  else if (!parse_field (f[0][0], f[0][1], -90.0, 90.0, &b->lat[i]))
+    b->kind[i] = LINE_ERR_LAT;
+  else if (!parse_field (f[1][0], f[1][1], -180.0, 180.0, &b->lon[i]))
+    b->kind[i] = LINE_ERR_LON;
+  else
+    b->kind[i] = LINE_POINT;
+}
+
+/* x and y cell (2^16 to a side) interleaved, y in the higher bit of each
+ * pair: the order of a depth-first walk of the index's quadtree. */
+static inline guint32
+spread_bits (guint32 v)
+{
+  /* bit i of a 16-bit value to bit 2i */
+  v = (v | (v << 8)) & 0x00ff00ffu;
+  v = (v | (v << 4)) & 0x0f0f0f0fu;
+  v = (v | (v << 2)) & 0x33333333u;
+  v = (v | (v << 1)) & 0x55555555u;
+  return v;
+}
+
+static inline guint32
+quadtree_key (double lat, double lon)
+{
+  guint32 x = (guint32) MIN ((lon + 180.0) * (65536.0 / 360.0), 65535.0);
+  guint32 y = (guint32) MIN ((lat + 90.0) * (65536.0 / 180.0), 65535.0);
+
+  return spread_bits (x) | spread_bits (y) << 1;
+}
+
+/* The batch's points, sorted by key (LSD radix sort, 8 bits a pass). */
+static guint
+batch_sort (Batch *b)
+{
+  guint m = 0;
+
+  for (guint i = 0; i < b->n; i++)
+    if (b->kind[i] == LINE_POINT)
       {
-        g_string_append (out, "ERR\tlookup failed (corrupt index)\n");
-        return;
+        b->key[m] = quadtree_key (b->lat[i], b->lon[i]);
+        b->order[m++] = i;
       }
-    g_string_append_len (out, rl_country_to_string (r.country, cc), 2);
-    g_string_append_c (out, '\t');
-    append_metres (out, r.border_m);
-    g_string_append_c (out, '\n');
-  }
+  for (guint shift = 0; shift < 32; shift += 8)
+    {
+      guint count[257] = { 0 };
+      guint32 *k, *o;
+      for (guint i = 0; i < m; i++)
+        count[((b->key[i] >> shift) & 0xffu) + 1]++;
+      for (guint d = 1; d < 257; d++)
+        count[d] += count[d - 1];
+      for (guint i = 0; i < m; i++)
+        {
+          guint slot = count[(b->key[i] >> shift) & 0xffu]++;
+          b->tmp_key[slot] = b->key[i];
+          b->tmp_order[slot] = b->order[i];
+        }
+      k = b->key;
+      b->key = b->tmp_key;
+      b->tmp_key = k;
+      o = b->order;
+      b->order = b->tmp_order;
+      b->tmp_order = o;
+    }
+  return m;
+}
+
+/* Looks up the batch's points in quadtree order, then appends the answers
+ * in input order. */
+static void
+batch_run (Batch *b, GString *out)
+{
+  guint m = batch_sort (b);
+  char cc[3];
+
+  /* the points in that order first, so the lookups read them in sequence */
+  for (guint j = 0; j < m; j++)
+    {
+      b->sorted[2 * j] = b->lat[b->order[j]];
+      b->sorted[2 * j + 1] = b->lon[b->order[j]];
+    }
+  for (guint j = 0; j < m; j++)
+    {
+      guint i = b->order[j];
+      if (b->country_only)
+        b->failed[i] = !rl_boundary_lookup_country (b->index, b->sorted[2 * j], b->sorted[2 * j + 1], &b->country[i]);
+      else
+        {
+          RlBoundaryResult r;
+          b->failed[i] = !rl_boundary_lookup_distance (b->index, b->sorted[2 * j], b->sorted[2 * j + 1], &r);
+          b->country[i] = r.country;
+          b->border_m[i] = r.border_m;
+        }
+    }
+  for (guint i = 0; i < b->n; i++)
+    {
+      if (b->kind[i] == LINE_NOTHING)
+        continue;
+      if (b->kind[i] != LINE_POINT)
+        g_string_append (out, line_errors[b->kind[i]]);
+      else if (b->failed[i])
+        g_string_append (out, "ERR\tlookup failed (corrupt index)\n");
+      else
+        {
+          g_string_append_len (out, rl_country_to_string (b->country[i], cc), 2);
+          if (!b->country_only)
+            {
+              g_string_append_c (out, '\t');
+              append_metres (out, b->border_m[i]);
+            }
+          g_string_append_c (out, '\n');
+        }
+    }
+  b->n = 0;
 }
 
 static gboolean
@@ -315,6 +460,18 @@ write_all (int fd, const char *data, gsize len)
   return TRUE;
 }
 
+/* Runs the batch and writes its answers. */
+static gboolean
+batch_flush (Batch *b, GString *out)
+{
+  gboolean ok;
+
+  batch_run (b, out);
+  ok = write_all (STDOUT_FILENO, out->str, out->len);
+  g_string_truncate (out, 0);
+  return ok;
+}
+
 static int
 bulk (const RlBoundaryIndex *index, gboolean country_only)
 {
@@ -322,7 +479,9 @@ bulk (const RlBoundaryIndex *index, gboolean country_only)
   gsize cap = 1 << 20, have = 0;
   g_autofree char *buf = g_malloc (cap);
   gboolean eof = FALSE, ok = TRUE;
+  Batch b;
 
+  batch_init (&b, index, country_only);
   while (!eof)
     {
       ssize_t got = read (STDIN_FILENO, buf + have, cap - have);
@@ -336,17 +495,14 @@ bulk (const RlBoundaryIndex *index, gboolean country_only)
       stop = buf + have;
       while ((nl = memchr (p, '\n', stop - p)) != NULL)
         {
-          bulk_line (index, p, nl, country_only, out);
+          bulk_line (&b, p, nl);
           p = nl + 1;
-          if (out->len > (1 << 16))
-            {
-              ok = ok && write_all (STDOUT_FILENO, out->str, out->len);
-              g_string_truncate (out, 0);
-            }
+          if (b.n == BATCH_LINES)
+            ok = batch_flush (&b, out) && ok;
         }
       if (eof && p < stop)
         {
-          bulk_line (index, p, stop, country_only, out);
+          bulk_line (&b, p, stop);
           p = stop;
         }
       have = stop - p;
@@ -357,7 +513,8 @@ bulk (const RlBoundaryIndex *index, gboolean country_only)
           buf = g_realloc (buf, cap);
         }
     }
-  ok = ok && write_all (STDOUT_FILENO, out->str, out->len);
+  ok = batch_flush (&b, out) && ok;
+  batch_clear (&b);
   if (!ok)
     {
       g_printerr ("regloc lookup: error: cannot write output: %s\n", g_strerror (errno));

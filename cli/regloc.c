@@ -22,6 +22,7 @@ static const Command commands[] = {
   { "monitor", rl_cmd_monitor, "Print each change of the decision as it happens, until Ctrl-C" },
   { "explain", rl_cmd_explain, "Explain in words why reglocd decided what it did" },
   { "override", rl_cmd_override, "Force a country (set XX) or return to the evidence (clear); needs polkit" },
+  { "rules", rl_cmd_rules, "The radio rules of a country (default: the one in force), against 00" },
   { "lookup", rl_cmd_lookup, "Country and border distance of a point (offline boundary index)" },
 };
 

@@ -93,6 +93,8 @@ static const KeyDef keys[] = {
   { { "policy", "max_age_driver", "uint", "0", "Seconds a card's country counts after it was reported (0: until the card reports a change)" }, T_UINT, AGE (RL_SOURCE_DRIVER), 0, 31536000 },
   { { "apply", "foreign_change", "string", "yield", "When someone else sets the kernel's domain (iw reg set, wpa_supplicant, a driver): yield (show it, leave it) or reassert (set the decided country again)" }, T_STRING, OFF (apply_foreign_change), 0, 0 },
   { { "apply", "reassert_max", "uint", "3", "Reasserts in any 60 s at most; beyond that regloc yields, so two setters cannot loop" }, T_UINT, OFF (apply_reassert_max), 0, 60 },
+  /* where a decision goes besides the kernel (issue 12) */
+  { { "apply", "wpa_supplicant", "bool", "true", "Also set the Country of every wpa_supplicant interface (fi.w1.wpa_supplicant1) when it is on the system bus" }, T_BOOL, OFF (apply_wpa_supplicant), 0, 0 },
 };
 
 gboolean

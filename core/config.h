@@ -73,6 +73,8 @@ typedef struct {
   /* [apply]: what a change of the kernel's domain that regloc did not ask for brings */
   char *apply_foreign_change;     /* "yield" (show it, leave it) or "reassert" */
   guint apply_reassert_max;       /* 3: reasserts in any 60 s at most, so two setters cannot loop */
+  /* [apply] wpa_supplicant: set wpa_supplicant's Country too (daemon/kernel/wpa-bridge.h) */
+  gboolean apply_wpa_supplicant;
 } RlConfig;
 
 /* [apply] foreign_change = reassert */

@@ -16,7 +16,7 @@ typedef struct {
 static const DataFile files[] = {
   [RL_DATA_BOUNDARY_INDEX] = { "REGLOC_BOUNDARY_INDEX", "boundaries.idx", NULL },
   [RL_DATA_TERRITORIES] = { "REGLOC_TERRITORIES", "territories.tsv", NULL },
-  [RL_DATA_REGULATORY_DB] = { NULL, NULL, RL_REGDB_DEFAULT_PATH },
+  [RL_DATA_REGULATORY_DB] = { "REGLOC_REGDB", NULL, RL_REGDB_DEFAULT_PATH },
   [RL_DATA_TERRITORY_SOVEREIGNS] = { "REGLOC_TERRITORY_SOVEREIGNS", "territory-sovereigns.tsv", NULL },
 };
 

@@ -13,7 +13,7 @@ G_BEGIN_DECLS
 typedef enum {
   RL_DATA_BOUNDARY_INDEX,  /* boundaries.idx: $REGLOC_BOUNDARY_INDEX, $REGLOC_DATADIR, datadir */
   RL_DATA_TERRITORIES,     /* territories.tsv: $REGLOC_TERRITORIES, $REGLOC_DATADIR, datadir */
-  RL_DATA_REGULATORY_DB,   /* the kernel's regulatory.db (wireless-regdb) */
+  RL_DATA_REGULATORY_DB,   /* the kernel's regulatory.db (wireless-regdb): $REGLOC_REGDB, /lib/firmware */
   RL_DATA_TERRITORY_SOVEREIGNS, /* territory-sovereigns.tsv (generated from iso-codes): $REGLOC_TERRITORY_SOVEREIGNS, $REGLOC_DATADIR, datadir */
 } RlDataFile;
 

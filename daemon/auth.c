@@ -16,6 +16,9 @@ static const struct {
   /* For these two a refusal only hides the coordinates. */
   { "Explain", "net.regloc.read-location" },
   { "GetEvidence", "net.regloc.read-location" },
+  /* Rules of a named country are public; of the one in force they tell no
+   * more than the public Country property. */
+  { "GetRules", NULL },
   { "SetOverride", "net.regloc.override" },
   { "ClearOverride", "net.regloc.override" },
 };

@@ -4,6 +4,7 @@
 #include "daemon/auth.h"
 #include "daemon/bus-error.h"
 #include "dbus/rl-dbus-manager.h"
+#include "core/regrules.h"
 
 #include <math.h>
 #include <string.h>
@@ -260,6 +261,53 @@ handle_get_evidence (RlDBusManager *m, GDBusMethodInvocation *invocation, gpoint
   return G_DBUS_METHOD_INVOCATION_HANDLED;
 }
 
+/* Open (see daemon/auth.c): answered through the table like every method. */
+static void
+on_get_rules_authorized (GDBusMethodInvocation *invocation, gboolean allowed, const GError *error, gpointer user_data)
+{
+  RlBus *self = user_data;
+  const char *country = NULL;
+  g_autoptr(GError) local = NULL;
+  g_autoptr(RlRegDomain) domain = NULL, world = NULL;
+  g_autoptr(GPtrArray) changes = NULL;
+  GVariantBuilder rules;
+  char cc[3], region[16];
+
+  if (!allowed)
+    {
+      g_dbus_method_invocation_return_gerror (invocation, error);
+      return;
+    }
+  g_variant_get (g_dbus_method_invocation_get_parameters (invocation), "(&s)", &country);
+  domain = rl_daemon_rules (self->daemon, country, &local);
+  if (domain != NULL)
+    world = rl_daemon_rules (self->daemon, "00", &local);
+  if (world == NULL)
+    {
+      return_daemon_error (invocation, local);
+      return;
+    }
+  changes = rl_reg_domain_changes (domain, world);
+  g_ptr_array_add (changes, NULL);
+  g_variant_builder_init (&rules, G_VARIANT_TYPE ("a(uuuuuib)"));
+  for (guint i = 0; i < domain->n_rules; i++)
+    {
+      const RlRegRule *r = &domain->rules[i];
+      g_variant_builder_add (&rules, "(uuuuuib)", r->start_khz, r->end_khz, r->max_bw_khz, (guint32) r->max_eirp_mbm,
+                             (guint32) r->flags, r->has_cac ? (gint32) r->cac_s : -1, r->has_wmm);
+    }
+  rl_dbus_manager_complete_get_rules (self->skeleton, invocation, rl_country_to_string (domain->country, cc),
+                                      rl_dfs_region_to_string (domain->dfs_region, region),
+                                      g_variant_builder_end (&rules), (const char *const *) changes->pdata);
+}
+
+static gboolean
+handle_get_rules (RlDBusManager *m, GDBusMethodInvocation *invocation, const char *country, gpointer user_data)
+{
+  rl_auth_check (invocation, on_get_rules_authorized, user_data);
+  return G_DBUS_METHOD_INVOCATION_HANDLED;
+}
+
 /* journald MESSAGE_IDs of the audit records of an override set or cleared
  * (data/regloc.catalog explains them). */
 #define RL_MESSAGE_ID_OVERRIDE_SET "ce0d853e299f4ceda859a03c24615554"
@@ -423,6 +471,7 @@ rl_bus_new (RlDaemon *daemon, GDBusConnection *connection, GError **error)
   rl_dbus_manager_set_override (self->skeleton, "");
   g_signal_connect (self->skeleton, "handle-explain", G_CALLBACK (handle_explain), self);
   g_signal_connect (self->skeleton, "handle-get-evidence", G_CALLBACK (handle_get_evidence), self);
+  g_signal_connect (self->skeleton, "handle-get-rules", G_CALLBACK (handle_get_rules), self);
   g_signal_connect (self->skeleton, "handle-set-override", G_CALLBACK (handle_set_override), self);
   g_signal_connect (self->skeleton, "handle-clear-override", G_CALLBACK (handle_clear_override), self);
   rl_bus_update (self, RL_DAEMON_CHANGED_DECISION | RL_DAEMON_CHANGED_KERNEL |

@@ -6,6 +6,7 @@
 #include "daemon/sources/source.h"
 #include "daemon/sources/override.h"
 #include "daemon/state.h"
+#include "daemon/kernel/wpa-bridge.h"
 #include "rl-build-config.h"
 
 #include <math.h>
@@ -69,6 +70,7 @@ struct RlDaemon {
   GArray *reasserts;              /* gint64 monotonic µs of the reasserts in the window */
   guint reassert_id;              /* pending reassert (idle) */
   gboolean reassert_held;         /* the bound was hit: said once */
+  RlWpaBridge *wpa;               /* [apply] wpa_supplicant; NULL off */
 
   RlDaemonListener listener;
   gpointer listener_data;
@@ -228,6 +230,9 @@ daemon_apply (RlDaemon *self, RlCountry country)
   g_autoptr(GError) error = NULL;
   char cc[3];
 
+  /* wpa_supplicant too, whatever the kernel says: it sets the kernel itself. */
+  if (self->wpa != NULL)
+    rl_wpa_bridge_set_country (self->wpa, country);
   if (!daemon_may_apply (self) || self->applier == NULL || country == self->applied)
     return;
   if (!self->options.applier->apply (self->applier, country, &error))
@@ -667,6 +672,27 @@ daemon_start_applier (RlDaemon *self)
     }
 }
 
+/* The wpa_supplicant bridge: only where the daemon may apply (setting
+ * wpa_supplicant's country moves the kernel's too) and [apply] says so. */
+static void
+daemon_start_wpa (RlDaemon *self)
+{
+  const RlDecision *decision = rl_engine_decision (self->engine);
+
+  if (!self->options.wpa_supplicant || !daemon_may_apply (self) || !self->config->apply_wpa_supplicant ||
+      self->wpa != NULL)
+    return;
+  self->wpa = rl_wpa_bridge_new ();
+  if (decision != NULL)
+    rl_wpa_bridge_set_country (self->wpa, decision->country);
+}
+
+static void
+daemon_stop_wpa (RlDaemon *self)
+{
+  g_clear_pointer (&self->wpa, rl_wpa_bridge_free);
+}
+
 static void
 daemon_stop_applier (RlDaemon *self)
 {
@@ -768,6 +794,7 @@ rl_daemon_start (RlDaemon *self)
   self->origin_evidence = self->feed ? rl_replay_feed_start_time (self->feed) : self->origin_wall;
 
   daemon_start_applier (self);
+  daemon_start_wpa (self);
   daemon_start_sources (self);
   daemon_check_persisted_override (self);
   if (self->feed != NULL)
@@ -790,6 +817,7 @@ rl_daemon_free (RlDaemon *self)
   if (self->slots != NULL)
     daemon_stop_sources (self);
   g_clear_pointer (&self->slots, g_array_unref);
+  daemon_stop_wpa (self);
   daemon_stop_applier (self);
   g_clear_pointer (&self->feed, rl_replay_feed_free);
   g_clear_pointer (&self->engine, rl_engine_free);
@@ -810,7 +838,7 @@ rl_daemon_reload (RlDaemon *self, GError **error)
 {
   g_autoptr(GError) local = NULL;
   RlConfig *config = daemon_load_config (self->config_path, &local);
-  gboolean apply_changed;
+  gboolean apply_changed, wpa_changed;
 
   if (config == NULL)
     {
@@ -822,8 +850,11 @@ rl_daemon_reload (RlDaemon *self, GError **error)
    * other source stands, and a changed policy re-decides on it. */
   daemon_stop_changed_sources (self, config);
   apply_changed = !rl_config_keys_equal (self->config, config, "general", "apply");
+  wpa_changed = apply_changed || !rl_config_keys_equal (self->config, config, "apply", "wpa_supplicant");
   if (apply_changed)
     daemon_stop_applier (self);
+  if (wpa_changed)
+    daemon_stop_wpa (self);
   rl_config_free (self->config);
   self->config = config;
   rl_regulatory_free (self->regulatory);
@@ -833,6 +864,8 @@ rl_daemon_reload (RlDaemon *self, GError **error)
     daemon_start_applier (self);   /* the decision is re-sent */
   else
     daemon_update_driver_evidence (self);   /* [driver] enabled, max_age_driver */
+  if (wpa_changed)
+    daemon_start_wpa (self);
   for (guint i = 0; i < self->slots->len; i++)
     {
       RlSourceSlot *slot = &g_array_index (self->slots, RlSourceSlot, i);
@@ -938,6 +971,28 @@ gboolean
 rl_daemon_clear_override (RlDaemon *self, GError **error)
 {
   return daemon_change_override (self, RL_COUNTRY_NONE, error);
+}
+
+RlRegDomain *
+rl_daemon_rules (RlDaemon *self, const char *text, GError **error)
+{
+  const RlDecision *dec = rl_daemon_decision (self);
+  RlCountry country = dec != NULL ? dec->country : RL_COUNTRY_WORLD;
+  g_autoptr (GError) local = NULL;
+  RlRegDomain *domain;
+
+  /* the same checks, and messages, as for an override */
+  if (text != NULL && text[0] != '\0' && !rl_daemon_validate_override (self, text, &country, error))
+    return NULL;
+  if (country == RL_COUNTRY_NONE)
+    country = RL_COUNTRY_WORLD;
+  domain = rl_regulatory_domain (self->regulatory, country, &local);
+  if (domain == NULL)
+    g_set_error_literal (error, RL_DAEMON_ERROR,
+                         g_error_matches (local, RL_REGDB_ERROR, RL_REGDB_ERROR_UNKNOWN_COUNTRY)
+                           ? RL_DAEMON_ERROR_UNKNOWN_COUNTRY : RL_DAEMON_ERROR_FAILED,
+                         local->message);
+  return domain;
 }
 
 /* --- facts ----------------------------------------------------------------- */
@@ -1054,6 +1109,8 @@ rl_daemon_explain_at (RlDaemon *self, guint level)
     g_string_append (s, "\nThe kernel is not touched (observe mode).");
   else if (self->applier == NULL)
     g_string_append_printf (s, "\nThe kernel is not set: %s.", self->kernel_status);
+  if (self->wpa != NULL)
+    g_string_append_printf (s, "\n%s.", rl_wpa_bridge_status (self->wpa));
   if (rl_regulatory_problem (self->regulatory) != NULL)
     g_string_append_printf (s, "\nRegulatory database: %s.", rl_regulatory_problem (self->regulatory));
   if (self->feed != NULL)

@@ -48,6 +48,9 @@ typedef struct {
    * boot clock; NULL: the real ones. */
   gint64 (*clock) (gpointer user_data);
   gpointer clock_data;
+  /* Follow wpa_supplicant on the system bus and set its interfaces' Country
+   * ([apply] wpa_supplicant, daemon/kernel/wpa-bridge.h); FALSE: never (tests). */
+  gboolean wpa_supplicant;
 } RlDaemonOptions;
 
 typedef struct {
@@ -83,6 +86,11 @@ void rl_daemon_prepare_for_sleep (RlDaemon *daemon, gboolean sleeping);
 gboolean rl_daemon_validate_override (RlDaemon *daemon, const char *country, RlCountry *out, GError **error);
 gboolean rl_daemon_set_override (RlDaemon *daemon, const char *country, GError **error);
 gboolean rl_daemon_clear_override (RlDaemon *daemon, GError **error);
+
+/* The rules of @country ("" for the one in force) from the loaded
+ * regulatory database; RL_DAEMON_ERROR_INVALID_COUNTRY, _UNKNOWN_COUNTRY,
+ * or _FAILED when there is no usable database. */
+RlRegDomain *rl_daemon_rules (RlDaemon *daemon, const char *country, GError **error);
 
 /* The facts to publish.  Valid until the next main-loop turn. */
 const RlDecision *rl_daemon_decision (RlDaemon *daemon);

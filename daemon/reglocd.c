@@ -242,7 +242,8 @@ main (int argc, char **argv)
   if (session_bus)
     rl_daemon_use_user_state_dir ();
 
-  RlDaemonOptions opts = { config, no_apply, (const char *const *) replay, speed, &rl_nl80211_applier_ops };
+  RlDaemonOptions opts = { config, no_apply, (const char *const *) replay, speed, &rl_nl80211_applier_ops,
+                           .wpa_supplicant = TRUE };
   if ((daemon_ = rl_daemon_new (&opts, &error)) == NULL)
     {
       g_printerr ("reglocd: error: %s\n", error->message);

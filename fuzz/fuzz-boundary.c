@@ -4,7 +4,9 @@
  * field are made to match the mutated bytes (as a buggy generator or a
  * deliberate forgery would), so the fuzzer gets past them to the offsets,
  * the grid, the nodes and the leaves; then it looks up points all over the
- * seed index's area (fuzz/data/boundary-seed.geo.json) and the world. */
+ * seed index's area (fuzz/data/boundary-seed.geo.json) and the world, with
+ * and without the distance and the neighbour, and reads the chains of the
+ * seed's area as the maps do. */
 #include <stddef.h>
 #include "fuzz/fuzz-common.h"
 #include "geo/boundary.h"
@@ -14,10 +16,20 @@ static void
 lookup (const RlBoundaryIndex *index, double lat, double lon)
 {
   RlBoundaryResult r;
+  RlCountry c;
 
+  if (rl_boundary_lookup_distance (index, lat, lon, &r))
+    g_assert (r.border_m >= 0 && r.border_m <= RL_BOUNDARY_EXACT_M && r.neighbour == RL_COUNTRY_NONE);
+  (void) rl_boundary_lookup_country (index, lat, lon, &c);
   if (!rl_boundary_lookup (index, lat, lon, &r))
     return;
   g_assert (r.border_m >= 0 && r.border_m <= RL_BOUNDARY_EXACT_M);
+}
+
+static void
+chain (RlCountry country, const double *lonlat, guint n_points, gpointer user_data)
+{
+  g_assert (n_points >= 2 && lonlat != NULL);
 }
 
 int
@@ -52,5 +64,7 @@ LLVMFuzzerTestOneInput (const guint8 *data, gsize size)
   for (guint i = 0; i < 6; i++)
     for (guint j = 0; j < 6; j++)
       lookup (index, 48.4 + 0.35 * i, 4.4 + 0.6 * j);
+  /* the maps' reading of the leaves (the same reader as the lookups') */
+  (void) rl_boundary_foreach_chain (index, 48.0, 4.0, 51.0, 8.0, chain, NULL);
   return 0;
 }

@@ -234,73 +234,119 @@ leaf_frame (const Box *box, double *gx0, double *gy0, double *sx, double *sy)
   *gy0 = box->y0 - *sy * RL_BIDX_QPAD;
 }
 
+/* Reads a leaf's records (boundary-format.h), every length checked against
+ * the end of the leaf section: the one decoder of the point-in-polygon
+ * test, the distance search and the maps.  A group's chains must all be
+ * read before the next group. */
+typedef struct {
+  const guint16 *p, *end;
+  guint groups;   /* groups left */
+  guint chains;   /* chains left in the current group */
+  gboolean bad;   /* a record runs past the end */
+} LeafReader;
+
+/* FALSE (and bad) when the header does not fit; *head: the header words. */
+static inline gboolean
+leaf_reader_init (LeafReader *r, const RlBoundaryIndex *index, guint32 offset, const guint16 **head)
+{
+  r->p = (const guint16 *) (index->leaves + offset);
+  r->end = (const guint16 *) (index->leaves + index->leaves_words);
+  r->chains = 0;
+  r->bad = r->end - r->p < RL_BIDX_LEAF_HEADER;
+  if (r->bad)
+    return FALSE;
+  *head = r->p;
+  r->groups = r->p[3];
+  r->p += RL_BIDX_LEAF_HEADER;
+  return TRUE;
+}
+
+/* The next group's feature word (feature | ref_inside); FALSE at the end. */
+static inline gboolean
+leaf_next_group (LeafReader *r, guint16 *feature_word)
+{
+  if (r->groups == 0 || r->bad)
+    return FALSE;
+  if (r->end - r->p < 2)
+    {
+      r->bad = TRUE;
+      return FALSE;
+    }
+  *feature_word = r->p[0];
+  r->chains = r->p[1];
+  r->p += 2;
+  r->groups--;
+  return TRUE;
+}
+
+/* The current group's next chain: *n >= 1 points, x and y interleaved in
+ * *xy; FALSE at the group's end. */
+static inline gboolean
+leaf_next_chain (LeafReader *r, const guint16 **xy, guint *n)
+{
+  if (r->chains == 0 || r->bad)
+    return FALSE;
+  if (r->end - r->p < 1 || r->p[0] == 0 || (gsize) (r->end - r->p - 1) < 2 * (gsize) r->p[0])
+    {
+      r->bad = TRUE;
+      return FALSE;
+    }
+  *n = r->p[0];
+  *xy = r->p + 1;
+  r->p += 1 + 2 * (gsize) *n;
+  r->chains--;
+  return TRUE;
+}
+
 /* Label of (x, y) inside a border leaf: the smallest feature whose parity
  * at the point is odd.  Parity = the reference point's, flipped by every
  * edge on the path point → (ref_x, y) → ref.  FALSE if the leaf overruns. */
 static gboolean
 leaf_label (const RlBoundaryIndex *index, guint32 offset, const Box *box, double x, double y, guint16 *label)
 {
-  const guint16 *p = (const guint16 *) (index->leaves + offset);
-  const guint16 *end = (const guint16 *) (index->leaves + index->leaves_words);
+  LeafReader r;
+  const guint16 *head;
   double gx0, gy0, sx, sy, qx, qy, rx, ry, hx0, hx1, vy0, vy1;
-  guint16 best, n_groups;
+  guint16 best, word;
 
-  if (end - p < RL_BIDX_LEAF_HEADER)
+  if (!leaf_reader_init (&r, index, offset, &head))
     return FALSE;
   leaf_frame (box, &gx0, &gy0, &sx, &sy);
   qx = (x - gx0) / sx;
   qy = (y - gy0) / sy;
-  rx = p[0];
-  ry = p[1];
-  best = p[2];
-  n_groups = p[3];
-  p += RL_BIDX_LEAF_HEADER;
+  rx = head[0];
+  ry = head[1];
+  best = head[2];
   hx0 = MIN (qx, rx);
   hx1 = MAX (qx, rx);
   vy0 = MIN (qy, ry);
   vy1 = MAX (qy, ry);
-  for (guint g = 0; g < n_groups; g++)
+  while (leaf_next_group (&r, &word))
     {
-      guint16 feature, inside, n_chains;
-      guint parity = 0;
+      guint16 feature = word & RL_BIDX_MAX_FEATURES;
+      const guint16 *p;
+      guint n, parity = 0;
 
-      if (end - p < 2)
-        return FALSE;
-      feature = p[0] & RL_BIDX_MAX_FEATURES;
-      inside = p[0] & RL_BIDX_GROUP_INSIDE;
-      n_chains = p[1];
-      p += 2;
       /* Groups come smallest feature first (the generator sorts the edges
        * by feature): none from here on can beat the base label. */
       if (feature >= best)
         break;
-      for (guint c = 0; c < n_chains; c++)
+      while (leaf_next_chain (&r, &p, &n))
+        for (guint i = 1; i < n; i++)
+          {
+            double ax = p[2 * i - 2], ay = p[2 * i - 1], bx = p[2 * i], by = p[2 * i + 1];
+            parity ^= cross_h (ax, ay, bx, by, qy, hx0, hx1);
+            parity ^= cross_v (ax, ay, bx, by, rx, vy0, vy1);
+          }
+      /* the first group that holds the point is the smallest feature
+       * holding it: the later groups are larger */
+      if (parity ^ ((word & RL_BIDX_GROUP_INSIDE) != 0))
         {
-          guint n;
-          if (end - p < 1)
-            return FALSE;
-          n = p[0];
-          p++;
-          if (n == 0 || (gsize) (end - p) < 2 * (gsize) n)
-            return FALSE;
-          for (guint i = 1; i < n; i++)
-            {
-              double ax = p[2 * i - 2], ay = p[2 * i - 1], bx = p[2 * i], by = p[2 * i + 1];
-              parity ^= cross_h (ax, ay, bx, by, qy, hx0, hx1);
-              parity ^= cross_v (ax, ay, bx, by, rx, vy0, vy1);
-            }
-          p += 2 * n;
-        }
-      /* Groups come smallest feature first: the first one that holds the
-       * point is the answer unless the base label is smaller still. */
-      if ((parity ^ (inside != 0)) && feature < best)
-        {
-          /* the smallest feature holding the point: the later groups are larger */
           best = feature;
           break;
         }
     }
-  if (best != RL_BIDX_LABEL_NONE && best >= index->n_features)
+  if (r.bad || (best != RL_BIDX_LABEL_NONE && best >= index->n_features))
     return FALSE;
   *label = best;
   return TRUE;
@@ -324,15 +370,35 @@ grid_box (guint32 ix, guint32 iy)
   return (Box) { -180.0 + ix * w, -90.0 + iy * h, -180.0 + (ix + 1) * w, -90.0 + (iy + 1) * h };
 }
 
-/* Walks down to the uniform entry or leaf holding (x, y). */
-static gboolean
-find_entry (const RlBoundaryIndex *index, double x, double y, guint32 *entry_out, Box *box_out)
+/* The nodes find_entry () went through, from the grid cell down: the
+ * distance search climbs back up them (near_search_up ()). */
+#define PATH_MAX_NODES 24
+typedef struct {
+  guint n;
+  guint32 grid_ix, grid_iy;
+  guint32 node[PATH_MAX_NODES];
+  guint8 child[PATH_MAX_NODES];   /* the child taken */
+  Box box[PATH_MAX_NODES];        /* the node's box */
+} Path;
+
+G_STATIC_ASSERT (PATH_MAX_NODES >= 28 - RL_BIDX_GRID_DEPTH);
+
+/* Walks down to the uniform entry or leaf holding (x, y); path (or NULL)
+ * gets the nodes on the way. */
+static inline gboolean
+find_entry_path (const RlBoundaryIndex *index, double x, double y, guint32 *entry_out, Box *box_out, Path *path)
 {
   guint32 n = 1u << RL_BIDX_GRID_DEPTH;
   guint32 ix = grid_cell (x, -180.0, 360.0, n), iy = grid_cell (y, -90.0, 180.0, n);
   guint32 entry = index->grid[(gsize) iy * n + ix];
   Box box = grid_box (ix, iy);
 
+  if (path != NULL)
+    {
+      path->n = 0;
+      path->grid_ix = ix;
+      path->grid_iy = iy;
+    }
   for (guint depth = RL_BIDX_GRID_DEPTH; RL_BIDX_ENTRY_TYPE (entry) == RL_BIDX_TYPE_NODE; depth++)
     {
       guint32 node = RL_BIDX_ENTRY_VALUE (entry);
@@ -341,6 +407,13 @@ find_entry (const RlBoundaryIndex *index, double x, double y, guint32 *entry_out
 
       if (depth >= index->max_depth || node >= index->n_nodes)
         return FALSE;
+      if (path != NULL)
+        {
+          path->node[path->n] = node;
+          path->child[path->n] = (guint8) c;
+          path->box[path->n] = box;
+          path->n++;
+        }
       entry = index->nodes[(gsize) node * 4 + c];
       if (c & 1)
         box.x0 = cx;
@@ -357,12 +430,13 @@ find_entry (const RlBoundaryIndex *index, double x, double y, guint32 *entry_out
 }
 
 static gboolean
-label_at_full (const RlBoundaryIndex *index, double x, double y, guint16 *label, guint32 *entry_out, Box *box_out)
+label_at_path (const RlBoundaryIndex *index, double x, double y, guint16 *label, guint32 *entry_out, Box *box_out,
+               Path *path)
 {
   guint32 entry;
   Box box;
 
-  if (!find_entry (index, x, y, &entry, &box))
+  if (!find_entry_path (index, x, y, &entry, &box, path))
     return FALSE;
   *entry_out = entry;
   *box_out = box;
@@ -378,6 +452,12 @@ label_at_full (const RlBoundaryIndex *index, double x, double y, guint16 *label,
     default:
       return FALSE;
     }
+}
+
+static gboolean
+label_at_full (const RlBoundaryIndex *index, double x, double y, guint16 *label, guint32 *entry_out, Box *box_out)
+{
+  return label_at_path (index, x, y, label, entry_out, box_out, NULL);
 }
 
 static gboolean
@@ -407,7 +487,23 @@ typedef struct {
   gboolean found;
   gboolean bad;
   guint32 own_leaf;     /* searched first; G_MAXUINT32: none */
+  guint32 near_leaf;    /* the leaf that holds the nearest edge, and its box */
+  Box near_box;
 } Near;
+
+/* label_at () of a point just past nr's nearest edge: it nearly always
+ * lies in the leaf that holds the edge, which is in the cache and needs no
+ * walk down the tree (find_entry () would reach the same leaf: its box is
+ * the same halving of the same grid cell). */
+static gboolean
+label_near (const RlBoundaryIndex *index, const Near *nr, double x, double y, guint16 *label)
+{
+  const Box *b = &nr->near_box;
+
+  if (x >= b->x0 && x < b->x1 && y >= b->y0 && y < b->y1)
+    return leaf_label (index, nr->near_leaf, b, x, y, label);
+  return label_at (index, x, y, label);
+}
 
 static inline double
 wrap_lon (double d)
@@ -423,14 +519,15 @@ static void
 near_leaf (Near *nr, guint32 offset, const Box *box)
 {
   const RlBoundaryIndex *index = nr->index;
-  const guint16 *p = (const guint16 *) (index->leaves + offset);
-  const guint16 *end = (const guint16 *) (index->leaves + index->leaves_words);
+  LeafReader r;
+  const guint16 *head, *p;
   double gx0, gy0, sx, sy, ox, oy;
   const guint16 seam_w = (guint16) RL_BIDX_QPAD, seam_e = (guint16) (RL_BIDX_QPAD + RL_BIDX_QSPAN);
   gboolean west, east;
-  guint n_groups;
+  guint16 word;
+  guint n;
 
-  if (end - p < RL_BIDX_LEAF_HEADER)
+  if (!leaf_reader_init (&r, index, offset, &head))
     {
       nr->bad = TRUE;
       return;
@@ -443,61 +540,42 @@ near_leaf (Near *nr, guint32 offset, const Box *box)
   oy = (gy0 - nr->qy) * nr->ky;
   sx *= nr->kx;
   sy *= nr->ky;
-  n_groups = p[3];
-  p += RL_BIDX_LEAF_HEADER;
-  for (guint g = 0; g < n_groups; g++)
-    {
-      guint n_chains;
-      if (end - p < 2)
+  while (leaf_next_group (&r, &word))
+    while (leaf_next_chain (&r, &p, &n))
+      for (guint i = 1; i < n; i++)
         {
-          nr->bad = TRUE;
-          return;
-        }
-      n_chains = p[1];
-      p += 2;
-      for (guint c = 0; c < n_chains; c++)
-        {
-          guint n;
-          if (end - p < 1 || p[0] == 0 || (gsize) (end - p - 1) < 2 * (gsize) p[0])
-            {
-              nr->bad = TRUE;
-              return;
-            }
-          n = p[0];
-          p++;
-          for (guint i = 1; i < n; i++)
-            {
-              /* GeoJSON cuts features at ±180°; the cut is not a border (the
-               * same feature goes on across it), so it is not a candidate. */
-              if (p[2 * i - 2] == p[2 * i] && ((west && p[2 * i] == seam_w) || (east && p[2 * i] == seam_e)))
-                continue;
-              double ax = ox + p[2 * i - 2] * sx, ay = oy + p[2 * i - 1] * sy;
-              double bx = ox + p[2 * i] * sx, by = oy + p[2 * i + 1] * sy;
-              double dx = bx - ax, dy = by - ay, l2, t = 0, px, py, d, lim = nr->best_m;
+          /* GeoJSON cuts features at ±180°; the cut is not a border (the
+           * same feature goes on across it), so it is not a candidate. */
+          if (p[2 * i - 2] == p[2 * i] && ((west && p[2 * i] == seam_w) || (east && p[2 * i] == seam_e)))
+            continue;
+          double ax = ox + p[2 * i - 2] * sx, ay = oy + p[2 * i - 1] * sy;
+          double bx = ox + p[2 * i] * sx, by = oy + p[2 * i + 1] * sy;
+          double dx = bx - ax, dy = by - ay, l2, t = 0, px, py, d, lim = nr->best_m;
 
-              /* both ends beyond the best distance on one side: the edge
-               * cannot be nearer (most edges of a leaf, near a border) */
-              if ((ax > lim && bx > lim) || (ax < -lim && bx < -lim) || (ay > lim && by > lim) || (ay < -lim && by < -lim))
-                continue;
-              l2 = dx * dx + dy * dy;
-              if (l2 > 0)
-                t = CLAMP (-(ax * dx + ay * dy) / l2, 0.0, 1.0);
-              px = ax + t * dx;
-              py = ay + t * dy;
-              d = px * px + py * py;
-              if (d < nr->best_m * nr->best_m && (nr->floor_m < 0 || d > nr->floor_m * nr->floor_m))
-                {
-                  nr->best_m = sqrt (d);
-                  nr->ax = ax;
-                  nr->ay = ay;
-                  nr->bx = bx;
-                  nr->by = by;
-                  nr->found = TRUE;
-                }
+          /* both ends beyond the best distance on one side: the edge
+           * cannot be nearer (most edges of a leaf, near a border) */
+          if ((ax > lim && bx > lim) || (ax < -lim && bx < -lim) || (ay > lim && by > lim) || (ay < -lim && by < -lim))
+            continue;
+          l2 = dx * dx + dy * dy;
+          if (l2 > 0)
+            t = CLAMP (-(ax * dx + ay * dy) / l2, 0.0, 1.0);
+          px = ax + t * dx;
+          py = ay + t * dy;
+          d = px * px + py * py;
+          if (d < nr->best_m * nr->best_m && (nr->floor_m < 0 || d > nr->floor_m * nr->floor_m))
+            {
+              nr->best_m = sqrt (d);
+              nr->ax = ax;
+              nr->ay = ay;
+              nr->bx = bx;
+              nr->by = by;
+              nr->found = TRUE;
+              nr->near_leaf = offset;
+              nr->near_box = *box;
             }
-          p += 2 * n;
         }
-    }
+  if (r.bad)
+    nr->bad = TRUE;
 }
 
 /* Lower bound of the squared distance in metres² from the query to a box
@@ -565,9 +643,9 @@ near_entry (Near *nr, guint32 entry, Box box, guint depth)
 }
 
 /* Every grid cell within best_m of the query, across the antimeridian and
- * over the poles. */
+ * over the poles, but the one numbered skip (G_MAXUINT32: none). */
 static void
-near_search (Near *nr)
+near_search_grid (Near *nr, guint32 skip)
 {
   guint32 n = 1u << RL_BIDX_GRID_DEPTH;
   double cell_w = 360.0 / n, cell_h = 180.0 / n;
@@ -595,8 +673,44 @@ near_search (Near *nr)
     for (gint64 i = ix0; i <= ix1 && i < ix0 + n; i++)
       {
         guint32 ix = (guint32) (((i % n) + n) % n);
+        if ((guint32) iy * n + ix == skip)
+          continue;
         near_entry (nr, nr->index->grid[(gsize) iy * n + ix], grid_box (ix, (guint32) iy), RL_BIDX_GRID_DEPTH);
       }
+}
+
+static void
+near_search (Near *nr)
+{
+  near_search_grid (nr, G_MAXUINT32);
+}
+
+/* The search around a query that lies in path's last entry (its own leaf
+ * or uniform cell, already searched): the other children of each node on
+ * the path, deepest first, until the node's box holds every point within
+ * best_m (by the bound near_entry () prunes with); then the other grid
+ * cells if that is not the grid cell's.  The same edges as near_search ()
+ * within best_m, fewer nodes on the way. */
+static void
+near_search_up (Near *nr, const Path *path)
+{
+  for (guint l = path->n; l-- > 0;)
+    {
+      const Box *b = &path->box[l];
+      double cx = (b->x0 + b->x1) / 2, cy = (b->y0 + b->y1) / 2;
+      guint own = path->child[l];
+
+      for (guint k = 1; k < 4 && !nr->bad; k++)
+        {
+          guint c = own ^ k;
+          Box cb = { (c & 1) ? cx : b->x0, (c & 2) ? cy : b->y0, (c & 1) ? b->x1 : cx, (c & 2) ? b->y1 : cy };
+          near_entry (nr, nr->index->nodes[(gsize) path->node[l] * 4 + c], cb, RL_BIDX_GRID_DEPTH + l + 1);
+        }
+      if ((nr->qy - b->y0) * EARTH_M_PER_DEG >= nr->best_m && (b->y1 - nr->qy) * EARTH_M_PER_DEG >= nr->best_m &&
+          (nr->qx - b->x0) * nr->kmin >= nr->best_m && (b->x1 - nr->qx) * nr->kmin >= nr->best_m)
+        return;
+    }
+  near_search_grid (nr, path->grid_iy * (1u << RL_BIDX_GRID_DEPTH) + path->grid_ix);
 }
 
 /* A point just past the nearest edge: way 0 continues the line from the
@@ -680,7 +794,7 @@ label_across (const RlBoundaryIndex *index, const Near *nr, guint16 own, guint16
     {
       double bx, by;
       beyond_point (nr, way, &bx, &by);
-      if (!label_at (index, bx, by, other))
+      if (!label_near (index, nr, bx, by, other))
         return FALSE;
     }
   return TRUE;
@@ -859,7 +973,13 @@ neighbour_across_gap (const RlBoundaryIndex *index, const Near *nr, double bx, d
   return TRUE;
 }
 
-static gboolean lookup (const RlBoundaryIndex *index, double lat, double lon, RlBoundaryResult *out, gboolean shortcuts);
+/* How lookup () runs. */
+typedef enum {
+  LOOKUP_SHORTCUTS = 1 << 0,   /* the generator's flags and the own-leaf bound */
+  LOOKUP_NEIGHBOUR = 1 << 1,   /* name the country across a coast (another search) */
+} LookupFlags;
+
+static gboolean lookup (const RlBoundaryIndex *index, double lat, double lon, RlBoundaryResult *out, LookupFlags flags);
 
 /* A point in a gap between a and b. */
 static gboolean
@@ -886,7 +1006,7 @@ country_near_edge (const RlBoundaryIndex *index, double lat, double lon, guint32
     return FALSE;
   if (!nr.found)
     return TRUE;
-  if (!lookup (index, lat, lon, &r, TRUE))
+  if (!lookup (index, lat, lon, &r, LOOKUP_SHORTCUTS))
     return FALSE;
   *country = r.country;
   return TRUE;
@@ -918,16 +1038,21 @@ rl_boundary_lookup_country (const RlBoundaryIndex *index, double lat, double lon
   return TRUE;
 }
 
-/* shortcuts: use the generator's flags and the own-leaf bound to skip
- * searches; without them every lookup searches (tests compare the two). */
+/* LOOKUP_SHORTCUTS: use the generator's flags and the own-leaf bound to
+ * skip searches; without them every lookup searches (tests compare the
+ * two).  Without LOOKUP_NEIGHBOUR the neighbour across a coast is not
+ * looked for (the country, the distance and border_area do not depend on
+ * it). */
 static gboolean
-lookup (const RlBoundaryIndex *index, double lat, double lon, RlBoundaryResult *out, gboolean shortcuts)
+lookup (const RlBoundaryIndex *index, double lat, double lon, RlBoundaryResult *out, LookupFlags flags)
 {
+  gboolean shortcuts = (flags & LOOKUP_SHORTCUTS) != 0;
   guint16 label;
   guint32 entry;
   Box box;
   RlCountry country;
   Near nr;
+  Path path;
   gboolean own_only = FALSE;
   double own_reach_m = -1;
 
@@ -942,7 +1067,7 @@ lookup (const RlBoundaryIndex *index, double lat, double lon, RlBoundaryResult *
   /* The data splits features at the antimeridian: a point exactly on it
    * belongs to the feature beside it, not to the seam between two halves. */
   lon = CLAMP (lon, -180.0 + ANTIMERIDIAN_NUDGE, 180.0 - ANTIMERIDIAN_NUDGE);
-  if (!label_at_full (index, lon, lat, &label, &entry, &box))
+  if (!label_at_path (index, lon, lat, &label, &entry, &box, &path))
     return FALSE;
   country = label_country (index, label);
   out->country = country;
@@ -980,7 +1105,14 @@ lookup (const RlBoundaryIndex *index, double lat, double lon, RlBoundaryResult *
       /* Other leaves' edges lie outside inner: if this leaf has an edge
        * nearer than inner's sides, the tree walk cannot beat it. */
       if (!own_only && !(nr.found && nr.best_m < own_reach_m))
-        near_search (&nr);
+        {
+          /* without the shortcuts, the plain search from the grid down
+           * (the tests check the two find the same) */
+          if (shortcuts)
+            near_search_up (&nr, &path);
+          else
+            near_search (&nr);
+        }
       if (nr.bad)
         return FALSE;
       if (!nr.found)
@@ -988,7 +1120,7 @@ lookup (const RlBoundaryIndex *index, double lat, double lon, RlBoundaryResult *
       for (int way = 0; way < 3 && label_country (index, other) == country; way++)
         {
           beyond_point (&nr, way, &bx, &by);
-          if (!label_at (index, bx, by, &other))
+          if (!label_near (index, &nr, bx, by, &other))
             return FALSE;
         }
       out->border_m = nr.best_m;
@@ -1004,7 +1136,7 @@ lookup (const RlBoundaryIndex *index, double lat, double lon, RlBoundaryResult *
         }
       if (label_country (index, other) == RL_COUNTRY_NONE && country != RL_COUNTRY_NONE)
         /* The edge of the waters, or a gap with a neighbour across it? */
-        return neighbour_across_gap (index, &nr, bx, by, country, &out->neighbour);
+        return !(flags & LOOKUP_NEIGHBOUR) || neighbour_across_gap (index, &nr, bx, by, country, &out->neighbour);
       else if (label_country (index, other) != country)
         {
           out->neighbour = label_country (index, other);
@@ -1019,13 +1151,22 @@ lookup (const RlBoundaryIndex *index, double lat, double lon, RlBoundaryResult *
 gboolean
 rl_boundary_lookup (const RlBoundaryIndex *index, double lat, double lon, RlBoundaryResult *out)
 {
-  return lookup (index, lat, lon, out, TRUE);
+  return lookup (index, lat, lon, out, LOOKUP_SHORTCUTS | LOOKUP_NEIGHBOUR);
+}
+
+gboolean
+rl_boundary_lookup_distance (const RlBoundaryIndex *index, double lat, double lon, RlBoundaryResult *out)
+{
+  if (!lookup (index, lat, lon, out, LOOKUP_SHORTCUTS))
+    return FALSE;
+  out->neighbour = RL_COUNTRY_NONE;
+  return TRUE;
 }
 
 gboolean
 rl_boundary_lookup_searching (const RlBoundaryIndex *index, double lat, double lon, RlBoundaryResult *out)
 {
-  return lookup (index, lat, lon, out, FALSE);
+  return lookup (index, lat, lon, out, LOOKUP_NEIGHBOUR);
 }
 
 /* ---- the stored edges, for maps ----------------------------------------- */
@@ -1043,42 +1184,29 @@ static void
 chains_leaf (Chains *ch, guint32 offset, const Box *box)
 {
   const RlBoundaryIndex *index = ch->index;
-  const guint16 *p = (const guint16 *) (index->leaves + offset);
-  const guint16 *end = (const guint16 *) (index->leaves + index->leaves_words);
+  LeafReader r;
+  const guint16 *head, *p;
   double gx0, gy0, sx, sy;
-  guint n_groups;
+  guint16 word;
+  guint n;
 
-  if (end - p < RL_BIDX_LEAF_HEADER)
+  if (!leaf_reader_init (&r, index, offset, &head))
     {
       ch->bad = TRUE;
       return;
     }
   leaf_frame (box, &gx0, &gy0, &sx, &sy);
-  n_groups = p[3];
-  p += RL_BIDX_LEAF_HEADER;
-  for (guint g = 0; g < n_groups; g++)
+  while (leaf_next_group (&r, &word))
     {
-      guint16 feature;
-      guint n_chains;
+      guint16 feature = word & RL_BIDX_MAX_FEATURES;
 
-      if (end - p < 2 || (p[0] & RL_BIDX_MAX_FEATURES) >= index->n_features)
+      if (feature >= index->n_features)
         {
           ch->bad = TRUE;
           return;
         }
-      feature = p[0] & RL_BIDX_MAX_FEATURES;
-      n_chains = p[1];
-      p += 2;
-      for (guint c = 0; c < n_chains; c++)
+      while (leaf_next_chain (&r, &p, &n))
         {
-          guint n;
-          if (end - p < 1 || p[0] == 0 || (gsize) (end - p - 1) < 2 * (gsize) p[0])
-            {
-              ch->bad = TRUE;
-              return;
-            }
-          n = p[0];
-          p++;
           g_array_set_size (ch->points, 0);
           for (guint i = 0; i < n; i++)
             {
@@ -1087,9 +1215,10 @@ chains_leaf (Chains *ch, guint32 offset, const Box *box)
             }
           if (n >= 2)
             ch->func (index->codes[feature], (const double *) ch->points->data, n, ch->user_data);
-          p += 2 * n;
         }
     }
+  if (r.bad)
+    ch->bad = TRUE;
 }
 
 static void

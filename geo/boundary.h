@@ -52,6 +52,12 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (RlBoundaryIndex, rl_boundary_index_free)
 
 /* FALSE for coordinates out of range (|lat| > 90, |lon| > 180, NaN). */
 gboolean rl_boundary_lookup (const RlBoundaryIndex *index, double lat, double lon, RlBoundaryResult *out);
+/* rl_boundary_lookup () without the neighbour: the same country, border_m
+ * and border_area, neighbour always RL_COUNTRY_NONE.  Cheaper along coasts,
+ * where naming the country across the edge of the waters (open sea, or a
+ * neighbour across a gap of the source data) takes another search.  FALSE
+ * as for rl_boundary_lookup. */
+gboolean rl_boundary_lookup_distance (const RlBoundaryIndex *index, double lat, double lon, RlBoundaryResult *out);
 /* The country alone (the same answer as rl_boundary_lookup's), without the
  * search for the nearest border: for callers that have no use for the
  * distance.  FALSE as for rl_boundary_lookup. */

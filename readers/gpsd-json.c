@@ -162,6 +162,7 @@ struct RlGpsdJsonReader {
   gint64 last_time;
   RlGpsParseStats stats;
   gboolean file_order;
+  gboolean live;        /* a gpsd socket: see rl_gpsd_json_reader_new_live() */
 };
 
 RlGpsdJsonReader *
@@ -184,6 +185,15 @@ rl_gpsd_json_reader_new_in_file_order (const char *data, gsize len)
   RlGpsdJsonReader *r = rl_gpsd_json_reader_new (data, len);
 
   r->file_order = TRUE;
+  return r;
+}
+
+RlGpsdJsonReader *
+rl_gpsd_json_reader_new_live (void)
+{
+  RlGpsdJsonReader *r = rl_gpsd_json_reader_new (NULL, 0);
+
+  r->live = TRUE;
   return r;
 }
 
@@ -271,7 +281,7 @@ read_line (RlGpsdJsonReader *r, const char *start, gsize n, RlGpsFix *fix)
       stats->rejected[why]++;
       return FALSE;
     }
-  if (r->have_last && fix->time <= r->last_time && !r->file_order)
+  if (r->have_last && fix->time <= r->last_time && !r->file_order && !r->live)
     {
       stats->rejected[RL_GPS_REJECT_TIME_BACKWARDS]++;
       return FALSE;
@@ -303,6 +313,26 @@ rl_gpsd_json_reader_next (RlGpsdJsonReader *r, RlGpsFix *fix)
     }
   r->stats.date_source = r->stats.fixes > 0 ? RL_GPS_DATE_FROM_FILE : RL_GPS_DATE_NONE;
   return FALSE;
+}
+
+RlGpsdLine
+rl_gpsd_json_reader_feed_line (RlGpsdJsonReader *r, const char *line, gsize n, RlGpsFix *fix)
+{
+  RlGpsParseStats before = r->stats;
+
+  while (n > 0 && g_ascii_isspace (line[n - 1]))
+    n--;
+  while (n > 0 && g_ascii_isspace (line[0]))
+    line++, n--;
+  if (n == 0)
+    return RL_GPSD_LINE_IGNORED;
+  if (read_line (r, line, n, fix))
+    return rl_gps_fix_is_lost (fix) ? RL_GPSD_LINE_LOST : RL_GPSD_LINE_FIX;
+  /* mode 1 without a time: the receiver says it has no fix, just now */
+  if (r->stats.rejected[RL_GPS_REJECT_NO_FIX] > before.rejected[RL_GPS_REJECT_NO_FIX] &&
+      r->gd->fix.mode == MODE_NO_FIX)
+    return RL_GPSD_LINE_LOST;
+  return r->stats.ignored > before.ignored ? RL_GPSD_LINE_IGNORED : RL_GPSD_LINE_REJECTED;
 }
 
 gsize

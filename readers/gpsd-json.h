@@ -20,6 +20,19 @@ RlGpsdJsonReader *rl_gpsd_json_reader_new (const char *data, gsize len);
  * not move forward are passed on as they are, for the caller to judge. */
 RlGpsdJsonReader *rl_gpsd_json_reader_new_in_file_order (const char *data, gsize len);
 gboolean rl_gpsd_json_reader_next (RlGpsdJsonReader *reader, RlGpsFix *fix);
+
+/* A live gpsd connection's reports, fed one line (without its newline) at
+ * a time, judged by the same code as a file; the stats count them.  The
+ * receiver's clock may step back (a live fix is dated by the wall clock),
+ * so unlike a file no fix is refused for that. */
+typedef enum {
+  RL_GPSD_LINE_IGNORED,     /* no position to judge: VERSION, DEVICES, WATCH, SKY, blank */
+  RL_GPSD_LINE_FIX,         /* @fix is a usable fix */
+  RL_GPSD_LINE_LOST,        /* the receiver says it has no fix (TPV mode 1) */
+  RL_GPSD_LINE_REJECTED,    /* counted in the stats' rejected[] by reason */
+} RlGpsdLine;
+RlGpsdJsonReader *rl_gpsd_json_reader_new_live (void);
+RlGpsdLine rl_gpsd_json_reader_feed_line (RlGpsdJsonReader *reader, const char *line, gsize n, RlGpsFix *fix);
 gsize rl_gpsd_json_reader_offset (const RlGpsdJsonReader *reader);
 const RlGpsParseStats *rl_gpsd_json_reader_stats (const RlGpsdJsonReader *reader);
 void rl_gpsd_json_reader_free (RlGpsdJsonReader *reader);
@@ -28,7 +41,7 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (RlGpsdJsonReader, rl_gpsd_json_reader_free)
 /* TRUE when the first non-blank line is a gpsd JSON object ("class":…). */
 gboolean rl_gpsd_json_sniff (const char *data, gsize len);
 
-/* The one place a libgps report becomes a fix (live source and replay).
+/* The one place a gpsd report (in libgps's struct) becomes a fix.
  * Call after a TPV (MODE_SET in @data->set).  FALSE with @why when the
  * report is no usable fix. */
 gboolean rl_gps_fix_from_gps_data (const struct gps_data_t *data, RlGpsFix *fix, RlGpsReject *why);

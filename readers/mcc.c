@@ -1,9 +1,10 @@
 #include "readers/mcc.h"
 
 #include <string.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <unistd.h>
 #include <glib/gstdio.h>
-#include <libxml/parser.h>
-#include <libxml/xmlreader.h>
 
 G_DEFINE_QUARK (rl-mcc-error-quark, rl_mcc_error)
 
@@ -60,21 +61,20 @@ add_to (GHashTable *h, guint key, RlCountry c)
     g_array_append_val (a, c);
 }
 
-static char *
-attribute (xmlTextReader *x, const char *name)
+static const char *
+attribute (const char **names, const char **values, const char *name)
 {
-  xmlChar *v = xmlTextReaderGetAttribute (x, (const xmlChar *) name);
-  char *out = v != NULL ? g_strdup ((const char *) v) : NULL;
-
-  xmlFree (v);
-  return out;
+  for (gsize i = 0; names[i] != NULL; i++)
+    if (strcmp (names[i], name) == 0)
+      return values[i];
+  return NULL;
 }
 
 static void
-read_network (RlMccTable *t, xmlTextReader *x, RlCountry country)
+read_network (RlMccTable *t, const char **names, const char **values, RlCountry country)
 {
-  g_autofree char *mcc_s = attribute (x, "mcc");
-  g_autofree char *mnc_s = attribute (x, "mnc");
+  const char *mcc_s = attribute (names, values, "mcc");
+  const char *mnc_s = attribute (names, values, "mnc");
 
   if (!all_digits (mcc_s, 3, 3) || !all_digits (mnc_s, 2, 3))
     t->stats.skipped_bad_code++;
@@ -94,17 +94,18 @@ read_network (RlMccTable *t, xmlTextReader *x, RlCountry country)
     }
 }
 
+/* The element's name without a namespace prefix. */
 static gboolean
-name_is (xmlTextReader *x, const char *name)
+name_is (const char *element, const char *name)
 {
-  const xmlChar *n = xmlTextReaderConstLocalName (x);
-  return n != NULL && strcmp ((const char *) n, name) == 0;
+  const char *colon = strrchr (element, ':');
+  return strcmp (colon != NULL ? colon + 1 : element, name) == 0;
 }
 
 static RlCountry
-country_of (xmlTextReader *x)
+country_of (const char **names, const char **values)
 {
-  g_autofree char *code = attribute (x, "code");
+  const char *code = attribute (names, values, "code");
   RlCountry c = RL_COUNTRY_NONE;
 
   if (code == NULL || !rl_country_parse (code, &c) || c == RL_COUNTRY_WORLD)
@@ -118,78 +119,106 @@ free_array (gpointer p)
   g_array_unref (p);
 }
 
-/* Streams the document (xmlTextReader: memory bounded by its depth, not
- * its size; the daemon keeps only the table). */
-static gboolean
-read_document (RlMccTable *t, xmlTextReader *x, GError **error)
+/* The state of one streamed document: only the table grows, the rest is the
+ * nesting (GMarkup keeps the open elements' names, bounded by MAX_NESTING). */
+typedef struct {
+  RlMccTable *t;
+  int depth;                 /* of the element being opened: the root is 0 */
+  int country_depth;         /* depth of the open <country>, -1 outside */
+  gboolean root_seen;
+  RlCountry country;
+} ReadState;
+
+/* A document nested deeper than this is refused (a real one nests 5 levels). */
+#define MAX_NESTING 256
+
+static void
+on_start (GMarkupParseContext *ctx, const char *element, const char **names, const char **values,
+          gpointer user_data, GError **error)
 {
-  gboolean root_seen = FALSE, in_country = FALSE;
-  int country_depth = -1, rc;
-  RlCountry country = RL_COUNTRY_NONE;
+  ReadState *st = user_data;
+  int depth = st->depth++;
 
-  while ((rc = xmlTextReaderRead (x)) == 1)
+  (void) ctx;
+  if (!st->root_seen)
     {
-      int type = xmlTextReaderNodeType (x);
-      int depth = xmlTextReaderDepth (x);
-
-      if (type == XML_READER_TYPE_END_ELEMENT && in_country && depth == country_depth)
-        in_country = FALSE;
-      if (type != XML_READER_TYPE_ELEMENT)
-        continue;
-      if (!root_seen)
-        {
-          root_seen = TRUE;
-          if (!name_is (x, "serviceproviders"))
-            {
-              g_set_error (error, RL_MCC_ERROR, RL_MCC_ERROR_PARSE, "not a serviceproviders document");
-              return FALSE;
-            }
-          continue;
-        }
-      if (depth > MAX_DEPTH)
-        continue;
-      if (name_is (x, "country") && !in_country)
-        {
-          country = country_of (x);
-          in_country = !xmlTextReaderIsEmptyElement (x);
-          country_depth = depth;
-        }
-      else if (name_is (x, "network-id"))
-        {
-          if (!in_country)
-            t->stats.skipped_no_country++;
-          else
-            read_network (t, x, country);
-        }
+      st->root_seen = TRUE;
+      if (!name_is (element, "serviceproviders"))
+        g_set_error (error, RL_MCC_ERROR, RL_MCC_ERROR_PARSE, "not a serviceproviders document");
+      return;
     }
-  if (rc != 0 || !root_seen)
+  if (depth > MAX_NESTING)
+    g_set_error (error, RL_MCC_ERROR, RL_MCC_ERROR_PARSE, "nested deeper than %d elements", MAX_NESTING);
+  if (depth > MAX_DEPTH)
+    return;
+  if (name_is (element, "country") && st->country_depth < 0)
     {
-      /* a truncated or damaged file is refused whole, not read in part */
-      g_set_error (error, RL_MCC_ERROR, RL_MCC_ERROR_PARSE, "not a well-formed XML document");
-      return FALSE;
+      st->country = country_of (names, values);
+      st->country_depth = depth;
     }
-  return TRUE;
+  else if (name_is (element, "network-id"))
+    {
+      if (st->country_depth < 0)
+        st->t->stats.skipped_no_country++;
+      else
+        read_network (st->t, names, values, st->country);
+    }
 }
 
-/* Reads @x (freed here) into a table. */
-static RlMccTable *
-table_from_reader (xmlTextReader *x, GError **error)
+static void
+on_end (GMarkupParseContext *ctx, const char *element, gpointer user_data, GError **error)
 {
-  g_autoptr (RlMccTable) t = NULL;
-  gboolean ok;
+  ReadState *st = user_data;
 
-  if (x == NULL)
-    {
-      g_set_error (error, RL_MCC_ERROR, RL_MCC_ERROR_PARSE, "not an XML document");
-      return NULL;
-    }
-  t = g_new0 (RlMccTable, 1);
+  (void) ctx; (void) element; (void) error;
+  st->depth--;
+  if (st->depth == st->country_depth)
+    st->country_depth = -1;
+}
+
+static const GMarkupParser markup_parser = { .start_element = on_start, .end_element = on_end };
+
+static RlMccTable *
+table_new (void)
+{
+  RlMccTable *t = g_new0 (RlMccTable, 1);
+
   t->by_mcc = g_hash_table_new_full (g_direct_hash, g_direct_equal, NULL, free_array);
   t->by_network = g_hash_table_new_full (g_direct_hash, g_direct_equal, NULL, free_array);
-  ok = read_document (t, x, error);
-  xmlFreeTextReader (x);
-  if (!ok)
-    return NULL;
+  return t;
+}
+
+/* Pulls the document from @next (a file in blocks, or one buffer) through
+ * GMarkup: memory bounded by the nesting, not by the document's size.  A
+ * truncated or damaged document is refused whole, not read in part. */
+typedef gssize (*ReadBlock) (gpointer source, char *buf, gsize size, GError **error);
+
+static RlMccTable *
+table_from_blocks (ReadBlock next, gpointer source, GError **error)
+{
+  g_autoptr (RlMccTable) t = table_new ();
+  ReadState st = { .t = t, .country_depth = -1, .country = RL_COUNTRY_NONE };
+  g_autoptr (GMarkupParseContext) ctx = g_markup_parse_context_new (&markup_parser, 0, &st, NULL);
+  g_autofree char *buf = g_malloc (64 * 1024);
+  g_autoptr (GError) local = NULL;
+  gssize n;
+
+  while ((n = next (source, buf, 64 * 1024, &local)) > 0)
+    if (!g_markup_parse_context_parse (ctx, buf, n, &local))
+      break;
+  if (local == NULL)
+    (void) g_markup_parse_context_end_parse (ctx, &local);
+  if (local == NULL && !st.root_seen)
+    g_set_error (&local, RL_MCC_ERROR, RL_MCC_ERROR_PARSE, "no root element");
+  if (local != NULL)
+    {
+      if (local->domain == RL_MCC_ERROR)
+        g_propagate_error (error, g_steal_pointer (&local));
+      else
+        g_set_error (error, RL_MCC_ERROR, local->domain == G_FILE_ERROR ? RL_MCC_ERROR_READ : RL_MCC_ERROR_PARSE,
+                     "not a well-formed XML document (%s)", local->message);
+      return NULL;
+    }
   if (t->stats.networks == 0)
     {
       g_set_error (error, RL_MCC_ERROR, RL_MCC_ERROR_EMPTY, "no usable network-id (%u skipped)",
@@ -200,18 +229,44 @@ table_from_reader (xmlTextReader *x, GError **error)
   return g_steal_pointer (&t);
 }
 
-/* no network, no DTD, no entity substitution: the data file is read as it is */
-#define READ_OPTIONS (XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING)
+typedef struct {
+  const char *data;
+  gsize len;
+} Buffer;
+
+static gssize
+read_buffer (gpointer source, char *buf, gsize size, GError **error)
+{
+  Buffer *b = source;
+  gsize n = MIN (size, b->len);
+
+  (void) error;
+  memcpy (buf, b->data, n);
+  b->data += n;
+  b->len -= n;
+  return (gssize) n;
+}
+
+static gssize
+read_fd (gpointer source, char *buf, gsize size, GError **error)
+{
+  int fd = *(int *) source;
+  gssize n;
+
+  do
+    n = read (fd, buf, size);
+  while (n < 0 && errno == EINTR);
+  if (n < 0)
+    g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (errno), "%s", g_strerror (errno));
+  return n;
+}
 
 RlMccTable *
 rl_mcc_table_parse (const char *data, gsize len, GError **error)
 {
-  if (len > G_MAXINT)
-    {
-      g_set_error (error, RL_MCC_ERROR, RL_MCC_ERROR_PARSE, "document too large");
-      return NULL;
-    }
-  return table_from_reader (xmlReaderForMemory (data, (int) len, "serviceproviders.xml", NULL, READ_OPTIONS), error);
+  Buffer b = { data, len };
+
+  return table_from_blocks (read_buffer, &b, error);
 }
 
 RlMccTable *
@@ -219,15 +274,17 @@ rl_mcc_table_load (const char *path, GError **error)
 {
   g_autoptr (GError) local = NULL;
   RlMccTable *t;
+  int fd;
 
   /* streamed from the file: the daemon never holds the whole document */
-  if (!g_file_test (path, G_FILE_TEST_IS_REGULAR) || g_access (path, R_OK) != 0)
+  if (!g_file_test (path, G_FILE_TEST_IS_REGULAR) || (fd = g_open (path, O_RDONLY | O_CLOEXEC, 0)) < 0)
     {
       g_set_error (error, RL_MCC_ERROR, RL_MCC_ERROR_READ, "%s: cannot read it (Debian package "
                    "mobile-broadband-provider-info)", path);
       return NULL;
     }
-  t = table_from_reader (xmlReaderForFile (path, NULL, READ_OPTIONS), &local);
+  t = table_from_blocks (read_fd, &fd, &local);
+  g_close (fd, NULL);
   if (t == NULL)
     g_set_error (error, RL_MCC_ERROR, local->code, "%s: %s", path, local->message);
   return t;

@@ -508,8 +508,10 @@ test_round_trip (void)
 
 /* ---- shortcuts -------------------------------------------------------- */
 
-/* The generator's far/own flags and the own-leaf bound only spare
- * searches: every answer must be exactly the full search's.  Uniform
+/* The generator's far/own flags, the own-leaf bound and the search up the
+ * query's own path (rather than down from the grid) only spare work: every
+ * answer must be exactly the full search's, and rl_boundary_lookup_distance
+ * ()'s the same but the neighbour.  Uniform
  * points, and dense ones where coasts and borders are intricate (so that
  * many points lie in flagged parts a few km from an edge). */
 static void
@@ -545,6 +547,12 @@ test_shortcuts (void)
                      rl_country_to_string (fast.country, a1), fast.border_m, rl_country_to_string (fast.neighbour, a2),
                      rl_country_to_string (full.country, b1), full.border_m, rl_country_to_string (full.neighbour, b2));
           }
+        /* the lookup without the neighbour: the rest the same */
+        g_assert_true (rl_boundary_lookup_distance (index_, lat, lon, &fast));
+        if (fast.country != full.country || fast.border_m != full.border_m || fast.border_area != full.border_area ||
+            fast.neighbour != RL_COUNTRY_NONE)
+          g_error ("%.9f %.9f: rl_boundary_lookup_distance () %.17g m, searching %.17g m", lat, lon, fast.border_m,
+                   full.border_m);
         if (full.border_m < RL_BOUNDARY_EXACT_M)
           searched_near++;
       }
@@ -657,6 +665,15 @@ test_corrupt (void)
   expect_open_error (buf, len, RL_BOUNDARY_ERROR_CORRUPT, "feature table past the end");
 }
 
+static void
+count_chain (RlCountry country, const double *lonlat, guint n_points, gpointer user_data)
+{
+  guint *n = user_data;
+
+  g_assert_cmpuint (n_points, >=, 2);
+  (*n)++;
+}
+
 /* Leaves are not walked at open: garbage inside one, with a good checksum,
  * must make lookups refuse (or answer), never read out of bounds. */
 static void
@@ -668,7 +685,7 @@ test_corrupt_leaves (void)
   g_autofree guint8 *buf = g_memdup2 (orig, len);
   RlBidxHeader *h = (RlBidxHeader *) buf;
   g_autoptr(GRand) rand = g_rand_new_with_seed (7);
-  guint refused = 0, refused_country = 0;
+  guint refused = 0, refused_country = 0, refused_distance = 0, chains = 0;
 
   /* Scribble over the last leaves, where counts run into the end. */
   for (gsize i = len - 4096; i < len; i++)
@@ -691,12 +708,18 @@ test_corrupt_leaves (void)
           refused++;
         if (!rl_boundary_lookup_country (idx, lat, lon, &c))
           refused_country++;
+        if (!rl_boundary_lookup_distance (idx, lat, lon, &r))
+          refused_distance++;
       }
+    /* the maps read the leaves with the same reader: they refuse too */
+    g_assert_false (rl_boundary_foreach_chain (idx, -90, -180, 90, 180, count_chain, &chains));
     g_unlink (path);
   }
-  g_test_message ("%u of 200000 lookups refused, %u country-only lookups", refused, refused_country);
+  g_test_message ("%u of 200000 lookups refused, %u country-only lookups, %u without the neighbour; %u chains read",
+                  refused, refused_country, refused_distance, chains);
   g_assert_cmpuint (refused, >, 0);
   g_assert_cmpuint (refused_country, >, 0);
+  g_assert_cmpuint (refused_distance, >, 0);
 }
 
 /* The index in memory (what the fuzz target opens) answers as the mapped

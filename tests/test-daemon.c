@@ -378,6 +378,10 @@ test_auth_table (void)
   g_assert_true (known);
   g_assert_cmpstr (rl_auth_action_for ("ClearOverride", &known), ==, "net.regloc.override");
   g_assert_cmpstr (rl_auth_action_for ("GetEvidence", &known), ==, "net.regloc.read-location");
+  /* open, but listed: the rules of the country in force tell no more than Country */
+  known = FALSE;
+  g_assert_null (rl_auth_action_for ("GetRules", &known));
+  g_assert_true (known);
   /* Deny by default: a method nobody listed is unknown, so refused. */
   g_assert_null (rl_auth_action_for ("Frobnicate", &known));
   g_assert_false (known);

@@ -136,6 +136,16 @@ is_available (gpointer data)
   return ((RlSource *) data)->available;
 }
 
+/* The connection is attempted asynchronously: wait for its answer. */
+static gboolean
+attempt_failed (gpointer data)
+{
+  RlGpsSourceStats stats;
+
+  rl_gps_source_get_stats (data, &stats);
+  return stats.connect_failures >= 1;
+}
+
 static void
 test_live (void)
 {
@@ -159,6 +169,8 @@ test_live (void)
 
   /* gpsd not there yet: the source starts anyway, unavailable, retrying */
   source->ops->start (source);
+  g_assert_false (source->available);
+  g_assert_true (wait_for (attempt_failed, source, 10));
   g_assert_false (source->available);
   rl_gps_source_get_stats (source, &stats);
   g_assert_cmpuint (stats.connects, ==, 0);
@@ -373,6 +385,7 @@ test_control_socket_watch (void)
   source = rl_gps_source_new (config, &sink, us_lookup, NULL);
   source->ops->start (source);
   g_assert_false (source->available);
+  g_assert_true (wait_for (attempt_failed, source, 10));
   rl_gps_source_get_stats (source, &stats);
   g_assert_cmpuint (stats.connects, ==, 0);
   g_assert_cmpuint (stats.retry_in_s, ==, 0);
@@ -426,7 +439,7 @@ test_partial_reports (void)
   thread = g_thread_new ("fake-gpsd", fake_gpsd_thread, &fake);
   source = rl_gps_source_new (config, &sink, us_lookup, NULL);
   source->ops->start (source);
-  g_assert_true (source->available);
+  g_assert_true (wait_for (is_available, source, 10));
 
   g_assert_true (wait_for (puts_reached, GUINT_TO_POINTER (1), 10));
   /* the second report is half there: the source waits on the socket, it does not spin */

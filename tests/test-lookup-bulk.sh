@@ -63,4 +63,38 @@ done < "$tmp/points"
 # a file without a final newline, a comment, CRLF
 printf '# comment\r\n48.5738 7.8027\r\n\r\n-33.8688 151.2093' | "$regloc" lookup - --country-only > "$tmp/tail"
 [ "$(cat "$tmp/tail" | tr '\n' ' ')" = "DE AU " ] || fail "CRLF / last line: $(cat "$tmp/tail")"
+# More lines than one batch (the points of a batch are looked up in the
+# index's order, the answers written in the input's): the answers of the
+# lines reversed are the answers reversed, and a sample of lines answered
+# one at a time agree.
+python3 - "$tmp/many" <<'PY'
+import random, sys
+random.seed(14)
+with open(sys.argv[1], "w") as f:
+    for i in range(150000):
+        r = random.random()
+        if r < 0.002:
+            f.write("# comment %d\n" % i)
+        elif r < 0.004:
+            f.write("\n")
+        elif r < 0.006:
+            f.write("%d x\n" % i)
+        elif r < 0.5:
+            # near the Rhine: many borders
+            f.write("%.6f %.6f\n" % (random.uniform(47.4, 49.1), random.uniform(6.0, 8.6)))
+        else:
+            f.write("%.6f %.6f\n" % (random.uniform(-90, 90), random.uniform(-180, 180)))
+PY
+"$regloc" lookup - < "$tmp/many" > "$tmp/many.out"
+tac "$tmp/many" | "$regloc" lookup - | tac > "$tmp/many.rev"
+cmp -s "$tmp/many.out" "$tmp/many.rev" || fail "reversed input: other answers"
+"$regloc" lookup - --country-only < "$tmp/many" > "$tmp/many.co"
+cut -f1 "$tmp/many.out" > "$tmp/many.out.cc"
+cut -f1 "$tmp/many.co" | cmp -s - "$tmp/many.out.cc" || fail "--country-only: other countries than with the distance"
+[ "$(wc -l < "$tmp/many.out")" = "$(grep -vc '^\(#.*\)\?$' "$tmp/many")" ] || fail "one answer per point line"
+for n in 1 17 65535 65536 65537 65538 99999 149999; do
+  line=$(grep -v '^\(#.*\)\?$' "$tmp/many" | sed -n "${n}p")
+  got=$(sed -n "${n}p" "$tmp/many.out")
+  [ "$(printf '%s\n' "$line" | "$regloc" lookup -)" = "$got" ] || fail "answer $n ('$line'): '$got' alone differs"
+done
 echo ok

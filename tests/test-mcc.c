@@ -90,6 +90,33 @@ test_bad_documents (void)
       g_assert_nonnull (error);
     }
   {
+    /* a valid network inside elements nested past the limit: refused whole */
+    g_autoptr (GString) deep = g_string_new ("<serviceproviders><country code=\"de\">"
+                                             "<network-id mcc=\"262\" mnc=\"01\"/>");
+    g_autoptr (GError) error = NULL;
+    for (int i = 0; i < 300; i++)
+      g_string_append (deep, "<p>");
+    for (int i = 0; i < 300; i++)
+      g_string_append (deep, "</p>");
+    g_string_append (deep, "</country></serviceproviders>");
+    g_assert_null (rl_mcc_table_parse (deep->str, deep->len, &error));
+    g_assert_error (error, RL_MCC_ERROR, RL_MCC_ERROR_PARSE);
+  }
+  {
+    /* not UTF-8, an unknown entity, a truncated end tag */
+    static const char *const broken[] = {
+      "<serviceproviders><country code=\"de\"><network-id mcc=\"262\" mnc=\"01\"/>\xff</country></serviceproviders>",
+      "<serviceproviders><country code=\"de&nbsp;\"><network-id mcc=\"262\" mnc=\"01\"/></country></serviceproviders>",
+      "<serviceproviders><country code=\"de\"><network-id mcc=\"262\" mnc=\"01\"/></country></servicepro",
+    };
+    for (gsize i = 0; i < G_N_ELEMENTS (broken); i++)
+      {
+        g_autoptr (GError) error = NULL;
+        g_assert_null (rl_mcc_table_parse (broken[i], strlen (broken[i]), &error));
+        g_assert_error (error, RL_MCC_ERROR, RL_MCC_ERROR_PARSE);
+      }
+  }
+  {
     g_autoptr (GError) error = NULL;
     g_assert_null (rl_mcc_table_load ("/nonexistent/serviceproviders.xml", &error));
     g_assert_error (error, RL_MCC_ERROR, RL_MCC_ERROR_READ);

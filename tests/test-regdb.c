@@ -5,6 +5,7 @@
 #include <glib/gstdio.h>
 
 #include "core/regdb.h"
+#include "core/regrules.h"
 #include "core/policy.h"
 #include "core/territory.h"
 #include "rl-test-config.h"
@@ -99,6 +100,250 @@ test_bad_headers (void)
   g_assert_nonnull (strstr (e2->message, "version 19"));
   g_assert_false (rl_regdb_parse (nw->data, nw->len, NULL, &e3));
   g_assert_nonnull (strstr (e3->message, "no world entry"));
+}
+
+/* ---- the rules ----------------------------------------------------------- */
+
+static void
+put32 (guint8 *p, guint32 v)
+{
+  p[0] = (guint8) (v >> 24);
+  p[1] = (guint8) (v >> 16);
+  p[2] = (guint8) (v >> 8);
+  p[3] = (guint8) v;
+}
+
+static void
+put16 (guint8 *p, guint16 v)
+{
+  p[0] = (guint8) (v >> 8);
+  p[1] = (guint8) v;
+}
+
+/* Offsets of the image make_rules_db builds. */
+enum { R_COLL00 = 20, R_COLLDE = 28, R_RULE00 = 40, R_RULE_DE1 = 56, R_RULE_DE2 = 76, R_WMM = 96, R_LEN = 128 };
+
+static void
+put_rule (guint8 *p, guint8 len, guint8 flags, guint16 eirp, guint32 start, guint32 end, guint32 bw)
+{
+  p[0] = len;
+  p[1] = flags;
+  put16 (p + 2, eirp);
+  put32 (p + 4, start);
+  put32 (p + 8, end);
+  put32 (p + 12, bw);
+}
+
+/* 00: 5170-5250 NO-IR 20 dBm; DE (ETSI): 5170-5250 23 dBm and 5490-5730
+ * DFS 27 dBm with CAC 600 s and WMM limits. */
+static GByteArray *
+make_rules_db (void)
+{
+  GByteArray *b = g_byte_array_new ();
+
+  g_byte_array_set_size (b, R_LEN);
+  memset (b->data, 0, R_LEN);
+  memcpy (b->data, "RGDB\0\0\0\x14" "00", 10);
+  put16 (b->data + 10, R_COLL00 / 4);
+  memcpy (b->data + 12, "DE", 2);
+  put16 (b->data + 14, R_COLLDE / 4);
+  /* collections: len 3, n_rules, dfs_region, pad; rule pointers */
+  b->data[R_COLL00] = 3, b->data[R_COLL00 + 1] = 1;
+  put16 (b->data + R_COLL00 + 4, R_RULE00 / 4);
+  b->data[R_COLLDE] = 3, b->data[R_COLLDE + 1] = 2, b->data[R_COLLDE + 2] = RL_DFS_ETSI;
+  put16 (b->data + R_COLLDE + 4, R_RULE_DE1 / 4);
+  put16 (b->data + R_COLLDE + 6, R_RULE_DE2 / 4);
+  put_rule (b->data + R_RULE00, 16, RL_RULE_NO_IR, 2000, 5170000, 5250000, 80000);
+  put_rule (b->data + R_RULE_DE1, 16, 0, 2300, 5170000, 5250000, 80000);
+  put_rule (b->data + R_RULE_DE2, 20, RL_RULE_DFS, 2700, 5490000, 5730000, 160000);
+  put16 (b->data + R_RULE_DE2 + 16, 600);
+  put16 (b->data + R_RULE_DE2 + 18, R_WMM / 4);
+  for (guint i = 0; i < 8; i++)
+    b->data[R_WMM + 4 * i] = 0x2a, b->data[R_WMM + 4 * i + 1] = 2;   /* cw 3..1023, aifsn 2 */
+  return b;
+}
+
+static void
+test_rules_synthetic (void)
+{
+  g_autoptr (GByteArray) db = make_rules_db ();
+  g_autoptr (GError) error = NULL;
+  g_autoptr (RlRegDomain) de = rl_regdb_parse_domain (db->data, db->len, RL_COUNTRY ('D', 'E'), &error);
+  g_autoptr (RlRegDomain) world = rl_regdb_parse_domain (db->data, db->len, RL_COUNTRY_WORLD, NULL);
+  g_autoptr (GPtrArray) changes = NULL;
+  g_autoptr (GError) e2 = NULL;
+
+  g_assert_no_error (error);
+  g_assert_cmpuint (de->dfs_region, ==, RL_DFS_ETSI);
+  g_assert_cmpuint (de->n_rules, ==, 2);
+  g_assert_cmpuint (de->rules[1].start_khz, ==, 5490000);
+  g_assert_cmpuint (de->rules[1].end_khz, ==, 5730000);
+  g_assert_cmpuint (de->rules[1].max_bw_khz, ==, 160000);
+  g_assert_cmpuint (de->rules[1].max_eirp_mbm, ==, 2700);
+  g_assert_cmpuint (de->rules[1].flags, ==, RL_RULE_DFS);
+  g_assert_true (de->rules[1].has_cac && de->rules[1].has_wmm);
+  g_assert_cmpuint (de->rules[1].cac_s, ==, 600);
+  g_assert_false (de->rules[0].has_cac);
+  g_assert_nonnull (world);
+  g_assert_null (rl_regdb_parse_domain (db->data, db->len, RL_COUNTRY ('F', 'R'), &e2));
+  g_assert_error (e2, RL_REGDB_ERROR, RL_REGDB_ERROR_UNKNOWN_COUNTRY);
+  g_assert_nonnull (strstr (e2->message, "FR"));
+
+  changes = rl_reg_domain_changes (de, world);
+  g_assert_cmpuint (changes->len, ==, 2);
+  g_assert_cmpstr (g_ptr_array_index (changes, 0), ==,
+                   "5 GHz channels 36-48 become usable (00: passive (NO-IR)); max EIRP rises from 20 dBm (100 mW) "
+                   "to 23 dBm (200 mW).");
+  g_assert_cmpstr (g_ptr_array_index (changes, 1), ==,
+                   "5 GHz channels 100-144 become usable with DFS (00: not allowed); max EIRP 27 dBm (501 mW).");
+}
+
+/* Every truncation fails cleanly; every bit flip is an answer or an error. */
+static void
+test_rules_truncations_and_flips (void)
+{
+  g_autoptr (GByteArray) db = make_rules_db ();
+
+  for (gsize len = 0; len < db->len; len++)
+    {
+      g_autoptr (GError) error = NULL;
+      g_autofree guint8 *copy = g_memdup2 (db->data, len ? len : 1);
+      g_autoptr (RlRegDomain) d = rl_regdb_parse_domain (copy, len, RL_COUNTRY ('D', 'E'), &error);
+      if (len < R_WMM + 32)     /* the WMM block ends the image */
+        {
+          g_assert_null (d);
+          g_assert_error (error, RL_REGDB_ERROR, RL_REGDB_ERROR_CORRUPT);
+        }
+    }
+  for (gsize i = 0; i < db->len; i++)
+    for (guint bit = 0; bit < 8; bit++)
+      {
+        g_autoptr (GError) error = NULL;
+        g_autofree guint8 *copy = g_memdup2 (db->data, db->len);
+        copy[i] ^= (guint8) (1u << bit);
+        g_autoptr (RlRegDomain) d = rl_regdb_parse_domain (copy, db->len, RL_COUNTRY ('D', 'E'), &error);
+        g_assert_true ((d == NULL) == (error != NULL));
+      }
+}
+
+static void
+expect_corrupt (GByteArray *db, const char *what)
+{
+  g_autoptr (GError) error = NULL;
+
+  g_assert_null (rl_regdb_parse_domain (db->data, db->len, RL_COUNTRY ('D', 'E'), &error));
+  g_assert_false (rl_regdb_parse (db->data, db->len, NULL, NULL));
+  g_assert_error (error, RL_REGDB_ERROR, RL_REGDB_ERROR_CORRUPT);
+  if (strstr (error->message, what) == NULL)
+    g_error ("'%s' does not say '%s'", error->message, what);
+}
+
+static void
+test_rules_corrupt (void)
+{
+  g_autoptr (GByteArray) a = make_rules_db (), b = make_rules_db (), c = make_rules_db (), d = make_rules_db ();
+  g_autoptr (GByteArray) e = make_rules_db (), f = make_rules_db ();
+
+  a->data[R_RULE_DE2] = 15;                       /* shorter than the mandatory fields */
+  expect_corrupt (a, "truncated");
+  put16 (b->data + R_RULE_DE2 + 18, 0xffff);      /* WMM limits outside the file */
+  expect_corrupt (b, "WMM");
+  c->data[R_WMM + 4] = 0xa2;                      /* cw_min above cw_max */
+  expect_corrupt (c, "WMM");
+  d->data[R_COLLDE] = 2;                          /* no DFS region */
+  expect_corrupt (d, "too short");
+  put16 (e->data + R_COLLDE + 6, 0x7fff);         /* a rule pointer past the end */
+  expect_corrupt (e, "outside the file");
+  put32 (f->data + R_RULE_DE1 + 8, 5100000);      /* ends before it starts */
+  expect_corrupt (f, "start after its end");
+}
+
+static RlRegDomain *
+system_domain (RlRegulatory *reg, const char *cc, GPtrArray **changes)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (RlRegDomain) world = rl_regulatory_domain (reg, RL_COUNTRY_WORLD, &error);
+  RlRegDomain *d = rl_regulatory_domain (reg, RL_COUNTRY (cc[0], cc[1]), &error);
+
+  g_assert_no_error (error);
+  *changes = rl_reg_domain_changes (d, world);
+  return d;
+}
+
+static gboolean
+has_change (GPtrArray *changes, const char *prefix)
+{
+  for (guint i = 0; i < changes->len; i++)
+    if (g_str_has_prefix (g_ptr_array_index (changes, i), prefix))
+      return TRUE;
+  for (guint i = 0; i < changes->len; i++)
+    g_printerr ("  %s\n", (char *) g_ptr_array_index (changes, i));
+  return FALSE;
+}
+
+/* Facts of the installed database (wireless-regdb), through the words. */
+static void
+test_rules_system (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (RlRegulatory) reg = NULL;
+  g_autoptr (GPtrArray) de_c = NULL, us_c = NULL, jp_c = NULL, w_c = NULL;
+  g_autoptr (RlRegDomain) de = NULL, us = NULL, jp = NULL, w = NULL;
+  gboolean de_dfs = FALSE;
+
+  if (!g_file_test (RL_REGDB_DEFAULT_PATH, G_FILE_TEST_EXISTS))
+    {
+      g_test_skip ("SKIPPED: " RL_REGDB_DEFAULT_PATH " is missing (install wireless-regdb)");
+      return;
+    }
+  reg = rl_regulatory_load (RL_REGDB_DEFAULT_PATH, NULL, &error);
+  de = system_domain (reg, "DE", &de_c);
+  us = system_domain (reg, "US", &us_c);
+  jp = system_domain (reg, "JP", &jp_c);
+  w = system_domain (reg, "00", &w_c);
+  g_assert_cmpuint (de->dfs_region, ==, RL_DFS_ETSI);
+  g_assert_cmpuint (us->dfs_region, ==, RL_DFS_FCC);
+  g_assert_cmpuint (jp->dfs_region, ==, RL_DFS_JP);
+  for (guint i = 0; i < de->n_rules; i++)
+    de_dfs |= de->rules[i].start_khz == 5470000 && de->rules[i].end_khz == 5725000 && (de->rules[i].flags & RL_RULE_DFS);
+  g_assert_true (de_dfs);
+  g_assert_true (has_change (de_c, "5 GHz channels 100-140 become usable with DFS (00: passive (NO-IR) with DFS)"));
+  g_assert_true (has_change (de_c, "5 GHz channels 36-48 become usable indoors only"));
+  g_assert_true (has_change (us_c, "5 GHz channels 149-165 become usable (00: passive (NO-IR)); max EIRP rises"));
+  g_assert_true (has_change (us_c, "2.4 GHz channels 12-13 are not allowed"));
+  g_assert_true (has_change (jp_c, "5 GHz channels 149-165 are not allowed"));
+  g_assert_true (has_change (jp_c, "2.4 GHz channel 14 becomes usable without OFDM"));
+  g_assert_cmpuint (w_c->len, ==, 1);
+  g_assert_true (has_change (w_c, "These are the world rules"));
+}
+
+static void
+test_rules_no_database (void)
+{
+  g_autoptr (RlRegulatory) reg = rl_regulatory_new_world_only ("missing");
+  g_autoptr (GError) error = NULL;
+
+  g_assert_null (rl_regulatory_domain (reg, RL_COUNTRY_WORLD, &error));
+  g_assert_error (error, RL_REGDB_ERROR, RL_REGDB_ERROR_MISSING);
+}
+
+static void
+test_rules_names (void)
+{
+  char buf[16];
+  guint8 region = 0;
+  RlRuleFlags flag = 0;
+
+  g_assert_cmpstr (rl_dfs_region_to_string (RL_DFS_JP, buf), ==, "JP");
+  g_assert_cmpstr (rl_dfs_region_to_string (7, buf), ==, "unknown-7");
+  g_assert_true (rl_dfs_region_from_string ("unknown-7", &region) && region == 7);
+  g_assert_true (rl_dfs_region_from_string ("ETSI", &region) && region == RL_DFS_ETSI);
+  g_assert_false (rl_dfs_region_from_string ("unknown-2", &region));
+  g_assert_false (rl_dfs_region_from_string ("EU", &region));
+  g_assert_true (rl_rule_flag_from_name ("NO-IR", &flag) && flag == RL_RULE_NO_IR);
+  g_assert_null (rl_rule_flag_name (1u << 5));
+  g_autofree char *p = rl_reg_format_power (2301);
+  g_assert_cmpstr (p, ==, "23.01 dBm (200 mW)");
 }
 
 static char *
@@ -440,6 +685,12 @@ main (int argc, char **argv)
   g_test_add_func ("/regdb/synthetic", test_synthetic);
   g_test_add_func ("/regdb/truncations-and-flips", test_truncations_and_flips);
   g_test_add_func ("/regdb/bad-headers", test_bad_headers);
+  g_test_add_func ("/regdb/rules/synthetic", test_rules_synthetic);
+  g_test_add_func ("/regdb/rules/truncations-and-flips", test_rules_truncations_and_flips);
+  g_test_add_func ("/regdb/rules/corrupt", test_rules_corrupt);
+  g_test_add_func ("/regdb/rules/system-db", test_rules_system);
+  g_test_add_func ("/regdb/rules/no-database", test_rules_no_database);
+  g_test_add_func ("/regdb/rules/names", test_rules_names);
   g_test_add_func ("/regdb/missing-is-world-only", test_missing_is_world_only);
   g_test_add_func ("/regdb/corrupt-is-world-only", test_corrupt_is_world_only);
   g_test_add_func ("/regdb/territories", test_territories);

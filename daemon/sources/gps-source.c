@@ -1,7 +1,12 @@
 /* gpsd → evidence.
  *
- * The gpsd socket sits in the main loop (g_unix_fd_add): nothing runs while
- * nothing arrives.  The rest of the daemon never waits on gpsd.
+ * gpsd's protocol is one request, ?WATCH={"enable":true,"json":true}, and
+ * JSON reports back, one a line: the connection is a GSocket (connected
+ * asynchronously, so a remote gpsd that drops packets never holds the main
+ * loop), and each line goes through the same reader as a recorded gpsd log
+ * (readers/gpsd-json.c), so live fixes and replayed ones are judged by the
+ * same code.  The socket sits in the main loop (g_unix_fd_add): nothing runs
+ * while nothing arrives.  The rest of the daemon never waits on gpsd.
  *
  * gpsd absent: a TCP port cannot be watched without trying it, so a local
  * gpsd is watched for by its control socket ([gps] control_socket, default
@@ -22,7 +27,6 @@
 #include "daemon/sources/gps-source.h"
 
 #include <errno.h>
-#include <gps.h>
 #include <math.h>
 #include <string.h>
 #include <gio/gio.h>
@@ -31,13 +35,14 @@
 #include "daemon/backoff.h"
 #include "core/paths.h"
 
-#if GPSD_API_MAJOR_VERSION < 9 || GPSD_API_MAJOR_VERSION > 14
-#error "written for libgps API 9..14 (gpsd 3.20–3.25: gps_read with a buffer, timespec times)"
-#endif
-
 #define BACKOFF_MIN_S 1
 #define BACKOFF_MAX_S 300       /* only where gpsd cannot be watched for */
 #define QUICK_TRIES 4           /* 1 + 2 + 4 + 8 s after gpsd was seen */
+#define CONNECT_TIMEOUT_S 10    /* a remote gpsd that does not answer */
+/* gpsd's own limit for one report is 4096 bytes (GPS_JSON_RESPONSE_MAX);
+ * a longer line is dropped whole, counted as malformed. */
+#define MAX_LINE 8192
+#define WATCH_REQUEST "?WATCH={\"enable\":true,\"json\":true};\n"
 
 typedef struct {
   RlSource base;
@@ -48,7 +53,11 @@ typedef struct {
   RlBoundaryIndex *owned_index;
   char *index_path;             /* to open on start; NULL: the caller gave a lookup */
   GCancellable *opening;        /* the index is being opened */
-  struct gps_data_t *gps;       /* heap: the struct is large */
+  GCancellable *connecting;     /* a connection attempt is under way */
+  GSocketConnection *conn;      /* non-NULL while connected */
+  RlGpsdJsonReader *reports;    /* judges each line; its stats are the source's */
+  GByteArray *line;             /* the report being received */
+  gboolean overlong;            /* dropping the rest of a line past MAX_LINE */
   gboolean connected;
   gboolean running;
   guint fd_watch;
@@ -145,18 +154,20 @@ watch_stop (RlGpsSource *self)
   g_clear_object (&self->watch);
 }
 
-/* Closing is enough for gpsd to drop the watcher.  No WATCH_DISABLE first:
- * libgps write()s it, and on a connection gpsd has already closed that
- * write raises SIGPIPE, which would end the daemon. */
+/* Closing is enough for gpsd to drop the watcher. */
 static void
 gps_disconnect (RlGpsSource *self)
 {
   g_clear_handle_id (&self->fd_watch, g_source_remove);
-  if (self->connected)
-    {
-      (void) gps_close (self->gps);
-      self->connected = FALSE;
-    }
+  if (self->connecting != NULL)
+    g_cancellable_cancel (self->connecting);
+  g_clear_object (&self->connecting);
+  if (self->conn != NULL)
+    (void) g_io_stream_close (G_IO_STREAM (self->conn), NULL, NULL);
+  g_clear_object (&self->conn);
+  g_byte_array_set_size (self->line, 0);
+  self->overlong = FALSE;
+  self->connected = FALSE;
 }
 
 static void
@@ -190,32 +201,23 @@ fix_lost (RlGpsSource *self)
 }
 
 static void
-handle_report (RlGpsSource *self)
+handle_report (RlGpsSource *self, const char *text, gsize n)
 {
   RlGpsFix fix;
-  RlGpsReject why;
   RlEvidence ev;
   char cc[64];
 
-  if (!(self->gps->set & MODE_SET))
-    return;   /* SKY, DEVICE, VERSION, …: nothing to judge */
-  if (!rl_gps_fix_from_gps_data (self->gps, &fix, &why))
+  switch (rl_gpsd_json_reader_feed_line (self->reports, text, n, &fix))
     {
-      self->stats.rejected[why]++;
-      if (why == RL_GPS_REJECT_NO_FIX)
-        {
-          /* mode 1 without a time: the receiver lost its fix just now */
-          if (self->gps->fix.mode == MODE_NO_FIX)
-            fix_lost (self);
-          rl_source_set_status (&self->base, TRUE, "connected to gpsd at %s:%s, no fix", self->host, self->port);
-        }
-      return;
-    }
-  if (rl_gps_fix_is_lost (&fix))
-    {
+    case RL_GPSD_LINE_IGNORED:
+    case RL_GPSD_LINE_REJECTED:
+      return;   /* counted by the reader */
+    case RL_GPSD_LINE_LOST:
       fix_lost (self);
       rl_source_set_status (&self->base, TRUE, "connected to gpsd at %s:%s, no fix", self->host, self->port);
       return;
+    case RL_GPSD_LINE_FIX:
+      break;
     }
   /* Evidence time is the daemon's wall clock: a receiver's clock can be far
    * off (GPS week rollover), and the policy ages items against the wall. */
@@ -231,91 +233,149 @@ handle_report (RlGpsSource *self)
                         rl_evidence_countries_to_string (&ev, cc, sizeof cc));
 }
 
+/* Splits what arrived into lines; a line longer than MAX_LINE is dropped
+ * up to its newline and counted as malformed. */
+static void
+take_bytes (RlGpsSource *self, const char *data, gsize n)
+{
+  while (n > 0)
+    {
+      const char *nl = memchr (data, '\n', n);
+      gsize part = nl != NULL ? (gsize) (nl - data) : n;
+
+      if (!self->overlong && self->line->len + part > MAX_LINE)
+        {
+          self->overlong = TRUE;
+          self->stats.rejected[RL_GPS_REJECT_MALFORMED]++;
+          g_byte_array_set_size (self->line, 0);
+        }
+      if (!self->overlong)
+        g_byte_array_append (self->line, (const guint8 *) data, (guint) part);
+      if (nl == NULL)
+        return;
+      if (!self->overlong && self->running)
+        handle_report (self, (const char *) self->line->data, self->line->len);
+      g_byte_array_set_size (self->line, 0);
+      self->overlong = FALSE;
+      data += part + 1;
+      n -= part + 1;
+    }
+}
+
 static gboolean
 on_readable (int fd, GIOCondition cond, gpointer user_data)
 {
   RlGpsSource *self = user_data;
+  GSocket *sock = g_socket_connection_get_socket (self->conn);
+  char buf[4096];
 
-  /* The socket is non-blocking.  gps_read() returns > 0 for each whole
-   * report, 0 when only part of one has arrived (wait for the socket
-   * again), < 0 when gpsd has gone.  One recv can bring several reports,
-   * which libgps then hands out without touching the socket: drain them. */
+  /* The socket is non-blocking: read what is there, then wait again. */
   for (;;)
     {
-      int r;
+      g_autoptr (GError) error = NULL;
+      gssize r = g_socket_receive (sock, buf, sizeof buf, NULL, &error);
 
-      self->gps->set = 0;
-      errno = 0;
-      r = gps_read (self->gps, NULL, 0);
-      if (r < 0)
+      if (r < 0 && g_error_matches (error, G_IO_ERROR, G_IO_ERROR_WOULD_BLOCK))
+        return G_SOURCE_CONTINUE;
+      if (r <= 0)
         {
           self->fd_watch = 0;
-          lost_gpsd (self, errno != 0 && errno != EAGAIN ? g_strerror (errno) : "connection closed");
+          lost_gpsd (self, r == 0 ? "connection closed" : error->message);
           return G_SOURCE_REMOVE;
         }
-      if (r == 0)
-        break;
-      handle_report (self);
-      if (!gps_waiting (self->gps, 0))
-        break;
+      take_bytes (self, buf, (gsize) r);
+      if (self->conn == NULL)
+        return G_SOURCE_REMOVE;   /* stopped from a callback meanwhile */
     }
-  return G_SOURCE_CONTINUE;
 }
 
 static void
-gps_connect (RlGpsSource *self)
+connect_failed (RlGpsSource *self, const char *why)
 {
-  int rc;
+  guint wait = rl_backoff_next_s (&self->retry);
 
-  if (!self->running || self->connected)
-    return;
-  errno = 0;
-  /* A TCP connect: immediate for the usual localhost gpsd. */
-  rc = gps_open (self->host, self->port, self->gps);
-  if (rc != 0)
+  self->stats.connect_failures++;
+  watch_start (self);
+  /* The same words on every attempt: a status that changed with each
+   * back-off step would wake every D-Bus client for nothing. */
+  if (schedule_retry (self))
     {
-      guint wait = rl_backoff_next_s (&self->retry);
-      /* libgps leaves its netlib error code in errno */
-      const char *why = gps_errstr (errno != 0 ? errno : rc);
-
-      watch_start (self);
-      /* The same words on every attempt: a status that changed with each
-       * back-off step would wake every D-Bus client for nothing. */
-      if (schedule_retry (self))
-        {
-          g_debug ("gpsd at %s:%s: %s; retrying in %u s", self->host, self->port, why, wait);
-          rl_source_set_status (&self->base, FALSE, "unavailable: gpsd at %s:%s: %s (retrying)",
-                                self->host, self->port, why);
-        }
-      else
-        {
-          g_debug ("gpsd at %s:%s: %s; waiting for %s to appear", self->host, self->port, why,
-                   self->control_socket);
-          rl_source_set_status (&self->base, FALSE, "unavailable: gpsd at %s:%s: %s (waiting for %s)",
-                                self->host, self->port, why, self->control_socket);
-        }
-      return;
+      g_debug ("gpsd at %s:%s: %s; retrying in %u s", self->host, self->port, why, wait);
+      rl_source_set_status (&self->base, FALSE, "unavailable: gpsd at %s:%s: %s (retrying)",
+                            self->host, self->port, why);
     }
+  else
+    {
+      g_debug ("gpsd at %s:%s: %s; waiting for %s to appear", self->host, self->port, why,
+               self->control_socket);
+      rl_source_set_status (&self->base, FALSE, "unavailable: gpsd at %s:%s: %s (waiting for %s)",
+                            self->host, self->port, why, self->control_socket);
+    }
+}
+
+static void
+connected (RlGpsSource *self, GSocketConnection *conn)
+{
+  GSocket *sock = g_socket_connection_get_socket (conn);
+  g_autoptr (GError) error = NULL;
+  gssize sent;
+
+  self->conn = conn;
   self->connected = TRUE;
-  if (gps_stream (self->gps, WATCH_ENABLE | WATCH_JSON, NULL) != 0)
+  g_socket_set_blocking (sock, FALSE);
+  /* a few dozen bytes into an empty socket buffer (MSG_NOSIGNAL: a gpsd
+   * that closed meanwhile is an error here, not a SIGPIPE) */
+  sent = g_socket_send (sock, WATCH_REQUEST, strlen (WATCH_REQUEST), NULL, &error);
+  if (sent != (gssize) strlen (WATCH_REQUEST))
     {
       lost_gpsd (self, "WATCH request failed");
-      return;
-    }
-  /* never block the main loop on a report that arrives in pieces */
-  if (!g_unix_set_fd_nonblocking (self->gps->gps_fd, TRUE, NULL))
-    {
-      lost_gpsd (self, "cannot make the socket non-blocking");
       return;
     }
   self->stats.connects++;
   self->stats.retry_in_s = 0;
   rl_backoff_reset (&self->retry);
   watch_stop (self);
-  self->fd_watch = g_unix_fd_add (self->gps->gps_fd, G_IO_IN | G_IO_HUP | G_IO_ERR, on_readable, self);
+  self->fd_watch = g_unix_fd_add (g_socket_get_fd (sock), G_IO_IN | G_IO_HUP | G_IO_ERR, on_readable, self);
   g_message ("connected to gpsd at %s:%s", self->host, self->port);
   rl_source_set_status (&self->base, TRUE, "connected to gpsd at %s:%s, waiting for a fix",
                         self->host, self->port);
+}
+
+static void
+on_connect_done (GObject *client, GAsyncResult *result, gpointer user_data)
+{
+  g_autoptr (GError) error = NULL;
+  GSocketConnection *conn = g_socket_client_connect_to_host_finish (G_SOCKET_CLIENT (client), result, &error);
+  RlGpsSource *self;
+
+  /* Stopped or freed meanwhile: @user_data may be gone. */
+  if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+    return;
+  self = user_data;
+  g_clear_object (&self->connecting);
+  if (conn == NULL)
+    connect_failed (self, error->message);
+  else if (!self->running)
+    g_object_unref (conn);
+  else
+    connected (self, conn);
+}
+
+static void
+gps_connect (RlGpsSource *self)
+{
+  g_autoptr (GSocketClient) client = NULL;
+
+  if (!self->running || self->connected || self->connecting != NULL)
+    return;
+  client = g_socket_client_new ();
+  g_socket_client_set_timeout (client, CONNECT_TIMEOUT_S);
+  /* gpsd is on this machine or its network: no proxy (asking for one would
+   * load GIO's proxy modules, libproxy and dconf, into the daemon) */
+  g_socket_client_set_enable_proxy (client, FALSE);
+  self->connecting = g_cancellable_new ();
+  g_socket_client_connect_to_host_async (client, self->host, (guint16) g_ascii_strtoull (self->port, NULL, 10),
+                                         self->connecting, on_connect_done, self);
 }
 
 /* Where a control socket on this machine says anything about the gpsd to connect to. */
@@ -339,7 +399,8 @@ rl_gps_source_new (const RlConfig *config, const RlSourceSink *sink,
   self->host = g_strdup (config->gps_host != NULL ? config->gps_host : "localhost");
   g_snprintf (self->port, sizeof self->port, "%u", config->gps_port != 0 ? config->gps_port : 2947);
   rl_gps_evidence_params_init (&self->params, config, lookup, index);
-  self->gps = g_new0 (struct gps_data_t, 1);
+  self->reports = rl_gpsd_json_reader_new_live ();
+  self->line = g_byte_array_new ();
   if (is_local_host (self->host) && config->gps_control_socket != NULL && config->gps_control_socket[0] != '\0')
     self->control_socket = g_strdup (config->gps_control_socket);
   rl_backoff_init (&self->retry, BACKOFF_MIN_S, BACKOFF_MAX_S, retry_cb, self);
@@ -447,7 +508,8 @@ gps_free (RlSource *source)
   g_clear_pointer (&self->owned_index, rl_boundary_index_free);
   g_free (self->index_path);
   g_free (self->control_socket);
-  g_free (self->gps);
+  rl_gpsd_json_reader_free (self->reports);
+  g_byte_array_unref (self->line);
   g_free (self->host);
   g_free (self);
 }
@@ -455,7 +517,12 @@ gps_free (RlSource *source)
 void
 rl_gps_source_get_stats (RlSource *source, RlGpsSourceStats *out)
 {
-  *out = ((RlGpsSource *) source)->stats;
+  RlGpsSource *self = (RlGpsSource *) source;
+  const RlGpsParseStats *parsed = rl_gpsd_json_reader_stats (self->reports);
+
+  *out = self->stats;
+  for (guint i = 0; i < RL_GPS_N_REJECTS; i++)
+    out->rejected[i] += parsed->rejected[i];
 }
 
 const RlSourceOps rl_gps_source_ops = {

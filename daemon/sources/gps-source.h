@@ -1,4 +1,5 @@
-/* The live GPS source: gpsd through libgps, in the GLib main loop. */
+/* The live GPS source: gpsd over a GSocket in the GLib main loop, its reports
+ * judged by the gpsd JSON reader (readers/gpsd-json.h). */
 #pragma once
 
 #include <glib.h>
@@ -18,6 +19,7 @@ RlSource *rl_gps_source_new (const RlConfig *config, const RlSourceSink *sink,
 typedef struct {
   guint64 connects;        /* successful connections to gpsd */
   guint64 disconnects;     /* connections lost */
+  guint64 connect_failures;/* attempts that found no gpsd (connection refused, timed out, no such host) */
   guint64 fixes_used;
   guint64 rejected[RL_GPS_N_REJECTS];
   guint retry_in_s;        /* next reconnect attempt, 0 while connected */

@@ -8,7 +8,7 @@ _regloc ()
     cur=${COMP_WORDS[COMP_CWORD]}
     prev=${COMP_WORDS[COMP_CWORD-1]}
 
-    local commands='replay record check-config status monitor explain override lookup help'
+    local commands='replay record check-config status monitor explain override rules lookup help'
     cmd=
     for ((i = 1; i < COMP_CWORD; i++)); do
         case ${COMP_WORDS[i]} in
@@ -68,6 +68,7 @@ _regloc ()
             fi
             opts='--session-bus' ;;
         lookup) opts='--json --index --country-only' ;;
+        rules) opts='--json --regdb --config --session-bus' ;;
         *) return ;;
     esac
     if [[ $cmd == check-config && $cur != -* ]]; then

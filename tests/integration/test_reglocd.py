@@ -377,6 +377,89 @@ class TestBadArguments(ReglocdTestCase):
         self.assertEqual(r.returncode, 2)
 
 
+class TestRules(ReglocdTestCase):
+    """GetRules and `regloc rules`: open to anyone (no polkit here at all)."""
+
+    def local(self, code):
+        r = self.regloc('rules', code, '--json')
+        self.assertEqual(r.returncode, 0, r.stderr)
+        return json.loads(r.stdout)
+
+    @staticmethod
+    def as_dbus(rules):
+        return [(r['start_khz'], r['end_khz'], r['max_bandwidth_khz'], r['max_eirp_mbm'], r['flags_bits'],
+                 -1 if r['cac_s'] is None else r['cac_s'], r['wmm']) for r in rules]
+
+    def test_named_country_and_the_one_in_force(self):
+        if not os.path.exists(REGDB):
+            self.skipTest(f'{REGDB} is missing (Debian package wireless-regdb)')
+        self.write_config('[override]\ncountry=CH\n')
+        self.start_daemon()
+        country, region, rules, changes = self.call('GetRules', GLib.Variant('(s)', ('us',)))
+        us = self.local('US')
+        self.assertEqual((country, region), ('US', 'FCC'))
+        self.assertEqual(rules, self.as_dbus(us['rules']))
+        self.assertEqual(changes, us['changes'])
+        self.assertTrue(any(c.startswith('5 GHz channels 149-165 become usable') for c in changes), changes)
+        # "": the Country in force
+        country, region, rules, changes = self.call('GetRules', GLib.Variant('(s)', ('',)))
+        self.assertEqual((country, region), ('CH', 'ETSI'))
+        self.assertEqual(rules, self.as_dbus(self.local('CH')['rules']))
+        r = self.regloc('rules', '--json')
+        self.assertEqual(r.returncode, 0, r.stderr)
+        data = json.loads(r.stdout)
+        self.assertEqual((data['country'], data['source']), ('CH', 'reglocd'))
+        self.assertEqual(data['rules'], self.local('CH')['rules'])
+        r = self.regloc('rules')
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertTrue(r.stdout.startswith('Country CH, DFS region ETSI (reglocd)'), r.stdout)
+        self.assertIn('Against 00:', r.stdout)
+
+    def test_bad_arguments(self):
+        self.start_daemon()
+        for bad in ['F', 'F1', 'FRA', 'X' * 100000]:
+            name, message = self.call_error('GetRules', GLib.Variant('(s)', (bad,)))
+            self.assertEqual(name, 'net.regloc.RegLoc1.Error.InvalidCountry', bad[:20])
+            self.assertLess(len(message), 200)
+        if os.path.exists(REGDB):
+            name, message = self.call_error('GetRules', GLib.Variant('(s)', ('XY',)))
+            self.assertEqual(name, 'net.regloc.RegLoc1.Error.UnknownCountry')
+            self.assertIn('XY', message)
+        name, _ = self.call_error('GetRules', GLib.Variant('(i)', (42,)))
+        self.assertEqual(name, 'org.freedesktop.DBus.Error.InvalidArgs')
+        name, _ = self.call_error('GetRules')
+        self.assertEqual(name, 'org.freedesktop.DBus.Error.InvalidArgs')
+
+    def test_without_a_usable_database(self):
+        broken = os.path.join(self.dir, 'regulatory.db')
+        with open(broken, 'wb') as f:
+            f.write(b'RGDB\0\0\0\x14')
+        self.write_config('[override]\ncountry=00\n')
+        with open(self.config) as f:
+            text = f.read()
+        text = text.replace('[general]\n', f'[general]\nregulatory_db={broken}\n', 1)
+        with open(self.config, 'w') as f:
+            f.write(text)
+        self.start_daemon()
+        name, message = self.call_error('GetRules', GLib.Variant('(s)', ('',)))
+        self.assertEqual(name, 'net.regloc.RegLoc1.Error.Failed')
+        self.assertIn('regulatory database', message)
+
+    def test_cli_without_the_daemon(self):
+        r = self.regloc('rules')
+        self.assertEqual(r.returncode, 3)
+        self.assertRegex(r.stderr, r'^regloc rules: error: reglocd is not running.*\n$')
+        if os.path.exists(REGDB):
+            r = self.regloc('rules', 'DE')
+            self.assertEqual(r.returncode, 0, r.stderr)
+            self.assertIn('5470-5725 MHz', r.stdout)
+        r = self.regloc('rules', 'DE', 'FR')
+        self.assertEqual(r.returncode, 2)
+        r = self.regloc('rules', '--regdb', '/nonexistent/regulatory.db', 'DE')
+        self.assertEqual(r.returncode, 1)
+        self.assertIn('cannot read the regulatory database', r.stderr)
+
+
 class TestLocation(ReglocdTestCase):
     # Kehl, across the Rhine from Strasbourg: French then German access points,
     # a travel router from the US, fixes with their distance to the border.

@@ -3,7 +3,7 @@
 # mac80211_hwsim radios, hostapd access points and the daemon under test.
 #
 # usage: run-vm-test.sh WORKDIR DAEMON_BINARY KIND [REGLOC_CLI]
-#   KIND is "reglocd" (the real daemon, --no-bus) or "probe" (tests/vm/wifi-probe).
+#   KIND is "reglocd" (the real daemon, on the VM's system bus) or "probe" (tests/vm/wifi-probe).
 #   With REGLOC_CLI, `regloc record` runs in the VM too and its scan log is
 #   replayed on the host with `regloc replay --scans`.
 # Environment: RL_VM_CACHE (where the kernel .deb is kept; default WORKDIR/cache),
@@ -27,7 +27,7 @@ die () { echo "FAIL: $*" >&2; exit 1; }
 
 command -v qemu-system-x86_64 >/dev/null 2>&1 || skip "qemu-system-x86_64 is not installed (apt-get install qemu-system-x86)"
 qemu-system-x86_64 -accel help 2>/dev/null | grep -q tcg || skip "this qemu has no TCG accelerator"
-for tool in busybox iw hostapd depmod cpio dpkg apt-cache; do
+for tool in busybox iw hostapd depmod cpio dpkg apt-cache dbus-daemon wpa_supplicant wpa_cli gdbus; do
   command -v "$tool" >/dev/null 2>&1 || die "$tool is missing: install the packages the README's test command lists"
 done
 [ -x "$daemon" ] || die "no daemon binary at $daemon"
@@ -83,6 +83,28 @@ copy_with_libs "$(command -v iw)" /usr/sbin/iw
 copy_with_libs "$(command -v hostapd)" /usr/sbin/hostapd
 copy_with_libs "$daemon" /usr/sbin/rl-daemon-under-test
 [ -n "$cli" ] && copy_with_libs "$cli" /usr/bin/regloc
+
+# --- the system bus: Debian's dbus-daemon and system.conf, the shipped policy
+#     of net.regloc.RegLoc1 and Debian's of wpa_supplicant (root and netdev
+#     may call it); gdbus to read properties, wpa_supplicant and wpa_cli
+copy_with_libs "$(command -v dbus-daemon)" /usr/bin/dbus-daemon
+copy_with_libs "$(command -v gdbus)" /usr/bin/gdbus
+copy_with_libs "$(command -v wpa_supplicant)" /usr/sbin/wpa_supplicant
+copy_with_libs "$(command -v wpa_cli)" /usr/sbin/wpa_cli
+mkdir -p "$root/usr/share/dbus-1/system.d" "$root/etc/dbus-1/system.d" "$root/run/dbus" "$root/var/lib/dbus"
+# GLib's default system bus address is /var/run/dbus/system_bus_socket: as on Debian, /var/run is /run
+ln -s ../run "$root/var/run"
+cp -L /usr/share/dbus-1/system.conf "$root/usr/share/dbus-1/system.conf"
+cp "$here/../../dbus/net.regloc.RegLoc1.conf" "$root/usr/share/dbus-1/system.d/"
+for f in /etc/dbus-1/system.d/wpa_supplicant.conf /usr/share/dbus-1/system.d/wpa_supplicant.conf; do
+  [ -e "$f" ] && cp -L "$f" "$root/usr/share/dbus-1/system.d/wpa_supplicant.conf"
+done
+[ -e "$root/usr/share/dbus-1/system.d/wpa_supplicant.conf" ] || die "wpa_supplicant's D-Bus policy is missing (install wpasupplicant)"
+printf 'root:x:0:0:root:/root:/bin/sh\nmessagebus:x:100:101::/nonexistent:/bin/false\n' > "$root/etc/passwd"
+printf 'root:x:0:\nmessagebus:x:101:\nnetdev:x:102:\n' > "$root/etc/group"
+printf 'passwd: files\ngroup: files\n' > "$root/etc/nsswitch.conf"
+echo 5f3c0e4a9b1d4c7e8a2f6b0d1c3e5a79 > "$root/etc/machine-id"
+cp "$root/etc/machine-id" "$root/var/lib/dbus/machine-id"
 # cp -L: on Debian these are alternatives symlinks
 cp -L "$regdb" "$root/lib/firmware/regulatory.db"
 [ -e "$regdb.p7s" ] && cp -L "$regdb.p7s" "$root/lib/firmware/regulatory.db.p7s"
@@ -134,14 +156,14 @@ localtime=/etc/localtime
 CONF
 
 case $kind in
-  reglocd) cmd="env TZ=UTC /usr/sbin/rl-daemon-under-test --no-bus --verbose --config /etc/regloc.conf" ;;
+  reglocd) cmd="env TZ=UTC /usr/sbin/rl-daemon-under-test --verbose --config /etc/regloc.conf" ;;
   probe) cmd="env G_MESSAGES_DEBUG=all /usr/sbin/rl-daemon-under-test $max_age" ;;
   *) die "unknown daemon kind $kind" ;;
 esac
 raw=":"
 # RL_VM_RECORD_RAW=1 (probe only): also print every nl80211 message as hex
 [ "${RL_VM_RECORD_RAW:-0}" = 1 ] && [ "$kind" = probe ] && raw="/usr/sbin/rl-daemon-under-test --raw > /tmp/raw.log 2>\&1 \&"
-sed -e "s|@DAEMON_CMD@|$cmd|" -e "s|@RAW_CMD@|$raw|" -e "s|@MAX_AGE@|$max_age|" -e "s|@DE_WAIT@|60|" \
+sed -e "s|@DAEMON_CMD@|$cmd|" -e "s|@RAW_CMD@|$raw|" -e "s|@MAX_AGE@|$max_age|" -e "s|@KIND@|$kind|" -e "s|@DE_WAIT@|60|" \
   "$here/init.sh.in" > "$root/init"
 chmod 755 "$root/init"
 (cd "$root" && find . -print0 | cpio --null -o -H newc --quiet) | gzip -6 > "$work/initramfs.cpio.gz"
