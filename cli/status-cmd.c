@@ -12,6 +12,59 @@ nonempty (const char *s, const char *fallback)
 }
 
 static void
+print_radios_text (RlDBusManager *m)
+{
+  GVariant *radios = rl_dbus_manager_get_radios (m);
+  GVariantIter iter;
+  const char *name, *driver, *country;
+  gboolean self_managed, steerable;
+
+  if (radios == NULL || g_variant_n_children (radios) == 0)
+    {
+      printf ("Radios:         none\n");
+      return;
+    }
+  printf ("Radios:\n");
+  g_variant_iter_init (&iter, radios);
+  while (g_variant_iter_next (&iter, "(&s&sb&sb)", &name, &driver, &self_managed, &country, &steerable))
+    printf ("  %-9s %-16s %-13s country %-3s %s\n", name, nonempty (driver, "?"),
+            self_managed ? "self-managed" : "global", nonempty (country, "?"),
+            steerable ? "steered by regloc" : "keeps its own domain (ignores regloc)");
+}
+
+static void
+add_radios_json (JsonBuilder *b, RlDBusManager *m)
+{
+  GVariant *radios = rl_dbus_manager_get_radios (m);
+  GVariantIter iter;
+  const char *name, *driver, *country;
+  gboolean self_managed, steerable;
+
+  json_builder_set_member_name (b, "radios");
+  json_builder_begin_array (b);
+  if (radios != NULL)
+    {
+      g_variant_iter_init (&iter, radios);
+      while (g_variant_iter_next (&iter, "(&s&sb&sb)", &name, &driver, &self_managed, &country, &steerable))
+        {
+          json_builder_begin_object (b);
+          json_builder_set_member_name (b, "name");
+          json_builder_add_string_value (b, name);
+          json_builder_set_member_name (b, "driver");
+          if (driver[0]) json_builder_add_string_value (b, driver); else json_builder_add_null_value (b);
+          json_builder_set_member_name (b, "self_managed");
+          json_builder_add_boolean_value (b, self_managed);
+          json_builder_set_member_name (b, "country");
+          if (country[0]) json_builder_add_string_value (b, country); else json_builder_add_null_value (b);
+          json_builder_set_member_name (b, "steerable");
+          json_builder_add_boolean_value (b, steerable);
+          json_builder_end_object (b);
+        }
+    }
+  json_builder_end_array (b);
+}
+
+static void
 print_text (RlDBusManager *m, gint64 now)
 {
   GVariant *sources = rl_dbus_manager_get_sources (m);
@@ -27,9 +80,13 @@ print_text (RlDBusManager *m, gint64 now)
           nonempty (rl_dbus_manager_get_state (m), "?"));
   printf ("Reason:         %s\n", nonempty (rl_dbus_manager_get_reason (m), "-"));
   printf ("Confidence:     %.2f\n", rl_dbus_manager_get_confidence (m));
-  printf ("Kernel country: %s\n", nonempty (rl_dbus_manager_get_kernel_country (m), "unknown"));
+  printf ("Kernel country: %s", nonempty (rl_dbus_manager_get_kernel_country (m), "unknown"));
+  if (nonempty (rl_dbus_manager_get_kernel_set_by (m), NULL) != NULL)
+    printf (" (set by %s)", rl_dbus_manager_get_kernel_set_by (m));
+  printf ("\n");
   printf ("Override:       %s\n", nonempty (override, "none"));
   printf ("Last change:    %s (%s)\n", when, ago);
+  print_radios_text (m);
   printf ("Sources:\n");
   if (sources == NULL)
     return;
@@ -81,6 +138,12 @@ print_json (RlDBusManager *m, gint64 now)
   json_builder_add_double_value (b, rl_dbus_manager_get_confidence (m));
   json_builder_set_member_name (b, "kernel_country");
   if (kernel && kernel[0]) json_builder_add_string_value (b, kernel); else json_builder_add_null_value (b);
+  json_builder_set_member_name (b, "kernel_set_by");
+  if (nonempty (rl_dbus_manager_get_kernel_set_by (m), NULL))
+    json_builder_add_string_value (b, rl_dbus_manager_get_kernel_set_by (m));
+  else
+    json_builder_add_null_value (b);
+  add_radios_json (b, m);
   json_builder_set_member_name (b, "override");
   if (override && override[0]) json_builder_add_string_value (b, override); else json_builder_add_null_value (b);
   add_time (b, "last_change", rl_dbus_manager_get_last_change (m));

@@ -87,9 +87,21 @@ static const KeyDef keys[] = {
   { { "cell", "enabled", "bool", "true", "Use the mobile network a modem is registered on (ModemManager)" }, T_BOOL, OFF (cell_enabled), 0, 0 },
   { { "cell", "providers", "string", "/usr/share/mobile-broadband-provider-info/serviceproviders.xml", "Mobile network codes (MCC) to countries: mobile-broadband-provider-info's serviceproviders.xml" }, T_STRING, OFF (cell_providers), 0, 0 },
 
+  /* self-managed cards and other setters of the kernel's domain (issue 12) */
+  { { "driver", "enabled", "bool", "true", "Use the country a self-managed card's firmware chose as weak evidence: it confirms, never decides" }, T_BOOL, OFF (driver_enabled), 0, 0 },
+  { { "policy", "driver_weight", "double", "0.4", "Confidence a self-managed card's country adds beside a GPS fix or a mobile network; it confirms, never decides (0..1)" }, T_DOUBLE, POL (driver_weight), 0, 1 },
+  { { "policy", "max_age_driver", "uint", "0", "Seconds a card's country counts after it was reported (0: until the card reports a change)" }, T_UINT, AGE (RL_SOURCE_DRIVER), 0, 31536000 },
+  { { "apply", "foreign_change", "string", "yield", "When someone else sets the kernel's domain (iw reg set, wpa_supplicant, a driver): yield (show it, leave it) or reassert (set the decided country again)" }, T_STRING, OFF (apply_foreign_change), 0, 0 },
+  { { "apply", "reassert_max", "uint", "3", "Reasserts in any 60 s at most; beyond that regloc yields, so two setters cannot loop" }, T_UINT, OFF (apply_reassert_max), 0, 60 },
   /* where a decision goes besides the kernel (issue 12) */
   { { "apply", "wpa_supplicant", "bool", "true", "Also set the Country of every wpa_supplicant interface (fi.w1.wpa_supplicant1) when it is on the system bus" }, T_BOOL, OFF (apply_wpa_supplicant), 0, 0 },
 };
+
+gboolean
+rl_config_reasserts (const RlConfig *config)
+{
+  return g_strcmp0 (config->apply_foreign_change, "reassert") == 0;
+}
 
 const RlConfigKeyInfo *
 rl_config_schema (gsize *n_keys)
@@ -211,6 +223,13 @@ check_policy (const RlConfig *c, const char *file, GError **error)
                    "%s: [policy] beacon_min_fraction=%g: expected more than 0.5 (a majority)", file, p->beacon_min_fraction);
       return FALSE;
     }
+  if (g_strcmp0 (c->apply_foreign_change, "yield") != 0 && !rl_config_reasserts (c))
+    {
+      g_set_error (error, RL_CONFIG_ERROR, RL_CONFIG_ERROR_BAD_VALUE,
+                   "%s: [apply] foreign_change=%s: expected yield or reassert", file,
+                   c->apply_foreign_change ? c->apply_foreign_change : "");
+      return FALSE;
+    }
   if (p->flap_hold_down_max_s < p->hold_down_s)
     {
       g_set_error (error, RL_CONFIG_ERROR, RL_CONFIG_ERROR_BAD_VALUE,
@@ -245,7 +264,7 @@ rl_config_load_data (const char *data, gsize len, const char *name, GError **err
       if (!known_group)
         {
           g_set_error (error, RL_CONFIG_ERROR, RL_CONFIG_ERROR_UNKNOWN_KEY,
-                       "%s: unknown group [%s]: expected general, policy, gps, beacons, timezone, cell, override or apply",
+                       "%s: unknown group [%s]: expected general, policy, gps, beacons, timezone, cell, driver, override or apply",
                        name, groups[g]);
           return NULL;
         }

@@ -67,9 +67,18 @@ typedef struct {
   char *cell_providers;           /* mobile-broadband-provider-info's serviceproviders.xml */
   /* [gps] /run/gpsd.sock: gpsd's control socket, watched (inotify) while a local gpsd is absent; empty: retry instead */
   char *gps_control_socket;
+
+  /* [driver]: self-managed cards' own countries as confirming evidence (issue 12) */
+  gboolean driver_enabled;
+  /* [apply]: what a change of the kernel's domain that regloc did not ask for brings */
+  char *apply_foreign_change;     /* "yield" (show it, leave it) or "reassert" */
+  guint apply_reassert_max;       /* 3: reasserts in any 60 s at most, so two setters cannot loop */
   /* [apply] wpa_supplicant: set wpa_supplicant's Country too (daemon/kernel/wpa-bridge.h) */
   gboolean apply_wpa_supplicant;
 } RlConfig;
+
+/* [apply] foreign_change = reassert */
+gboolean rl_config_reasserts (const RlConfig *config);
 
 RlConfig *rl_config_new_default (void);
 /* Loads @path over the defaults; NULL path = defaults only. */

@@ -43,6 +43,7 @@ static const char *const source_kind_names[RL_N_SOURCE_KINDS] = {
   [RL_SOURCE_TIMEZONE] = "timezone",
   [RL_SOURCE_OVERRIDE] = "override",
   [RL_SOURCE_CELL] = "cell",
+  [RL_SOURCE_DRIVER] = "driver",
 };
 
 const char *
@@ -254,6 +255,9 @@ rl_evidence_describe (const RlEvidence *ev, guint level, char *buf, gsize len)
                               ev->cell.roaming ? ", roaming" : "",
                               ev->cell.serving_cell ? ", serving cell" : "", countries);
       break;
+    case RL_SOURCE_DRIVER:
+      g_string_append_printf (s, "self-managed card%s%s (%s)", ev->radio[0] ? " " : "", ev->radio, countries);
+      break;
     case RL_N_SOURCE_KINDS:
     default:
       /* a kind without its own words: its name and countries, never more */
@@ -262,4 +266,22 @@ rl_evidence_describe (const RlEvidence *ev, guint level, char *buf, gsize len)
     }
   g_strlcpy (buf, s->str, len);
   return buf;
+}
+
+gboolean
+rl_driver_evidence (RlEvidence *ev, const char *phy, const char *driver, RlCountry country,
+                    gint64 observed_at, guint max_age_s)
+{
+  char key[48];
+
+  if (country == RL_COUNTRY_NONE || country == RL_COUNTRY_WORLD || !g_ascii_isupper ((char) (country >> 8)) ||
+      !g_ascii_isupper ((char) (country & 0xff)))
+    return FALSE;
+  g_snprintf (key, sizeof key, "driver:%s", phy);
+  rl_evidence_init (ev, RL_SOURCE_DRIVER, key, observed_at, rl_expiry_after (observed_at, max_age_s));
+  rl_evidence_add_country (ev, country);
+  ev->strength = 1.0;
+  g_snprintf (ev->radio, sizeof ev->radio, "%s%s%s", phy, driver && driver[0] ? " " : "", driver ? driver : "");
+  g_strlcpy (ev->detail, ev->radio, sizeof ev->detail);
+  return TRUE;
 }

@@ -32,6 +32,7 @@ typedef enum {
   RL_SOURCE_TIMEZONE,
   RL_SOURCE_OVERRIDE,
   RL_SOURCE_CELL,         /* the mobile network a modem is registered on (its MCC) */
+  RL_SOURCE_DRIVER,       /* a self-managed card's own country (its firmware's choice) */
   RL_N_SOURCE_KINDS
 } RlSourceKind;
 
@@ -116,6 +117,8 @@ typedef struct {
     gboolean roaming;
     gboolean serving_cell;      /* from the Location interface, not the operator code */
   } cell;
+  /* RL_SOURCE_DRIVER: the card ("phy0 iwlwifi"; names hardware, not a place: public) */
+  char radio[40];
 } RlEvidence;
 
 void rl_evidence_init (RlEvidence *ev, RlSourceKind kind, const char *key, gint64 observed_at, gint64 expires_at);
@@ -144,6 +147,12 @@ typedef enum {
  * ->detail): "GPS fix in DE ±5 m" publicly, "GPS fix 48.56600N 7.81920E in
  * DE ±5 m, 120 m from a border" with RL_DETAIL_PRIVATE.  Returns @buf. */
 const char *rl_evidence_describe (const RlEvidence *ev, guint level, char *buf, gsize len);
+
+/* A self-managed card's own country as evidence: key "driver:<phy>",
+ * @radio_text "phy0 iwlwifi" for the text.  FALSE (nothing to add) for the
+ * world domain and the kernel's special codes (98, 99): they name no place. */
+gboolean rl_driver_evidence (RlEvidence *ev, const char *phy, const char *driver, RlCountry country,
+                             gint64 observed_at, guint max_age_s);
 
 /* "EU": not an ISO 3166-1 country, but many European access points
  * advertise it.  It supports every member state (data/eu-members.txt, from

@@ -98,6 +98,7 @@ rl_policy_params_init (RlPolicyParams *p)
   p->airborne_min_altitude_m = 2000;
   p->airborne_min_speed_kmh = 150;
   p->cell_weight = 0.7;
+  p->driver_weight = 0.4;
   p->beacon_faint_dbm = -85;
   p->beacon_faint_margin_db = 30;
 }
@@ -176,6 +177,7 @@ typedef struct {
   gboolean tz_primary;      /* the timezone's own country (zone.tab), not just listed */
   gboolean gps_plurality;   /* its APs' plurality beside a fix naming it (rule 2b) */
   gboolean tz_declined;     /* the timezone lists it but may not confirm it (rules 2c, 5) */
+  gboolean driver_named;    /* a self-managed card names it (counted only beside a fix or a cell) */
 } Tally;
 
 /* The evidence that names no candidate of its own. */
@@ -213,6 +215,7 @@ typedef struct {
   gboolean network_yielded; /* a large network yielded to another country's APs */
   /* privacy (docs/design.md, "Private data") */
   const RlEvidence *zone_ev;/* the timezone item @zone comes from */
+  const RlEvidence *driver_ev;/* a self-managed card's item, for the text */
   guint level;              /* RlDetailLevel of the text being written */
 } Tallying;
 
@@ -935,6 +938,50 @@ weigh_cell (const RlPolicyParams *p, Tally *y, double *miss)
   *miss *= 1.0 - p->cell_weight;
 }
 
+/* A self-managed card's country is the firmware's reading of the access
+ * points it hears (and of its factory setting): no witness beside beacons,
+ * which already speak for themselves, nor beside a clock.  It confirms a
+ * GPS fix or a mobile network, which it does not depend on. */
+static void
+weigh_driver (const RlPolicyParams *p, Tally *y, double *miss)
+{
+  y->pub.driver = y->driver_named && (y->pub.gps || y->pub.cell);
+  if (!y->pub.driver)
+    return;
+  y->pub.witnesses++;
+  *miss *= 1.0 - p->driver_weight;
+}
+
+static void
+describe_driver (GString *s, const Tally *y, const Tallying *t, gboolean first)
+{
+  char text[160];
+
+  if (!y->pub.driver || t->driver_ev == NULL)
+    return;
+  g_string_append_printf (s, "%sthe %s agrees (it confirms, never decides)", first ? "" : "; ",
+                          rl_evidence_describe (t->driver_ev, RL_DETAIL_PUBLIC, text, sizeof text));
+}
+
+/* Why a card's country was not counted, once. */
+static void
+describe_driver_unused (GString *why, const Tallying *t)
+{
+  char text[160], cc[3];
+
+  for (guint i = 0; i < t->tallies->len && t->driver_ev != NULL; i++)
+    {
+      const Tally *y = &g_array_index (t->tallies, Tally, i);
+      if (!y->driver_named || y->pub.driver)
+        continue;
+      g_string_append_printf (why, " The %s names %s, but counts only beside a GPS fix or a mobile network: "
+                              "its firmware reads the same access points regloc hears.",
+                              rl_evidence_describe (t->driver_ev, RL_DETAIL_PUBLIC, text, sizeof text),
+                              rl_country_to_string (y->pub.country, cc));
+      return;
+    }
+}
+
 static void
 describe_cell (GString *s, const Tally *y, gboolean first)
 {
@@ -976,6 +1023,12 @@ collect_live (Tallying *t, const RlEvidence *ev, gsize n_ev, gint64 now, GPtrArr
           break;
         case RL_SOURCE_CELL:
           collect_cell (t, e);
+          break;
+        case RL_SOURCE_DRIVER:
+          if (t->driver_ev == NULL || strcmp (e->key, t->driver_ev->key) < 0)
+            t->driver_ev = e;
+          for (guint c = 0; c < e->n_countries; c++)
+            tally_get (t, e->countries[c])->driver_named = TRUE;
           break;
         case RL_SOURCE_TIMEZONE:
           if (t->zone == NULL && e->detail[0])
@@ -1141,6 +1194,7 @@ weigh (Tallying *t)
       if (y->pub.eu)
         miss *= 1.0 - p->beacon_eu_weight;
       weigh_cell (p, y, &miss);
+      weigh_driver (p, y, &miss);
       y->pub.confidence = y->pub.witnesses > 0 ? 1.0 - miss : 0.0;
     }
 }
@@ -1536,6 +1590,8 @@ describe_support (GString *s, const Tally *y, const Tallying *t)
     }
   describe_cell (s, y, first);
   first = first && !y->pub.cell;
+  describe_driver (s, y, t, first);
+  first = first && !y->pub.driver;
   if (first)
     g_string_append (s, "nothing");
 }
@@ -1871,6 +1927,7 @@ explain (const Verdict *v, const Tallying *t, const RlEvidence *ev, gsize n, gin
     g_string_append_printf (why, " %u access point%s a GPS fix contradicted stay%s suspect and do%s not vote.",
                             t->n_suspect, t->n_suspect == 1 ? "" : "s", t->n_suspect == 1 ? "s" : "",
                             t->n_suspect == 1 ? "es" : "");
+  describe_driver_unused (why, t);
   describe_notes (why, t);
   g_free (*explanation);
   *explanation = g_string_free (g_steal_pointer (&why), FALSE);

@@ -70,6 +70,7 @@ typedef struct {
   double airborne_min_altitude_m;   /* 2000: above mean sea level … */
   double airborne_min_speed_kmh;    /* 150: … and faster than this: airborne */
   /* the mobile network (issue 13) */
+  double driver_weight;             /* 0.4: a self-managed card's country confirms beside a fix or a cell, never decides */
   double cell_weight;               /* 0.7: a registered cell is one witness, like a beacon witness */
   /* faint access points (docs/policy.md, rule 4) */
   double beacon_faint_dbm;          /* -85: a country heard only at or below this … */
@@ -101,6 +102,7 @@ typedef struct {
   guint deciding;          /* witnesses that may decide: a GPS fix naming only it, beacon witnesses, a cell */
   gboolean cell;           /* a modem's registered network names it (its MCC) */
   gboolean cell_ambiguous; /* … and other countries too (MCC 310: US and its territories): confirms only */
+  gboolean driver;         /* a self-managed card's firmware names it, beside a fix or a cell: confirms only */
 } RlCandidate;
 
 typedef struct {

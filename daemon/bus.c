@@ -71,6 +71,20 @@ sources_variant (RlBus *self)
   return g_variant_builder_end (&b);
 }
 
+static GVariant *
+radios_variant (RlBus *self)
+{
+  guint n = 0;
+  const RlRadioInfo *radios = rl_daemon_radios (self->daemon, &n);
+  GVariantBuilder b;
+
+  g_variant_builder_init (&b, G_VARIANT_TYPE ("a(ssbsb)"));
+  for (guint i = 0; i < n; i++)
+    g_variant_builder_add (&b, "(ssbsb)", radios[i].name, radios[i].driver, radios[i].self_managed,
+                           radios[i].country, radios[i].steerable);
+  return g_variant_builder_end (&b);
+}
+
 void
 rl_bus_update (RlBus *self, RlDaemonChanges changes, RlCountry old_country)
 {
@@ -101,7 +115,15 @@ rl_bus_update (RlBus *self, RlDaemonChanges changes, RlCountry old_country)
         }
     }
   if (changes & RL_DAEMON_CHANGED_KERNEL)
-    rl_dbus_manager_set_kernel_country (m, rl_daemon_kernel_country (self->daemon));
+    {
+      g_autoptr(GVariant) radios = g_variant_ref_sink (radios_variant (self));
+      GVariant *current = rl_dbus_manager_get_radios (m);
+
+      rl_dbus_manager_set_kernel_country (m, rl_daemon_kernel_country (self->daemon));
+      rl_dbus_manager_set_kernel_set_by (m, rl_daemon_kernel_set_by (self->daemon));
+      if (current == NULL || !g_variant_equal (current, radios))
+        rl_dbus_manager_set_radios (m, radios);
+    }
   if (changes & (RL_DAEMON_CHANGED_OVERRIDE | RL_DAEMON_CHANGED_DECISION))
     {
       RlCountry ov = rl_daemon_override (self->daemon, NULL);
@@ -444,6 +466,8 @@ rl_bus_new (RlDaemon *daemon, GDBusConnection *connection, GError **error)
   rl_dbus_manager_set_country (self->skeleton, "00");
   rl_dbus_manager_set_state (self->skeleton, "world");
   rl_dbus_manager_set_kernel_country (self->skeleton, "");
+  rl_dbus_manager_set_kernel_set_by (self->skeleton, "");
+  rl_dbus_manager_set_radios (self->skeleton, g_variant_new ("a(ssbsb)", NULL));
   rl_dbus_manager_set_override (self->skeleton, "");
   g_signal_connect (self->skeleton, "handle-explain", G_CALLBACK (handle_explain), self);
   g_signal_connect (self->skeleton, "handle-get-evidence", G_CALLBACK (handle_get_evidence), self);

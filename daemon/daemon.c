@@ -18,6 +18,10 @@
 /* ... and of "same country, new state" records (world → tentative, …),
  * logged at info level: evidence that flaps must not flood the journal. */
 #define RL_MESSAGE_ID_STATE_CHANGED "0d6c2b8e5f9a4c1d93e7a2b4c6d8e0f1"
+/* ... and of "someone else set the kernel's domain" records. */
+#define RL_MESSAGE_ID_FOREIGN_CHANGE "51a7eda878ab4ed9a95a3f1a354aec17"
+/* The window [apply] reassert_max counts in. */
+#define RL_REASSERT_WINDOW_US (60 * RL_USEC_PER_SEC)
 /* A difference between the wall clock and the boot clock that moves by
  * more than this was someone setting the clock, not NTP slewing it. */
 #define RL_CLOCK_JUMP_US (2 * RL_USEC_PER_SEC)
@@ -61,6 +65,11 @@ struct RlDaemon {
   gboolean kernel_reachable;    /* as the applier last said */
   RlCountry applied;              /* what we last asked the kernel for */
   char *apply_problem;            /* last apply error, logged once */
+  char *kernel_set_by;            /* "regloc", "user", …; "" unknown */
+  GArray *radios;                 /* RlRadioInfo, as the applier last said */
+  GArray *reasserts;              /* gint64 monotonic µs of the reasserts in the window */
+  guint reassert_id;              /* pending reassert (idle) */
+  gboolean reassert_held;         /* the bound was hit: said once */
   RlWpaBridge *wpa;               /* [apply] wpa_supplicant; NULL off */
 
   RlDaemonListener listener;
@@ -508,20 +517,135 @@ daemon_feed (RlDaemon *self)
 
 /* --- kernel -------------------------------------------------------------- */
 
+/* A self-managed card's own country is evidence (docs/policy.md, "driver"):
+ * one item per card, replaced when its country changes, gone with the card. */
 static void
-on_kernel_changed (const char *alpha2, gboolean reachable, const char *status, gpointer user_data)
+daemon_update_driver_evidence (RlDaemon *self)
+{
+  gint64 now = daemon_now (self);
+  guint n = 0;
+
+  if (self->feed != NULL)
+    return;   /* a replay stands in for every live source */
+  n = rl_engine_withdraw_kind (self->engine, RL_SOURCE_DRIVER);
+  for (guint i = 0; self->config->driver_enabled && i < self->radios->len; i++)
+    {
+      const RlRadioInfo *r = &g_array_index (self->radios, RlRadioInfo, i);
+      RlCountry c;
+      RlEvidence ev;
+
+      if (r->self_managed && rl_country_parse (r->country, &c) &&
+          rl_driver_evidence (&ev, r->name, r->driver, c, now, self->config->policy.max_age_s[RL_SOURCE_DRIVER]))
+        {
+          rl_engine_add (self->engine, &ev);
+          n++;
+        }
+    }
+  if (n > 0)
+    daemon_queue_redecide (self);
+}
+
+static gboolean
+daemon_take_radios (RlDaemon *self, const RlKernelState *k)
+{
+  if (k->n_radios == self->radios->len &&
+      (k->n_radios == 0 || memcmp (k->radios, self->radios->data, k->n_radios * sizeof (RlRadioInfo)) == 0))
+    return FALSE;
+  g_array_set_size (self->radios, 0);
+  g_array_append_vals (self->radios, k->radios, k->n_radios);
+  for (guint i = 0; i < k->n_radios; i++)
+    g_info ("Radio %s (%s): %s, country %s", k->radios[i].name, k->radios[i].driver[0] ? k->radios[i].driver : "?",
+            k->radios[i].self_managed ? "self-managed" : "follows the kernel's domain",
+            k->radios[i].country[0] ? k->radios[i].country : "unknown");
+  return TRUE;
+}
+
+static gboolean
+on_reassert (gpointer user_data)
 {
   RlDaemon *self = user_data;
+  const RlDecision *dec = rl_engine_decision (self->engine);
+  gint64 now = g_get_monotonic_time ();
+  char cc[3];
 
-  if (g_strcmp0 (self->kernel_country, alpha2) == 0 && g_strcmp0 (self->kernel_status, status) == 0
-      && self->kernel_reachable == reachable)
+  self->reassert_id = 0;
+  while (self->reasserts->len > 0 && now - g_array_index (self->reasserts, gint64, 0) > RL_REASSERT_WINDOW_US)
+    g_array_remove_index (self->reasserts, 0);
+  if (dec == NULL || !daemon_may_apply (self))
+    return G_SOURCE_REMOVE;
+  if (self->reasserts->len >= self->config->apply_reassert_max)
+    {
+      if (!self->reassert_held)
+        g_warning ("Not setting %s again: %u reasserts in the last minute ([apply] reassert_max); yielding",
+                   rl_country_to_string (dec->country, cc), self->reasserts->len);
+      self->reassert_held = TRUE;
+      return G_SOURCE_REMOVE;
+    }
+  self->reassert_held = FALSE;
+  g_array_append_val (self->reasserts, now);
+  g_message ("Setting the kernel's domain to %s again (reassert %u of at most %u a minute)",
+             rl_country_to_string (dec->country, cc), self->reasserts->len, self->config->apply_reassert_max);
+  self->applied = RL_COUNTRY_NONE;
+  daemon_apply (self, dec->country);
+  return G_SOURCE_REMOVE;
+}
+
+/* Someone else set the kernel's domain: said once per change, and yielded
+ * to or, with [apply] foreign_change=reassert, answered with ours. */
+static void
+daemon_foreign_change (RlDaemon *self, const RlKernelState *k)
+{
+  gboolean reassert = rl_config_reasserts (self->config) && daemon_may_apply (self) &&
+                      self->applied != RL_COUNTRY_NONE && strcmp (k->set_by, "core") != 0;
+  char ours[3];
+
+  rl_country_to_string (self->applied, ours);
+  if (self->applied != RL_COUNTRY_NONE && strcmp (k->alpha2, ours) == 0)
+    reassert = FALSE;   /* the same country: nothing to answer */
+  g_log_structured (G_LOG_DOMAIN, G_LOG_LEVEL_MESSAGE,
+                    "MESSAGE_ID", RL_MESSAGE_ID_FOREIGN_CHANGE,
+                    "RL_KERNEL_COUNTRY", k->alpha2,
+                    "RL_SET_BY", k->set_by,
+                    "RL_COUNTRY", self->applied != RL_COUNTRY_NONE ? ours : "",
+                    "RL_ACTION", reassert ? "reassert" : "yield",
+                    "MESSAGE", "Kernel regulatory domain set to %s by %s, not by regloc (regloc's: %s); %s",
+                    k->alpha2[0] ? k->alpha2 : "?", k->set_by,
+                    self->applied != RL_COUNTRY_NONE ? ours : "none", reassert ? "setting ours again" : "yielding");
+  if (reassert && self->reassert_id == 0)
+    self->reassert_id = g_idle_add (on_reassert, self);
+}
+
+static void
+on_kernel_changed (const RlKernelState *k, gpointer user_data)
+{
+  RlDaemon *self = user_data;
+  const char *alpha2 = k->alpha2 ? k->alpha2 : "", *status = k->status ? k->status : "";
+  const char *set_by = k->set_by ? k->set_by : "";
+  gboolean radios_changed = daemon_take_radios (self, k);
+  gboolean setter_news = g_strcmp0 (self->kernel_set_by, set_by) != 0 || g_strcmp0 (self->kernel_country, alpha2) != 0;
+
+  if (g_strcmp0 (self->kernel_country, alpha2) != 0 || g_strcmp0 (self->kernel_status, status) != 0
+      || self->kernel_reachable != k->reachable)
+    g_message ("Kernel regulatory domain: %s (%s%s%s)", alpha2[0] ? alpha2 : "unknown", status,
+               set_by[0] ? "; set by " : "", set_by);
+  else if (!radios_changed && !setter_news)
     return;
-  self->kernel_reachable = reachable;
-  g_message ("Kernel regulatory domain: %s (%s)", alpha2 && alpha2[0] ? alpha2 : "unknown", status ? status : "");
+  if (setter_news && set_by[0] && strcmp (set_by, "regloc") != 0)
+    {
+      RlKernelState copy = *k;
+      copy.alpha2 = alpha2;
+      copy.set_by = set_by;
+      daemon_foreign_change (self, &copy);
+    }
+  self->kernel_reachable = k->reachable;
   g_free (self->kernel_country);
-  self->kernel_country = g_strdup (alpha2 ? alpha2 : "");
+  self->kernel_country = g_strdup (alpha2);
   g_free (self->kernel_status);
-  self->kernel_status = g_strdup (status ? status : "");
+  self->kernel_status = g_strdup (status);
+  g_free (self->kernel_set_by);
+  self->kernel_set_by = g_strdup (set_by);
+  if (radios_changed)
+    daemon_update_driver_evidence (self);
   daemon_notify (self, RL_DAEMON_CHANGED_KERNEL, RL_COUNTRY_NONE);
 }
 
@@ -576,6 +700,11 @@ daemon_stop_applier (RlDaemon *self)
     self->options.applier->free (self->applier);
   self->applier = NULL;
   self->applied = RL_COUNTRY_NONE;
+  /* the cards' countries came from it (the caller re-decides) */
+  if (self->radios != NULL)
+    g_array_set_size (self->radios, 0);
+  if (self->engine != NULL)
+    rl_engine_withdraw_kind (self->engine, RL_SOURCE_DRIVER);
 }
 
 
@@ -630,6 +759,9 @@ rl_daemon_new (const RlDaemonOptions *options, GError **error)
   self->speed = options->replay_speed >= 1.0 ? options->replay_speed : 1.0;
   self->slots = g_array_new (FALSE, TRUE, sizeof (RlSourceSlot));
   self->kernel_country = g_strdup ("");
+  self->kernel_set_by = g_strdup ("");
+  self->radios = g_array_new (FALSE, TRUE, sizeof (RlRadioInfo));
+  self->reasserts = g_array_new (FALSE, FALSE, sizeof (gint64));
   daemon_set_origin (self);
 
   self->config = daemon_load_config (self->config_path, error);
@@ -681,6 +813,7 @@ rl_daemon_free (RlDaemon *self)
     return;
   g_clear_handle_id (&self->idle_id, g_source_remove);
   g_clear_handle_id (&self->timer_id, g_source_remove);
+  g_clear_handle_id (&self->reassert_id, g_source_remove);
   if (self->slots != NULL)
     daemon_stop_sources (self);
   g_clear_pointer (&self->slots, g_array_unref);
@@ -694,6 +827,9 @@ rl_daemon_free (RlDaemon *self)
   g_free (self->kernel_country);
   g_free (self->kernel_status);
   g_free (self->apply_problem);
+  g_free (self->kernel_set_by);
+  g_clear_pointer (&self->radios, g_array_unref);
+  g_clear_pointer (&self->reasserts, g_array_unref);
   g_free (self);
 }
 
@@ -726,6 +862,8 @@ rl_daemon_reload (RlDaemon *self, GError **error)
   rl_engine_set_config (self->engine, self->config, self->regulatory);
   if (apply_changed)
     daemon_start_applier (self);   /* the decision is re-sent */
+  else
+    daemon_update_driver_evidence (self);   /* [driver] enabled, max_age_driver */
   if (wpa_changed)
     daemon_start_wpa (self);
   for (guint i = 0; i < self->slots->len; i++)
@@ -875,6 +1013,19 @@ const char *
 rl_daemon_kernel_country (RlDaemon *self)
 {
   return self->kernel_country;
+}
+
+const char *
+rl_daemon_kernel_set_by (RlDaemon *self)
+{
+  return self->kernel_set_by;
+}
+
+const RlRadioInfo *
+rl_daemon_radios (RlDaemon *self, guint *n_radios)
+{
+  *n_radios = self->radios->len;
+  return (const RlRadioInfo *) (gconstpointer) self->radios->data;
 }
 
 RlCountry

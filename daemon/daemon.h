@@ -96,6 +96,10 @@ RlRegDomain *rl_daemon_rules (RlDaemon *daemon, const char *country, GError **er
 const RlDecision *rl_daemon_decision (RlDaemon *daemon);
 gint64 rl_daemon_last_change (RlDaemon *daemon);       /* wall clock µs, 0 none */
 const char *rl_daemon_kernel_country (RlDaemon *daemon);
+/* Who set the kernel's domain last ("regloc", "user", "driver", "core", "country-ie"; "" unknown). */
+const char *rl_daemon_kernel_set_by (RlDaemon *daemon);
+/* The wiphys as the applier last reported them. */
+const RlRadioInfo *rl_daemon_radios (RlDaemon *daemon, guint *n_radios);
 RlCountry rl_daemon_override (RlDaemon *daemon, gboolean *from_config);
 GArray *rl_daemon_source_status (RlDaemon *daemon);     /* RlSourceStatus; free the array */
 const RlEvidence *rl_daemon_evidence (RlDaemon *daemon, gsize *n_items);

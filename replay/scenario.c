@@ -693,6 +693,41 @@ parse_cell (Parser *p, char **words, gint64 t)
   return TRUE;
 }
 
+/* driver CC [radio=phy0] [name=iwlwifi] | driver lost [radio=phy0]: a
+ * self-managed card's own country, as the applier reports it live. */
+static gboolean
+parse_driver (Parser *p, char **words, gint64 t)
+{
+  static const char *const keys[] = { "radio", "name", NULL };
+  const char *v[G_N_ELEMENTS (keys)];
+  const char *phy;
+  char key[48];
+  RlCountry c = RL_COUNTRY_NONE;
+  RlEvidence ev;
+
+  if (words[0] == NULL || option_index (words[0], keys) >= 0)
+    return fail (p, "driver: expected two letters (the card's country) or 'lost'");
+  if (!take_options (p, "driver", words, 1, keys, v))
+    return FALSE;
+  phy = v[0] ? v[0] : "phy0";
+  if (strlen (phy) > 31 || strchr (phy, ':') != NULL)
+    return fail (p, "driver: radio=%s: expected a wiphy name like phy0", phy);
+  g_snprintf (key, sizeof key, "driver:%s", phy);
+  if (strcmp (words[0], "lost") == 0)
+    {
+      rl_replay_add_withdraw (p->replay, t, key);
+      return TRUE;
+    }
+  if (!rl_country_parse (words[0], &c))
+    return fail (p, "driver: '%s': expected two letters, 00 or 'lost'", words[0]);
+  if (rl_driver_evidence (&ev, phy, v[1] ? v[1] : "", c, t,
+                          p->ctx->config->policy.max_age_s[RL_SOURCE_DRIVER]))
+    rl_replay_add_evidence (p->replay, &ev);
+  else
+    rl_replay_add_withdraw (p->replay, t, key);   /* 00 names no place */
+  return TRUE;
+}
+
 static gboolean
 parse_event (Parser *p, char **words, gint64 t)
 {
@@ -709,6 +744,8 @@ parse_event (Parser *p, char **words, gint64 t)
     return parse_beacon (p, words, t);
   if (strcmp (what, "cell") == 0)
     return parse_cell (p, words, t);
+  if (strcmp (what, "driver") == 0)
+    return parse_driver (p, words, t);
   if (strcmp (what, "timezone") == 0)
     {
       if (words[0] == NULL)
@@ -761,7 +798,7 @@ parse_event (Parser *p, char **words, gint64 t)
           return TRUE;
         }
       if (words[0] == NULL || !rl_source_kind_from_string (words[0], &kind))
-        return fail (p, "remove: expected 'beacon BSSID' or a source (beacons, gps, timezone, override, cell)");
+        return fail (p, "remove: expected 'beacon BSSID' or a source (beacons, gps, timezone, override, cell, driver)");
       if (!take_options (p, "remove", words, 1, no_keys, v))
         return FALSE;
       rl_replay_add_withdraw_kind (p->replay, t, kind);
@@ -781,7 +818,7 @@ parse_event (Parser *p, char **words, gint64 t)
         rl_replay_add_tick (p->replay, t);
       return TRUE;
     }
-  return fail (p, "unknown event '%s': expected gps, beacon, cell, timezone, override, remove, scan, resume or check", what);
+  return fail (p, "unknown event '%s': expected gps, beacon, cell, driver, timezone, override, remove, scan, resume or check", what);
 }
 
 /* CC [STATE|any [REASON]] */

@@ -136,8 +136,10 @@ static FakeApplier *fake;
 static gpointer
 fake_create (const RlApplierHooks *hooks, gboolean apply, GError **error)
 {
+  RlKernelState k = { .alpha2 = "00", .reachable = TRUE, .status = "steerable", .set_by = "" };
+
   fake->hooks = *hooks;
-  hooks->kernel_changed ("00", TRUE, "steerable", hooks->user_data);
+  hooks->kernel_changed (&k, hooks->user_data);
   return fake;
 }
 
@@ -146,10 +148,12 @@ fake_apply (gpointer applier, RlCountry country, GError **error)
 {
   FakeApplier *self = applier;
   char cc[3];
+  RlKernelState k = { .alpha2 = rl_country_to_string (country, cc), .reachable = TRUE, .status = "steerable",
+                      .set_by = "regloc" };
 
   g_array_append_val (self->applied, country);
   /* The kernel reports back, as nl80211's regulatory events would. */
-  self->hooks.kernel_changed (rl_country_to_string (country, cc), TRUE, "steerable", self->hooks.user_data);
+  self->hooks.kernel_changed (&k, self->hooks.user_data);
   return TRUE;
 }
 
@@ -212,6 +216,119 @@ run_until_de (RlDaemon *daemon, Seen *seen, gulong late_us)
   timeout = g_timeout_add_seconds (20, on_timeout, NULL);
   g_main_loop_run (seen->loop);
   g_source_remove (timeout);
+}
+
+/* Someone else's user hint, as the applier reports it, with two radios. */
+static void
+foreign_hint (const char *alpha2, const char *set_by)
+{
+  const RlRadioInfo radios[] = {
+    { "phy0", "iwlwifi", TRUE, "DE", FALSE },
+    { "phy1", "mac80211_hwsim", FALSE, "", TRUE },
+  };
+  RlKernelState k = { .alpha2 = alpha2, .reachable = TRUE, .status = "active", .set_by = set_by,
+                      .radios = radios, .n_radios = G_N_ELEMENTS (radios) };
+
+  fake->hooks.kernel_changed (&k, fake->hooks.user_data);
+  while (g_main_context_iteration (NULL, FALSE))
+    ;
+}
+
+static RlCountry
+last_applied (const FakeApplier *applier)
+{
+  return g_array_index (applier->applied, RlCountry, applier->applied->len - 1);
+}
+
+static void
+test_foreign_change_yield (void)
+{
+  const char *dir = make_tmp ();
+  g_autoptr(GError) error = NULL;
+  g_autoptr(RlDaemon) daemon = NULL;
+  g_autoptr(GMainLoop) loop = g_main_loop_new (NULL, FALSE);
+  FakeApplier applier = { g_array_new (FALSE, FALSE, sizeof (RlCountry)) };
+  Seen seen = { 0, 0, 0, loop };
+  guint n_radios = 0;
+
+  fake = &applier;
+  daemon = replay_daemon ("[gps]\nenabled=false\n[beacons]\nenabled=false\n", FALSE, dir, &error);
+  g_assert_no_error (error);
+  run_until_de (daemon, &seen, 0);
+  g_assert_cmpstr (rl_daemon_kernel_set_by (daemon), ==, "regloc");
+  guint before = applier.applied->len;
+
+  /* the default: shown, never fought */
+  foreign_hint ("US", "user");
+  g_assert_cmpuint (applier.applied->len, ==, before);
+  g_assert_cmpstr (rl_daemon_kernel_country (daemon), ==, "US");
+  g_assert_cmpstr (rl_daemon_kernel_set_by (daemon), ==, "user");
+  const RlRadioInfo *radios = rl_daemon_radios (daemon, &n_radios);
+  g_assert_cmpuint (n_radios, ==, 2);
+  g_assert_cmpstr (radios[0].driver, ==, "iwlwifi");
+  g_assert_true (radios[0].self_managed);
+  g_assert_false (radios[0].steerable);
+  g_array_unref (applier.applied);
+}
+
+/* The warning that regloc yields after reassert_max: expected, counted,
+ * not printed (a printed fatal-level message fails the TAP run). */
+static gboolean
+bound_warning_not_fatal (const char *domain, GLogLevelFlags level, const char *message, gpointer user_data)
+{
+  return strstr (message, "reasserts in the last minute ([apply] reassert_max); yielding") == NULL;
+}
+
+static void
+count_bound_warning (const char *domain, GLogLevelFlags level, const char *message, gpointer user_data)
+{
+  gboolean *held = user_data;
+
+  if (bound_warning_not_fatal (domain, level, message, NULL))
+    g_log_default_handler (domain, level, message, NULL);
+  else
+    *held = TRUE;
+}
+
+static void
+test_foreign_change_reassert (void)
+{
+  gboolean held = FALSE;
+  guint handler = 0;
+  const char *dir = make_tmp ();
+  g_autoptr(GError) error = NULL;
+  g_autoptr(RlDaemon) daemon = NULL;
+  g_autoptr(GMainLoop) loop = g_main_loop_new (NULL, FALSE);
+  FakeApplier applier = { g_array_new (FALSE, FALSE, sizeof (RlCountry)) };
+  Seen seen = { 0, 0, 0, loop };
+
+  fake = &applier;
+  daemon = replay_daemon ("[gps]\nenabled=false\n[beacons]\nenabled=false\n"
+                          "[apply]\nforeign_change=reassert\nreassert_max=2\n", FALSE, dir, &error);
+  g_assert_no_error (error);
+  run_until_de (daemon, &seen, 0);
+  guint before = applier.applied->len;
+
+  /* cfg80211 itself (a restore re-applies our hint by itself): not answered */
+  foreign_hint ("00", "core");
+  g_assert_cmpuint (applier.applied->len, ==, before);
+  /* another daemon's hint: DE again, twice, then regloc yields */
+  for (guint i = 0; i < 3; i++)
+    {
+      if (i == 2)
+        {
+          g_test_log_set_fatal_handler (bound_warning_not_fatal, NULL);
+          handler = g_log_set_handler ("reglocd", G_LOG_LEVEL_WARNING | G_LOG_FLAG_FATAL, count_bound_warning, &held);
+        }
+      foreign_hint (i % 2 ? "FR" : "US", "user");
+      g_assert_cmpuint (applier.applied->len, ==, before + MIN (i + 1, 2));
+    }
+  g_log_remove_handler ("reglocd", handler);
+  g_test_log_set_fatal_handler (NULL, NULL);
+  g_assert_true (held);   /* the bound was said, as a warning */
+  g_assert_cmpuint (last_applied (&applier), ==, RL_COUNTRY ('D', 'E'));
+  g_assert_cmpstr (rl_daemon_kernel_country (daemon), ==, "US");
+  g_array_unref (applier.applied);
 }
 
 static void
@@ -392,6 +509,8 @@ main (int argc, char **argv)
   g_test_add_func ("/state/dir-env", test_state_dir_env);
   g_test_add_func ("/daemon/applies-each-change", test_loop_applies_each_change);
   g_test_add_func ("/daemon/late-timer", test_loop_late_timer);
+  g_test_add_func ("/daemon/foreign-change-yield", test_foreign_change_yield);
+  g_test_add_func ("/daemon/foreign-change-reassert", test_foreign_change_reassert);
   g_test_add_func ("/daemon/no-apply", test_loop_no_apply);
   g_test_add_func ("/daemon/bad-config-and-replay", test_bad_config_and_replay);
   g_test_add_func ("/timezone/zone", test_timezone_zone);

@@ -11,11 +11,29 @@
 
 G_BEGIN_DECLS
 
+/* One wiphy as the kernel describes it (docs/dbus-api.md, "Radios"). */
 typedef struct {
-  /* @alpha2: the kernel's domain ("DE", "00", "98", …; "" unknown);
-   * @reachable: whether the kernel's regulatory interface can be reached at all;
-   * @status: one line ("steerable", "phy0 self-managed: ignores user hints", …). */
-  void (*kernel_changed) (const char *alpha2, gboolean reachable, const char *status, gpointer user_data);
+  char name[32];            /* "phy0" */
+  char driver[32];          /* "iwlwifi", "mac80211_hwsim"; "" unknown */
+  gboolean self_managed;    /* NL80211_ATTR_WIPHY_SELF_MANAGED_REG: the firmware keeps its own domain */
+  char country[3];          /* self-managed: its own domain; else the global one; "" unknown */
+  gboolean steerable;       /* a user hint (regloc's) reaches it: not self-managed */
+} RlRadioInfo;
+
+/* What the applier knows of the kernel, handed over whole at each change. */
+typedef struct {
+  const char *alpha2;       /* the kernel's global domain ("DE", "00", "98", …; "" unknown) */
+  gboolean reachable;       /* whether the kernel's regulatory interface can be reached at all */
+  const char *status;       /* one line ("active; kernel DE; requested DE", …) */
+  /* who set the global domain last: "regloc", "user", "driver", "core",
+   * "country-ie"; "" before the first change seen (GET_REG does not say) */
+  const char *set_by;
+  const RlRadioInfo *radios;
+  guint n_radios;
+} RlKernelState;
+
+typedef struct {
+  void (*kernel_changed) (const RlKernelState *state, gpointer user_data);
   gpointer user_data;
 } RlApplierHooks;
 

@@ -17,12 +17,16 @@ on_applier_changed (RlApplier *applier, gpointer user_data)
 {
   Nl80211Glue *glue = user_data;
   RlCountry kernel = rl_applier_kernel_country (applier);
-  const char *status = rl_applier_detail (applier);
   char cc[3];
+  RlKernelState state = {
+    .alpha2 = kernel == RL_COUNTRY_NONE ? "" : rl_country_to_string (kernel, cc),
+    .reachable = rl_applier_mode (applier) != RL_APPLIER_UNAVAILABLE,
+    .status = rl_applier_detail (applier),
+    .set_by = rl_kernel_setter_to_string (rl_applier_kernel_set_by (applier)),
+  };
 
-  glue->hooks.kernel_changed (kernel == RL_COUNTRY_NONE ? "" : rl_country_to_string (kernel, cc),
-                              rl_applier_mode (applier) != RL_APPLIER_UNAVAILABLE, status,
-                              glue->hooks.user_data);
+  state.radios = rl_applier_radios (applier, &state.n_radios);
+  glue->hooks.kernel_changed (&state, glue->hooks.user_data);
 }
 
 static gpointer

@@ -9,6 +9,7 @@
 
 #include <glib.h>
 #include "core/evidence.h"
+#include "daemon/kernel/applier-iface.h"
 
 G_BEGIN_DECLS
 
@@ -43,6 +44,31 @@ RlCountry rl_applier_kernel_country (const RlApplier *applier);
 RlCountry rl_applier_requested (const RlApplier *applier);
 /* Wiphys with their own regulatory domain that ignore user hints. */
 guint rl_applier_n_self_managed (const RlApplier *applier);
+/* Every wiphy, by index; valid until the next main-loop turn. */
+const RlRadioInfo *rl_applier_radios (const RlApplier *applier, guint *n_radios);
+/* nl80211 messages about wiphys or domains that were malformed and skipped. */
+guint rl_applier_n_skipped (const RlApplier *applier);
+
+/* Who set the kernel's global domain last (NL80211_ATTR_REG_INITIATOR of
+ * the REG_CHANGE, and whether the change is the one regloc asked for). */
+typedef enum {
+  RL_SETTER_UNKNOWN,        /* no change seen since the start (GET_REG does not say) */
+  RL_SETTER_REGLOC,
+  RL_SETTER_USER,           /* a user hint regloc did not send: `iw reg set`, wpa_supplicant, iwd */
+  RL_SETTER_DRIVER,         /* a driver's hint (its EEPROM country) */
+  RL_SETTER_CORE,           /* cfg80211 itself: the world domain, ieee80211_regdom, a restore */
+  RL_SETTER_COUNTRY_IE,     /* the Country IE of the access point a card is connected to */
+} RlKernelSetter;
+
+/* "regloc", "user", "driver", "core", "country-ie"; "" for unknown. */
+const char *rl_kernel_setter_to_string (RlKernelSetter setter);
+RlKernelSetter rl_applier_kernel_set_by (const RlApplier *applier);
+/* Pure: a user hint naming @country is regloc's when a request of ours for
+ * it is @pending (or it is the intersection "98" it led to), or when none is
+ * pending and it is what we asked for last (@requested: the kernel re-applying
+ * our hint after a restore); any other user hint is someone else's. */
+RlKernelSetter rl_applier_classify_setter (guint8 initiator, RlCountry country,
+                                           RlCountry pending, RlCountry requested);
 /* One line for `regloc status`. */
 const char *rl_applier_detail (const RlApplier *applier);
 
@@ -57,5 +83,20 @@ typedef struct {
 } RlRegMessage;
 
 gboolean rl_applier_parse_reg_message (const guint8 *attrs, gsize len, RlRegMessage *out);
+/* Whether a REG_CHANGE / WIPHY_REG_CHANGE / GET_REG message speaks of one
+ * wiphy's own domain (a self-managed card) rather than the global one; a
+ * driver's hint names its wiphy too, but changes the global domain. */
+gboolean rl_reg_message_is_per_wiphy (guint8 cmd, const RlRegMessage *m);
+
+/* Pure: one NEW_WIPHY message (a GET_WIPHY dump part or an event).  FALSE
+ * when it has no wiphy index, or a name that is missing, unterminated,
+ * empty, too long or not printable: the caller counts it and skips it. */
+typedef struct {
+  guint32 wiphy;
+  char name[32];
+  gboolean self_managed;    /* seen in this part (split dumps carry it once) */
+} RlWiphyMessage;
+
+gboolean rl_applier_parse_wiphy_message (const guint8 *attrs, gsize len, RlWiphyMessage *out);
 
 G_END_DECLS

@@ -231,6 +231,25 @@ rl_nl_link_dump (RlNlLink *link, guint8 cmd, int ifindex,
 }
 
 gboolean
+rl_nl_link_dump_flag (RlNlLink *link, guint8 cmd, int flag_attr,
+                      RlNlDumpFunc func, gpointer user_data, GError **error)
+{
+  Transaction t = { func, user_data, FALSE, 0 };
+  struct nl_msg *msg = rl_nl_link_msg (link, cmd, NLM_F_DUMP);
+  gboolean ok;
+
+  if (msg != NULL && nla_put_flag (msg, flag_attr) < 0)
+    {
+      nlmsg_free (msg);
+      msg = NULL;
+    }
+  ok = transact (link, msg, &t, NULL, error);
+  if (msg != NULL)
+    nlmsg_free (msg);
+  return ok;
+}
+
+gboolean
 rl_nl_link_request (RlNlLink *link, struct nl_msg *msg, int *errno_out, GError **error)
 {
   Transaction t = { NULL, NULL, FALSE, 0 };

@@ -34,6 +34,10 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (RlNlLink, rl_nl_link_free)
 /* A dump (NLM_F_DUMP) of @cmd, limited to @ifindex when > 0. */
 gboolean rl_nl_link_dump (RlNlLink *link, guint8 cmd, int ifindex,
                           RlNlDumpFunc func, gpointer user_data, GError **error);
+/* A dump of @cmd carrying the flag attribute @flag_attr
+ * (NL80211_ATTR_SPLIT_WIPHY_DUMP for GET_WIPHY). */
+gboolean rl_nl_link_dump_flag (RlNlLink *link, guint8 cmd, int flag_attr,
+                               RlNlDumpFunc func, gpointer user_data, GError **error);
 /* Sends @msg (built with rl_nl_link_msg) and waits for the kernel's
  * acknowledgement; a refusal sets @error with the errno text and
  * @errno_out (EPERM without CAP_NET_ADMIN). */

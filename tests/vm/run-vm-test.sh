@@ -156,7 +156,7 @@ localtime=/etc/localtime
 CONF
 
 case $kind in
-  reglocd) cmd="/usr/sbin/rl-daemon-under-test --verbose --config /etc/regloc.conf" ;;
+  reglocd) cmd="env TZ=UTC /usr/sbin/rl-daemon-under-test --verbose --config /etc/regloc.conf" ;;
   probe) cmd="env G_MESSAGES_DEBUG=all /usr/sbin/rl-daemon-under-test $max_age" ;;
   *) die "unknown daemon kind $kind" ;;
 esac
