@@ -545,11 +545,23 @@ daemon_update_driver_evidence (RlDaemon *self)
     daemon_queue_redecide (self);
 }
 
+/* Field by field: the structs' padding is not ours to compare. */
+static gboolean
+radio_equal (const RlRadioInfo *a, const RlRadioInfo *b)
+{
+  return strcmp (a->name, b->name) == 0 && strcmp (a->driver, b->driver) == 0 &&
+         !a->self_managed == !b->self_managed && strcmp (a->country, b->country) == 0 &&
+         !a->steerable == !b->steerable;
+}
+
 static gboolean
 daemon_take_radios (RlDaemon *self, const RlKernelState *k)
 {
-  if (k->n_radios == self->radios->len &&
-      (k->n_radios == 0 || memcmp (k->radios, self->radios->data, k->n_radios * sizeof (RlRadioInfo)) == 0))
+  gboolean same = k->n_radios == self->radios->len;
+
+  for (guint i = 0; same && i < k->n_radios; i++)
+    same = radio_equal (&k->radios[i], &g_array_index (self->radios, RlRadioInfo, i));
+  if (same)
     return FALSE;
   g_array_set_size (self->radios, 0);
   g_array_append_vals (self->radios, k->radios, k->n_radios);

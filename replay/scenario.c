@@ -693,6 +693,18 @@ parse_cell (Parser *p, char **words, gint64 t)
   return TRUE;
 }
 
+/* A wiphy or driver name: printable ASCII, as the kernel names them. */
+static gboolean
+printable_word (const char *w, gsize max)
+{
+  gsize n = 0;
+
+  for (; w[n] != '\0'; n++)
+    if (!g_ascii_isgraph (w[n]) || n >= max)
+      return FALSE;
+  return n > 0;
+}
+
 /* driver CC [radio=phy0] [name=iwlwifi] | driver lost [radio=phy0]: a
  * self-managed card's own country, as the applier reports it live. */
 static gboolean
@@ -710,8 +722,10 @@ parse_driver (Parser *p, char **words, gint64 t)
   if (!take_options (p, "driver", words, 1, keys, v))
     return FALSE;
   phy = v[0] ? v[0] : "phy0";
-  if (strlen (phy) > 31 || strchr (phy, ':') != NULL)
-    return fail (p, "driver: radio=%s: expected a wiphy name like phy0", phy);
+  if (!printable_word (phy, 31) || strchr (phy, ':') != NULL)
+    return fail (p, "driver: radio=: expected a wiphy name like phy0 (printable ASCII, at most 31 characters)");
+  if (v[1] != NULL && !printable_word (v[1], 31))
+    return fail (p, "driver: name=: expected a driver name like iwlwifi (printable ASCII, at most 31 characters)");
   g_snprintf (key, sizeof key, "driver:%s", phy);
   if (strcmp (words[0], "lost") == 0)
     {

@@ -273,6 +273,9 @@ test_gps (void)
   g_assert_null (strstr (json, "from the nearest border"));
 
   assert_refused ("at 0 gps 50.1\n", "gps: expected LAT LON");
+  /* a wiphy or driver name that is no printable ASCII (a fuzz finding: it reached the JSON report) */
+  assert_refused ("at 0 driver FR radio=phy\xff\xff\n", "radio=: expected a wiphy name");
+  assert_refused ("at 0 driver FR name=iwl\x01wifi\n", "name=: expected a driver name");
   assert_refused ("at 0 gps 91 8\n", "gps: expected LAT LON");
   assert_refused ("at 0 gps 50.1 8.6 hdop=0\n", "hdop=0: expected a dilution above 0");
   assert_refused ("at 0 gps 50.1 8.6 speed=-3\n", "speed=-3: expected km/h");
