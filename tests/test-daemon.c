@@ -218,6 +218,22 @@ run_until_de (RlDaemon *daemon, Seen *seen, gulong late_us)
   g_source_remove (timeout);
 }
 
+/* A replay daemon on @applier with @config_text in a fresh state directory,
+ * run until it decides DE; @seen (the caller's, with its loop) stays its
+ * listener. */
+static RlDaemon *
+decided_daemon (const char *config_text, gboolean no_apply, FakeApplier *applier, Seen *seen, gulong late_us)
+{
+  g_autoptr(GError) error = NULL;
+  RlDaemon *daemon;
+
+  fake = applier;
+  daemon = replay_daemon (config_text, no_apply, make_tmp (), &error);
+  g_assert_no_error (error);
+  run_until_de (daemon, seen, late_us);
+  return daemon;
+}
+
 /* Someone else's user hint, as the applier reports it, with two radios. */
 static void
 foreign_hint (const char *alpha2, const char *set_by)
@@ -243,18 +259,13 @@ last_applied (const FakeApplier *applier)
 static void
 test_foreign_change_yield (void)
 {
-  const char *dir = make_tmp ();
-  g_autoptr(GError) error = NULL;
   g_autoptr(RlDaemon) daemon = NULL;
   g_autoptr(GMainLoop) loop = g_main_loop_new (NULL, FALSE);
   FakeApplier applier = { g_array_new (FALSE, FALSE, sizeof (RlCountry)) };
   Seen seen = { 0, 0, 0, loop };
   guint n_radios = 0;
 
-  fake = &applier;
-  daemon = replay_daemon ("[gps]\nenabled=false\n[beacons]\nenabled=false\n", FALSE, dir, &error);
-  g_assert_no_error (error);
-  run_until_de (daemon, &seen, 0);
+  daemon = decided_daemon ("[gps]\nenabled=false\n[beacons]\nenabled=false\n", FALSE, &applier, &seen, 0);
   g_assert_cmpstr (rl_daemon_kernel_set_by (daemon), ==, "regloc");
   guint before = applier.applied->len;
 
@@ -295,18 +306,13 @@ test_foreign_change_reassert (void)
 {
   gboolean held = FALSE;
   guint handler = 0;
-  const char *dir = make_tmp ();
-  g_autoptr(GError) error = NULL;
   g_autoptr(RlDaemon) daemon = NULL;
   g_autoptr(GMainLoop) loop = g_main_loop_new (NULL, FALSE);
   FakeApplier applier = { g_array_new (FALSE, FALSE, sizeof (RlCountry)) };
   Seen seen = { 0, 0, 0, loop };
 
-  fake = &applier;
-  daemon = replay_daemon ("[gps]\nenabled=false\n[beacons]\nenabled=false\n"
-                          "[apply]\nforeign_change=reassert\nreassert_max=2\n", FALSE, dir, &error);
-  g_assert_no_error (error);
-  run_until_de (daemon, &seen, 0);
+  daemon = decided_daemon ("[gps]\nenabled=false\n[beacons]\nenabled=false\n"
+                            "[apply]\nforeign_change=reassert\nreassert_max=2\n", FALSE, &applier, &seen, 0);
   guint before = applier.applied->len;
 
   /* cfg80211 itself (a restore re-applies our hint by itself): not answered */
@@ -334,17 +340,13 @@ test_foreign_change_reassert (void)
 static void
 test_loop_applies_each_change (void)
 {
-  const char *dir = make_tmp ();
   g_autoptr(GError) error = NULL;
   g_autoptr(RlDaemon) daemon = NULL;
   g_autoptr(GMainLoop) loop = g_main_loop_new (NULL, FALSE);
   FakeApplier applier = { g_array_new (FALSE, FALSE, sizeof (RlCountry)) };
   Seen seen = { 0, 0, 0, loop };
 
-  fake = &applier;
-  daemon = replay_daemon ("[gps]\nenabled=false\n[beacons]\nenabled=false\n", FALSE, dir, &error);
-  g_assert_no_error (error);
-  run_until_de (daemon, &seen, 0);
+  daemon = decided_daemon ("[gps]\nenabled=false\n[beacons]\nenabled=false\n", FALSE, &applier, &seen, 0);
 
   /* Every change of country, and only those, reached the kernel. */
   g_assert_cmpuint (applier.applied->len, ==, 4);
@@ -376,17 +378,13 @@ test_loop_applies_each_change (void)
 static void
 test_loop_late_timer (void)
 {
-  const char *dir = make_tmp ();
-  g_autoptr(GError) error = NULL;
   g_autoptr(RlDaemon) daemon = NULL;
   g_autoptr(GMainLoop) loop = g_main_loop_new (NULL, FALSE);
   FakeApplier applier = { g_array_new (FALSE, FALSE, sizeof (RlCountry)) };
   Seen seen = { 0, 0, 0, loop };
 
-  fake = &applier;
-  daemon = replay_daemon ("[gps]\nenabled=false\n[beacons]\nenabled=false\n", FALSE, dir, &error);
-  g_assert_no_error (error);
-  run_until_de (daemon, &seen, G_USEC_PER_SEC);   /* 500 recorded seconds: past the end of the trip */
+  /* the timer a second late: 500 recorded seconds, past the end of the trip */
+  daemon = decided_daemon ("[gps]\nenabled=false\n[beacons]\nenabled=false\n", FALSE, &applier, &seen, G_USEC_PER_SEC);
 
   g_assert_cmpuint (applier.applied->len, ==, 4);
   g_assert_cmpuint (g_array_index (applier.applied, RlCountry, 1), ==, RL_COUNTRY ('F', 'R'));
@@ -398,18 +396,13 @@ test_loop_late_timer (void)
 static void
 test_loop_no_apply (void)
 {
-  const char *dir = make_tmp ();
-  g_autoptr(GError) error = NULL;
   g_autoptr(RlDaemon) daemon = NULL;
   g_autoptr(GMainLoop) loop = g_main_loop_new (NULL, FALSE);
   FakeApplier applier = { g_array_new (FALSE, FALSE, sizeof (RlCountry)) };
   Seen seen = { 0, 0, 0, loop };
   g_autofree char *explain = NULL;
 
-  fake = &applier;
-  daemon = replay_daemon ("[gps]\nenabled=false\n", TRUE, dir, &error);
-  g_assert_no_error (error);
-  run_until_de (daemon, &seen, 0);
+  daemon = decided_daemon ("[gps]\nenabled=false\n", TRUE, &applier, &seen, 0);
   g_assert_cmpuint (applier.applied->len, ==, 0);
   explain = rl_daemon_explain (daemon);
   g_assert_nonnull (strstr (explain, "observe mode"));

@@ -211,42 +211,45 @@ transact (RlNlLink *link, struct nl_msg *msg, Transaction *t, int *errno_out, GE
   return TRUE;
 }
 
-gboolean
-rl_nl_link_dump (RlNlLink *link, guint8 cmd, int ifindex,
-                 RlNlDumpFunc func, gpointer user_data, GError **error)
+/* Sends one dump request and frees it; a NULL @msg (it could not be built)
+ * is the error transact () reports. */
+static gboolean
+dump_message (RlNlLink *link, struct nl_msg *msg, RlNlDumpFunc func, gpointer user_data, GError **error)
 {
   Transaction t = { func, user_data, FALSE, 0 };
-  struct nl_msg *msg = rl_nl_link_msg (link, cmd, NLM_F_DUMP);
-  gboolean ok;
+  gboolean ok = transact (link, msg, &t, NULL, error);
 
-  if (msg != NULL && ifindex > 0 && nla_put_u32 (msg, NL80211_ATTR_IFINDEX, (guint32) ifindex) < 0)
-    {
-      nlmsg_free (msg);
-      msg = NULL;
-    }
-  ok = transact (link, msg, &t, NULL, error);
   if (msg != NULL)
     nlmsg_free (msg);
   return ok;
 }
 
 gboolean
+rl_nl_link_dump (RlNlLink *link, guint8 cmd, int ifindex,
+                 RlNlDumpFunc func, gpointer user_data, GError **error)
+{
+  struct nl_msg *msg = rl_nl_link_msg (link, cmd, NLM_F_DUMP);
+
+  if (msg != NULL && ifindex > 0 && nla_put_u32 (msg, NL80211_ATTR_IFINDEX, (guint32) ifindex) < 0)
+    {
+      nlmsg_free (msg);
+      msg = NULL;
+    }
+  return dump_message (link, msg, func, user_data, error);
+}
+
+gboolean
 rl_nl_link_dump_flag (RlNlLink *link, guint8 cmd, int flag_attr,
                       RlNlDumpFunc func, gpointer user_data, GError **error)
 {
-  Transaction t = { func, user_data, FALSE, 0 };
   struct nl_msg *msg = rl_nl_link_msg (link, cmd, NLM_F_DUMP);
-  gboolean ok;
 
   if (msg != NULL && nla_put_flag (msg, flag_attr) < 0)
     {
       nlmsg_free (msg);
       msg = NULL;
     }
-  ok = transact (link, msg, &t, NULL, error);
-  if (msg != NULL)
-    nlmsg_free (msg);
-  return ok;
+  return dump_message (link, msg, func, user_data, error);
 }
 
 gboolean
