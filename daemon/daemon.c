@@ -545,23 +545,10 @@ daemon_update_driver_evidence (RlDaemon *self)
     daemon_queue_redecide (self);
 }
 
-/* Field by field: the structs' padding is not ours to compare. */
-static gboolean
-radio_equal (const RlRadioInfo *a, const RlRadioInfo *b)
-{
-  return strcmp (a->name, b->name) == 0 && strcmp (a->driver, b->driver) == 0 &&
-         !a->self_managed == !b->self_managed && strcmp (a->country, b->country) == 0 &&
-         !a->steerable == !b->steerable;
-}
-
 static gboolean
 daemon_take_radios (RlDaemon *self, const RlKernelState *k)
 {
-  gboolean same = k->n_radios == self->radios->len;
-
-  for (guint i = 0; same && i < k->n_radios; i++)
-    same = radio_equal (&k->radios[i], &g_array_index (self->radios, RlRadioInfo, i));
-  if (same)
+  if (rl_radio_infos_equal (k->radios, k->n_radios, (const RlRadioInfo *) self->radios->data, self->radios->len))
     return FALSE;
   g_array_set_size (self->radios, 0);
   g_array_append_vals (self->radios, k->radios, k->n_radios);
@@ -605,23 +592,23 @@ on_reassert (gpointer user_data)
 /* Someone else set the kernel's domain: said once per change, and yielded
  * to or, with [apply] foreign_change=reassert, answered with ours. */
 static void
-daemon_foreign_change (RlDaemon *self, const RlKernelState *k)
+daemon_foreign_change (RlDaemon *self, const char *alpha2, const char *set_by)
 {
   gboolean reassert = rl_config_reasserts (self->config) && daemon_may_apply (self) &&
-                      self->applied != RL_COUNTRY_NONE && strcmp (k->set_by, "core") != 0;
+                      self->applied != RL_COUNTRY_NONE && strcmp (set_by, "core") != 0;
   char ours[3];
 
   rl_country_to_string (self->applied, ours);
-  if (self->applied != RL_COUNTRY_NONE && strcmp (k->alpha2, ours) == 0)
+  if (self->applied != RL_COUNTRY_NONE && strcmp (alpha2, ours) == 0)
     reassert = FALSE;   /* the same country: nothing to answer */
   g_log_structured (G_LOG_DOMAIN, G_LOG_LEVEL_MESSAGE,
                     "MESSAGE_ID", RL_MESSAGE_ID_FOREIGN_CHANGE,
-                    "RL_KERNEL_COUNTRY", k->alpha2,
-                    "RL_SET_BY", k->set_by,
+                    "RL_KERNEL_COUNTRY", alpha2,
+                    "RL_SET_BY", set_by,
                     "RL_COUNTRY", self->applied != RL_COUNTRY_NONE ? ours : "",
                     "RL_ACTION", reassert ? "reassert" : "yield",
                     "MESSAGE", "Kernel regulatory domain set to %s by %s, not by regloc (regloc's: %s); %s",
-                    k->alpha2[0] ? k->alpha2 : "?", k->set_by,
+                    alpha2[0] ? alpha2 : "?", set_by,
                     self->applied != RL_COUNTRY_NONE ? ours : "none", reassert ? "setting ours again" : "yielding");
   if (reassert && self->reassert_id == 0)
     self->reassert_id = g_idle_add (on_reassert, self);
@@ -643,12 +630,7 @@ on_kernel_changed (const RlKernelState *k, gpointer user_data)
   else if (!radios_changed && !setter_news)
     return;
   if (setter_news && set_by[0] && strcmp (set_by, "regloc") != 0)
-    {
-      RlKernelState copy = *k;
-      copy.alpha2 = alpha2;
-      copy.set_by = set_by;
-      daemon_foreign_change (self, &copy);
-    }
+    daemon_foreign_change (self, alpha2, set_by);
   self->kernel_reachable = k->reachable;
   g_free (self->kernel_country);
   self->kernel_country = g_strdup (alpha2);

@@ -20,6 +20,10 @@ typedef struct {
   gboolean steerable;       /* a user hint (regloc's) reaches it: not self-managed */
 } RlRadioInfo;
 
+/* Whether two lists of radios say the same, field by field (never the
+ * structs' bytes: their padding is nobody's). */
+gboolean rl_radio_infos_equal (const RlRadioInfo *a, guint n_a, const RlRadioInfo *b, guint n_b);
+
 /* What the applier knows of the kernel, handed over whole at each change. */
 typedef struct {
   const char *alpha2;       /* the kernel's global domain ("DE", "00", "98", …; "" unknown) */

@@ -135,6 +135,19 @@ rl_applier_parse_wiphy_message (const guint8 *attrs, gsize len, RlWiphyMessage *
   return TRUE;
 }
 
+gboolean
+rl_radio_infos_equal (const RlRadioInfo *a, guint n_a, const RlRadioInfo *b, guint n_b)
+{
+  if (n_a != n_b)
+    return FALSE;
+  for (guint i = 0; i < n_a; i++)
+    if (strcmp (a[i].name, b[i].name) != 0 || strcmp (a[i].driver, b[i].driver) != 0 ||
+        !a[i].self_managed != !b[i].self_managed || strcmp (a[i].country, b[i].country) != 0 ||
+        !a[i].steerable != !b[i].steerable)
+      return FALSE;
+  return TRUE;
+}
+
 static const char *const setter_names[] = {
   [RL_SETTER_UNKNOWN] = "",
   [RL_SETTER_REGLOC] = "regloc",
@@ -253,8 +266,8 @@ refresh_radios (RlApplier *self)
         rl_country_to_string (c, r->info.country);
       g_array_append_val (now, r->info);
     }
-  if (now->len == self->published->len &&
-      (now->len == 0 || memcmp (now->data, self->published->data, now->len * sizeof (RlRadioInfo)) == 0))
+  if (rl_radio_infos_equal ((const RlRadioInfo *) now->data, now->len,
+                            (const RlRadioInfo *) self->published->data, self->published->len))
     return FALSE;
   g_array_set_size (self->published, 0);
   g_array_append_vals (self->published, now->data, now->len);
