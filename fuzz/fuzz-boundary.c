@@ -45,11 +45,9 @@ LLVMFuzzerTestOneInput (const guint8 *data, gsize size)
   if (size >= sizeof (RlBidxHeader))
     {
       RlBidxHeader *h = (RlBidxHeader *) copy;
-      guint32 crc = 0;
 
       h->file_size = size;
-      crc = rl_bidx_crc32 (crc, h, offsetof (RlBidxHeader, checksum));
-      h->checksum = rl_bidx_crc32 (crc, copy + sizeof *h, size - sizeof *h);
+      h->checksum = rl_bidx_checksum (copy, size);
     }
   g_autoptr (GBytes) bytes = g_bytes_new_static (copy, size);
   g_autoptr (RlBoundaryIndex) index = rl_boundary_index_new_from_bytes (bytes, "fuzz.idx", &error);

@@ -37,13 +37,13 @@
  * All integers are little-endian; the reader refuses other hosts. */
 #pragma once
 
-#include <zlib.h>
+#include <xxhash.h>
 
 #include <stdint.h>
 #include <stddef.h>
 
 #define RL_BIDX_MAGIC "RLBNDIDX"
-#define RL_BIDX_VERSION 3u
+#define RL_BIDX_VERSION 4u
 #define RL_BIDX_GRID_DEPTH 8u
 #define RL_BIDX_MAX_DEPTH 24u
 /* Leaf coordinates: the leaf box spans RL_BIDX_QSPAN units starting at
@@ -92,7 +92,8 @@ typedef struct {
   uint32_t leaves_words;
   uint32_t leaves_offset;    /* leaves_words x guint32 */
   char source[64];           /* NUL-terminated name of the source data */
-  uint32_t checksum;         /* CRC-32 of the header up to here and of every byte after the header */
+  uint32_t reserved;         /* 0 (the checksum is 8-aligned) */
+  uint64_t checksum;         /* XXH3-64 of the header up to here and of every byte after the header */
 } RlBidxHeader;
 
 typedef struct {
@@ -100,20 +101,50 @@ typedef struct {
   uint16_t reserved;
 } RlBidxFeature;
 
-/* CRC-32 (IEEE 802.3, reflected, as zlib), bitwise table built on first use. */
-static inline uint32_t
-rl_bidx_crc32 (uint32_t crc, const void *data, size_t len)
+/* The checksum: XXH3-64 (libxxhash) over the header up to its checksum
+ * field, then over the rest of the file.  The reader checks it over the
+ * whole index at every open, so it has to run at memory speed: zlib's
+ * CRC-32 took 13 ms of a 40 ms process start on the 19 MB index, XXH3
+ * about 1 ms.  A caller feeds the parts in file order between begin and
+ * end; NULL from begin: out of memory. */
+static inline XXH3_state_t *
+rl_bidx_sum_begin (const void *header)
 {
-  /* zlib's CRC-32 (the IEEE polynomial), an order of magnitude faster than
-   * a byte table: the check runs over the whole index at every open */
-  const uint8_t *p = data;
+  XXH3_state_t *state = XXH3_createState ();
 
-  while (len > 0)
+  if (state == NULL || XXH3_64bits_reset (state) != XXH_OK ||
+      XXH3_64bits_update (state, header, offsetof (RlBidxHeader, checksum)) != XXH_OK)
     {
-      uInt chunk = len > (1u << 30) ? (1u << 30) : (uInt) len;
-      crc = (uint32_t) crc32 ((uLong) crc, p, chunk);
-      p += chunk;
-      len -= chunk;
+      XXH3_freeState (state);
+      return NULL;
     }
-  return crc;
+  return state;
+}
+
+static inline void
+rl_bidx_sum_add (XXH3_state_t *state, const void *data, size_t len)
+{
+  if (len > 0)
+    XXH3_64bits_update (state, data, len);
+}
+
+static inline uint64_t
+rl_bidx_sum_end (XXH3_state_t *state)
+{
+  uint64_t sum = XXH3_64bits_digest (state);
+
+  XXH3_freeState (state);
+  return sum;
+}
+
+/* The checksum of a whole index in memory (header first). */
+static inline uint64_t
+rl_bidx_checksum (const void *data, size_t size)
+{
+  XXH3_state_t *state = rl_bidx_sum_begin (data);
+
+  if (state == NULL)
+    return 0;
+  rl_bidx_sum_add (state, (const uint8_t *) data + sizeof (RlBidxHeader), size - sizeof (RlBidxHeader));
+  return rl_bidx_sum_end (state);
 }

@@ -104,7 +104,6 @@ validate (RlBoundaryIndex *index, const char *path, GError **error)
   const RlBidxHeader *h = (const RlBidxHeader *) index->data;
   const RlBidxFeature *features;
   guint64 grid_n = (guint64) 1 << (2 * RL_BIDX_GRID_DEPTH);
-  guint32 crc;
 
   if (G_BYTE_ORDER != G_LITTLE_ENDIAN)
     return corrupt (error, path, "only little-endian hosts can read it");
@@ -114,9 +113,7 @@ validate (RlBoundaryIndex *index, const char *path, GError **error)
     return corrupt (error, path, "unsupported version (rebuild the index)");
   if (h->header_size != sizeof (RlBidxHeader) || h->file_size != index->size)
     return corrupt (error, path, "truncated or wrong size");
-  crc = rl_bidx_crc32 (0, h, offsetof (RlBidxHeader, checksum));
-  crc = rl_bidx_crc32 (crc, index->data + sizeof *h, index->size - sizeof *h);
-  if (crc != h->checksum)
+  if (rl_bidx_checksum (index->data, index->size) != h->checksum)
     return corrupt (error, path, "checksum mismatch");
   /* Even with a good checksum, nothing below is trusted without a bound. */
   if (h->grid_depth != RL_BIDX_GRID_DEPTH || h->max_depth < h->grid_depth || h->max_depth > 28 ||

@@ -593,8 +593,7 @@ static void
 reseal (guint8 *data, gsize len)
 {
   RlBidxHeader *h = (RlBidxHeader *) data;
-  guint32 crc = rl_bidx_crc32 (0, h, offsetof (RlBidxHeader, checksum));
-  h->checksum = rl_bidx_crc32 (crc, data + sizeof *h, len - sizeof *h);
+  h->checksum = rl_bidx_checksum (data, len);
 }
 
 static void

@@ -755,11 +755,10 @@ root_status (Pt p, uint8_t *status)
 }
 
 static void
-write_all (FILE *f, const void *p, size_t len, uint32_t *crc)
+write_all (FILE *f, const void *p, size_t len)
 {
   if (len && fwrite (p, 1, len, f) != len)
     fail ("write failed: %s", strerror (errno));
-  *crc = rl_bidx_crc32 (*crc, p, len);
 }
 
 int
@@ -774,7 +773,7 @@ main (int argc, char **argv)
   RlBidxHeader h;
   RlBidxFeature ft[MAX_FEATURES];
   size_t grid_n = (size_t) 1 << (2 * RL_BIDX_GRID_DEPTH);
-  uint32_t crc = 0;
+  XXH3_state_t *sum;
   size_t off;
   char tmp[4096];
 
@@ -834,23 +833,24 @@ main (int argc, char **argv)
     }
 
   /* The checksum covers the header (but itself) and the body. */
-  crc = rl_bidx_crc32 (0, &h, offsetof (RlBidxHeader, checksum));
-  crc = rl_bidx_crc32 (crc, ft, n_feats * sizeof (RlBidxFeature));
-  crc = rl_bidx_crc32 (crc, grid, grid_n * 4);
-  crc = rl_bidx_crc32 (crc, nodes, n_nodes * 16);
-  crc = rl_bidx_crc32 (crc, leaves, n_leaves * 2);
-  h.checksum = crc;
+  sum = rl_bidx_sum_begin (&h);
+  if (sum == NULL)
+    fail ("out of memory");
+  rl_bidx_sum_add (sum, ft, n_feats * sizeof (RlBidxFeature));
+  rl_bidx_sum_add (sum, grid, grid_n * 4);
+  rl_bidx_sum_add (sum, nodes, n_nodes * 16);
+  rl_bidx_sum_add (sum, leaves, n_leaves * 2);
+  h.checksum = rl_bidx_sum_end (sum);
 
   snprintf (tmp, sizeof tmp, "%s.tmp", argv[2]);
   out = fopen (tmp, "wb");
   if (out == NULL)
     fail ("%s: %s", tmp, strerror (errno));
-  crc = 0;
-  write_all (out, &h, sizeof h, &crc);
-  write_all (out, ft, n_feats * sizeof (RlBidxFeature), &crc);
-  write_all (out, grid, grid_n * 4, &crc);
-  write_all (out, nodes, n_nodes * 16, &crc);
-  write_all (out, leaves, n_leaves * 2, &crc);
+  write_all (out, &h, sizeof h);
+  write_all (out, ft, n_feats * sizeof (RlBidxFeature));
+  write_all (out, grid, grid_n * 4);
+  write_all (out, nodes, n_nodes * 16);
+  write_all (out, leaves, n_leaves * 2);
   if (fclose (out) != 0 || rename (tmp, argv[2]) != 0)
     fail ("%s: %s", argv[2], strerror (errno));
   fprintf (stderr, "boundary-gen: %u features, %zu points, %zu nodes, %zu leaf words, %zu bytes\n",
