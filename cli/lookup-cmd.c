@@ -21,7 +21,7 @@
 static void
 usage_hint (void)
 {
-  g_printerr ("Usage: regloc lookup LAT LON [--json] | regloc lookup - [--country-only] [--index FILE]\n");
+  g_printerr ("Usage: regloc lookup LAT LON [--json] | regloc lookup - [--country-only] [--jobs N] [--index FILE]\n");
 }
 
 /* Country names come from tzdata's ISO 3166 table, read when needed. */
@@ -227,6 +227,7 @@ is_sep (char c)
  * and the nodes above it, and in input order nearly each of those reads is
  * a cache miss.  The answers are then written in input order. */
 #define BATCH_LINES 65536u
+#define RL_LOOKUP_MAX_JOBS 64u
 
 typedef enum {
   LINE_POINT,
@@ -245,21 +246,26 @@ static const char *const line_errors[] = {
 typedef struct {
   const RlBoundaryIndex *index;
   gboolean country_only;
+  guint jobs;               /* threads for the lookups */
   guint n;                  /* lines in the batch */
   guint8 *kind;             /* LineKind */
   double *lat, *lon;
   double *sorted;           /* lat, lon in lookup order */
   guint32 *key, *order, *tmp_key, *tmp_order;
-  RlCountry *country;
+  RlCountry *s_country;     /* answers in lookup order */
+  double *s_border_m;
+  gboolean *s_ok;
+  RlCountry *country;       /* answers in input order */
   double *border_m;
   gboolean *failed;
 } Batch;
 
 static void
-batch_init (Batch *b, const RlBoundaryIndex *index, gboolean country_only)
+batch_init (Batch *b, const RlBoundaryIndex *index, gboolean country_only, guint jobs)
 {
   b->index = index;
   b->country_only = country_only;
+  b->jobs = jobs;
   b->n = 0;
   b->kind = g_new (guint8, BATCH_LINES);
   b->lat = g_new (double, BATCH_LINES);
@@ -269,6 +275,9 @@ batch_init (Batch *b, const RlBoundaryIndex *index, gboolean country_only)
   b->order = g_new (guint32, BATCH_LINES);
   b->tmp_key = g_new (guint32, BATCH_LINES);
   b->tmp_order = g_new (guint32, BATCH_LINES);
+  b->s_country = g_new (RlCountry, BATCH_LINES);
+  b->s_border_m = g_new (double, BATCH_LINES);
+  b->s_ok = g_new (gboolean, BATCH_LINES);
   b->country = g_new (RlCountry, BATCH_LINES);
   b->border_m = g_new (double, BATCH_LINES);
   b->failed = g_new (gboolean, BATCH_LINES);
@@ -285,6 +294,9 @@ batch_clear (Batch *b)
   g_free (b->order);
   g_free (b->tmp_key);
   g_free (b->tmp_order);
+  g_free (b->s_country);
+  g_free (b->s_border_m);
+  g_free (b->s_ok);
   g_free (b->country);
   g_free (b->border_m);
   g_free (b->failed);
@@ -395,6 +407,41 @@ batch_sort (Batch *b)
   return m;
 }
 
+/* One thread's share of a batch: a run of points in lookup order. */
+typedef struct {
+  Batch *b;
+  guint from, to;
+} Share;
+
+static gpointer
+share_run (gpointer data)
+{
+  Share *sh = data;
+  Batch *b = sh->b;
+
+  rl_boundary_lookup_many (b->index, sh->to - sh->from, b->sorted + 2 * (gsize) sh->from, b->s_country + sh->from,
+                           b->country_only ? NULL : b->s_border_m + sh->from, b->s_ok + sh->from);
+  return NULL;
+}
+
+/* The m sorted points, cut into b->jobs runs of neighbouring points (each
+ * run reads its own part of the index), looked up side by side. */
+static void
+batch_lookup (Batch *b, guint m)
+{
+  guint jobs = MIN (b->jobs, MAX (m / 1024u, 1u));
+  Share shares[RL_LOOKUP_MAX_JOBS];
+  GThread *threads[RL_LOOKUP_MAX_JOBS];
+
+  for (guint t = 0; t < jobs; t++)
+    shares[t] = (Share) { b, (guint) ((guint64) m * t / jobs), (guint) ((guint64) m * (t + 1) / jobs) };
+  for (guint t = 1; t < jobs; t++)
+    threads[t] = g_thread_new ("lookup", share_run, &shares[t]);
+  share_run (&shares[0]);
+  for (guint t = 1; t < jobs; t++)
+    g_thread_join (threads[t]);
+}
+
 /* Looks up the batch's points in quadtree order, then appends the answers
  * in input order. */
 static void
@@ -409,18 +456,14 @@ batch_run (Batch *b, GString *out)
       b->sorted[2 * j] = b->lat[b->order[j]];
       b->sorted[2 * j + 1] = b->lon[b->order[j]];
     }
+  batch_lookup (b, m);
   for (guint j = 0; j < m; j++)
     {
       guint i = b->order[j];
-      if (b->country_only)
-        b->failed[i] = !rl_boundary_lookup_country (b->index, b->sorted[2 * j], b->sorted[2 * j + 1], &b->country[i]);
-      else
-        {
-          RlBoundaryResult r;
-          b->failed[i] = !rl_boundary_lookup_distance (b->index, b->sorted[2 * j], b->sorted[2 * j + 1], &r);
-          b->country[i] = r.country;
-          b->border_m[i] = r.border_m;
-        }
+      b->failed[i] = !b->s_ok[j];
+      b->country[i] = b->s_country[j];
+      if (!b->country_only)
+        b->border_m[i] = b->s_border_m[j];
     }
   for (guint i = 0; i < b->n; i++)
     {
@@ -473,7 +516,7 @@ batch_flush (Batch *b, GString *out)
 }
 
 static int
-bulk (const RlBoundaryIndex *index, gboolean country_only)
+bulk (const RlBoundaryIndex *index, gboolean country_only, guint jobs)
 {
   g_autoptr(GString) out = g_string_sized_new (1 << 17);
   gsize cap = 1 << 20, have = 0;
@@ -481,7 +524,7 @@ bulk (const RlBoundaryIndex *index, gboolean country_only)
   gboolean eof = FALSE, ok = TRUE;
   Batch b;
 
-  batch_init (&b, index, country_only);
+  batch_init (&b, index, country_only, jobs);
   while (!eof)
     {
       ssize_t got = read (STDIN_FILENO, buf + have, cap - have);
@@ -532,6 +575,7 @@ rl_cmd_lookup (int argc, char **argv)
   const char *index_path = NULL;
   guint n_positional = 0;
   gboolean json = FALSE, from_stdin = FALSE, country_only = FALSE;
+  guint jobs = 0;
   double lat = 0, lon = 0;
   RlBoundaryResult r;
 
@@ -544,13 +588,25 @@ rl_cmd_lookup (int argc, char **argv)
         country_only = TRUE;
       else if (strcmp (argv[i], "--index") == 0 && i + 1 < argc)
         index_path = argv[++i];
+      else if ((strcmp (argv[i], "--jobs") == 0 || strcmp (argv[i], "-j") == 0) && i + 1 < argc)
+        {
+          guint64 v;
+          if (!g_ascii_string_to_unsigned (argv[++i], 10, 1, RL_LOOKUP_MAX_JOBS, &v, NULL))
+            {
+              g_printerr ("regloc lookup: error: --jobs '%s' is not a number in [1, %u]\n", argv[i],
+                          RL_LOOKUP_MAX_JOBS);
+              return RL_EXIT_USAGE;
+            }
+          jobs = (guint) v;
+        }
       else if (strcmp (argv[i], "-h") == 0 || strcmp (argv[i], "--help") == 0)
         {
           usage_hint ();
           g_print ("Prints the country at a point (ISO 3166-1 alpha-2, \"--\" at sea) and the\n"
                    "distance in metres to the nearest border (exact below %.0f m).\n"
                    "With \"-\", reads LAT LON lines from stdin and prints CC<TAB>DISTANCE_M\n"
-                   "(CC alone with --country-only).\n",
+                   "(CC alone with --country-only), the points looked up by --jobs threads\n"
+                   "(default: one per core).\n",
                    RL_BOUNDARY_EXACT_M);
           return RL_EXIT_OK;
         }
@@ -595,7 +651,7 @@ rl_cmd_lookup (int argc, char **argv)
       return RL_EXIT_FAILURE;
     }
   if (from_stdin)
-    return bulk (index, country_only);
+    return bulk (index, country_only, jobs > 0 ? jobs : MIN ((guint) g_get_num_processors (), RL_LOOKUP_MAX_JOBS));
   if (!rl_boundary_lookup (index, lat, lon, &r))
     {
       g_printerr ("regloc lookup: error: lookup failed (corrupt index)\n");

@@ -380,63 +380,95 @@ typedef struct {
 
 G_STATIC_ASSERT (PATH_MAX_NODES >= 28 - RL_BIDX_GRID_DEPTH);
 
-/* Walks down to the uniform entry or leaf holding (x, y); path (or NULL)
- * gets the nodes on the way. */
-static inline gboolean
-find_entry_path (const RlBoundaryIndex *index, double x, double y, guint32 *entry_out, Box *box_out, Path *path)
+/* One walk down the tree, from the grid cell to the uniform entry or leaf
+ * holding (x, y).  find_entry_path () takes it to the end at once; the
+ * bulk lookup (rl_boundary_lookup_many ()) steps several walks in turn so
+ * that their cache misses overlap. */
+typedef struct {
+  double x, y;
+  guint32 entry;
+  Box box;
+  guint depth;
+  Path *path;   /* or NULL */
+} Walk;
+
+static inline void
+walk_start (Walk *w, const RlBoundaryIndex *index, double x, double y, Path *path)
 {
   guint32 n = 1u << RL_BIDX_GRID_DEPTH;
   guint32 ix = grid_cell (x, -180.0, 360.0, n), iy = grid_cell (y, -90.0, 180.0, n);
-  guint32 entry = index->grid[(gsize) iy * n + ix];
-  Box box = grid_box (ix, iy);
 
+  w->x = x;
+  w->y = y;
+  w->entry = index->grid[(gsize) iy * n + ix];
+  w->box = grid_box (ix, iy);
+  w->depth = RL_BIDX_GRID_DEPTH;
+  w->path = path;
   if (path != NULL)
     {
       path->n = 0;
       path->grid_ix = ix;
       path->grid_iy = iy;
     }
-  for (guint depth = RL_BIDX_GRID_DEPTH; RL_BIDX_ENTRY_TYPE (entry) == RL_BIDX_TYPE_NODE; depth++)
-    {
-      guint32 node = RL_BIDX_ENTRY_VALUE (entry);
-      double cx = (box.x0 + box.x1) / 2, cy = (box.y0 + box.y1) / 2;
-      guint c = (x >= cx ? 1 : 0) | (y >= cy ? 2 : 0);
+}
 
-      if (depth >= index->max_depth || node >= index->n_nodes)
-        return FALSE;
-      if (path != NULL)
-        {
-          path->node[path->n] = node;
-          path->child[path->n] = (guint8) c;
-          path->box[path->n] = box;
-          path->n++;
-        }
-      entry = index->nodes[(gsize) node * 4 + c];
-      if (c & 1)
-        box.x0 = cx;
-      else
-        box.x1 = cx;
-      if (c & 2)
-        box.y0 = cy;
-      else
-        box.y1 = cy;
+static inline gboolean
+walk_done (const Walk *w)
+{
+  return RL_BIDX_ENTRY_TYPE (w->entry) != RL_BIDX_TYPE_NODE;
+}
+
+/* One level down; FALSE when the index is corrupt. */
+static inline gboolean
+walk_step (Walk *w, const RlBoundaryIndex *index)
+{
+  guint32 node = RL_BIDX_ENTRY_VALUE (w->entry);
+  double cx = (w->box.x0 + w->box.x1) / 2, cy = (w->box.y0 + w->box.y1) / 2;
+  guint c = (w->x >= cx ? 1 : 0) | (w->y >= cy ? 2 : 0);
+
+  if (w->depth >= index->max_depth || node >= index->n_nodes)
+    return FALSE;
+  if (w->path != NULL)
+    {
+      Path *path = w->path;
+      path->node[path->n] = node;
+      path->child[path->n] = (guint8) c;
+      path->box[path->n] = w->box;
+      path->n++;
     }
-  *entry_out = entry;
-  *box_out = box;
+  w->entry = index->nodes[(gsize) node * 4 + c];
+  if (c & 1)
+    w->box.x0 = cx;
+  else
+    w->box.x1 = cx;
+  if (c & 2)
+    w->box.y0 = cy;
+  else
+    w->box.y1 = cy;
+  w->depth++;
   return TRUE;
 }
 
-static gboolean
-label_at_path (const RlBoundaryIndex *index, double x, double y, guint16 *label, guint32 *entry_out, Box *box_out,
-               Path *path)
+/* Walks down to the uniform entry or leaf holding (x, y); path (or NULL)
+ * gets the nodes on the way. */
+static inline gboolean
+find_entry_path (const RlBoundaryIndex *index, double x, double y, guint32 *entry_out, Box *box_out, Path *path)
 {
-  guint32 entry;
-  Box box;
+  Walk w;
 
-  if (!find_entry_path (index, x, y, &entry, &box, path))
-    return FALSE;
-  *entry_out = entry;
-  *box_out = box;
+  walk_start (&w, index, x, y, path);
+  while (!walk_done (&w))
+    if (!walk_step (&w, index))
+      return FALSE;
+  *entry_out = w.entry;
+  *box_out = w.box;
+  return TRUE;
+}
+
+/* The label of (x, y) in the entry find_entry_path () reached. */
+static inline gboolean
+entry_label (const RlBoundaryIndex *index, guint32 entry, const Box *box, double x, double y, guint16 *label)
+{
   switch (RL_BIDX_ENTRY_TYPE (entry))
     {
     case RL_BIDX_TYPE_UNIFORM:
@@ -445,7 +477,7 @@ label_at_path (const RlBoundaryIndex *index, double x, double y, guint16 *label,
     case RL_BIDX_TYPE_LEAF:
       if (RL_BIDX_ENTRY_VALUE (entry) >= index->leaves_words)
         return FALSE;
-      return leaf_label (index, RL_BIDX_ENTRY_VALUE (entry), &box, x, y, label);
+      return leaf_label (index, RL_BIDX_ENTRY_VALUE (entry), box, x, y, label);
     default:
       return FALSE;
     }
@@ -454,7 +486,9 @@ label_at_path (const RlBoundaryIndex *index, double x, double y, guint16 *label,
 static gboolean
 label_at_full (const RlBoundaryIndex *index, double x, double y, guint16 *label, guint32 *entry_out, Box *box_out)
 {
-  return label_at_path (index, x, y, label, entry_out, box_out, NULL);
+  if (!find_entry_path (index, x, y, entry_out, box_out, NULL))
+    return FALSE;
+  return entry_label (index, *entry_out, box_out, x, y, label);
 }
 
 static gboolean
@@ -926,7 +960,7 @@ flagged_far (const RlBoundaryIndex *index, guint32 entry, const Box *box, double
       guint col = MIN ((guint) ((lon - box->x0) / (box->x1 - box->x0) * RL_BIDX_LEAF_PART_COLS), RL_BIDX_LEAF_PART_COLS - 1);
       guint row = MIN ((guint) ((lat - box->y0) / (box->y1 - box->y0) * RL_BIDX_LEAF_PART_ROWS), RL_BIDX_LEAF_PART_ROWS - 1);
       guint bit = 1u << (row * RL_BIDX_LEAF_PART_COLS + col);
-      /* label_at_full () checked the leaf's header is in bounds. */
+      /* entry_label () checked the leaf's header is in bounds. */
       const guint16 *head = (const guint16 *) (index->leaves + RL_BIDX_ENTRY_VALUE (entry));
 
       if (head[RL_BIDX_LEAF_FAR] & bit)
@@ -1009,30 +1043,57 @@ country_near_edge (const RlBoundaryIndex *index, double lat, double lon, guint32
   return TRUE;
 }
 
-gboolean
-rl_boundary_lookup_country (const RlBoundaryIndex *index, double lat, double lon, RlCountry *country)
+/* A point in range, and its longitude as the lookups use it: the data
+ * splits features at the antimeridian, so a point exactly on it belongs to
+ * the feature beside it, not to the seam between two halves. */
+static inline gboolean
+point_prepare (double lat, double *lon)
+{
+  if (!(lat >= -90.0 && lat <= 90.0 && *lon >= -180.0 && *lon <= 180.0))
+    return FALSE;
+  *lon = CLAMP (*lon, -180.0 + ANTIMERIDIAN_NUDGE, 180.0 - ANTIMERIDIAN_NUDGE);
+  return TRUE;
+}
+
+/* rl_boundary_lookup_country () once the walk reached (lon, lat)'s entry. */
+static gboolean
+country_at (const RlBoundaryIndex *index, double lat, double lon, guint32 entry, const Box *box, RlCountry *country)
 {
   guint16 label;
-  guint32 entry;
-  Box box;
   gboolean own_only;
 
-  g_return_val_if_fail (index != NULL, FALSE);
-  g_return_val_if_fail (country != NULL, FALSE);
   *country = RL_COUNTRY_NONE;
-  if (!(lat >= -90.0 && lat <= 90.0 && lon >= -180.0 && lon <= 180.0))
-    return FALSE;
-  /* As in rl_boundary_lookup (): a point on the antimeridian belongs to the
-   * feature beside it. */
-  lon = CLAMP (lon, -180.0 + ANTIMERIDIAN_NUDGE, 180.0 - ANTIMERIDIAN_NUDGE);
-  if (!label_at_full (index, lon, lat, &label, &entry, &box))
+  if (!entry_label (index, entry, box, lon, lat, &label))
     return FALSE;
   *country = label_country (index, label);
   /* Outside every country but near an edge: maybe a gap of the source,
    * which the full lookup tells (rare: the edges of the waters, gaps). */
-  if (label == RL_BIDX_LABEL_NONE && !flagged_far (index, entry, &box, lon, lat, &own_only))
-    return country_near_edge (index, lat, lon, entry, &box, own_only, country);
+  if (label == RL_BIDX_LABEL_NONE && !flagged_far (index, entry, box, lon, lat, &own_only))
+    return country_near_edge (index, lat, lon, entry, box, own_only, country);
   return TRUE;
+}
+
+gboolean
+rl_boundary_lookup_country (const RlBoundaryIndex *index, double lat, double lon, RlCountry *country)
+{
+  guint32 entry;
+  Box box;
+
+  g_return_val_if_fail (index != NULL, FALSE);
+  g_return_val_if_fail (country != NULL, FALSE);
+  *country = RL_COUNTRY_NONE;
+  if (!point_prepare (lat, &lon) || !find_entry_path (index, lon, lat, &entry, &box, NULL))
+    return FALSE;
+  return country_at (index, lat, lon, entry, &box, country);
+}
+
+static inline void
+result_clear (RlBoundaryResult *out)
+{
+  out->country = RL_COUNTRY_NONE;
+  out->neighbour = RL_COUNTRY_NONE;
+  out->border_m = 0;
+  out->border_area = FALSE;
 }
 
 /* LOOKUP_SHORTCUTS: use the generator's flags and the own-leaf bound to
@@ -1041,30 +1102,18 @@ rl_boundary_lookup_country (const RlBoundaryIndex *index, double lat, double lon
  * looked for (the country, the distance and border_area do not depend on
  * it). */
 static gboolean
-lookup (const RlBoundaryIndex *index, double lat, double lon, RlBoundaryResult *out, LookupFlags flags)
+lookup_at (const RlBoundaryIndex *index, double lat, double lon, guint32 entry, Box box, const Path *path,
+           RlBoundaryResult *out, LookupFlags flags)
 {
   gboolean shortcuts = (flags & LOOKUP_SHORTCUTS) != 0;
   guint16 label;
-  guint32 entry;
-  Box box;
   RlCountry country;
   Near nr;
-  Path path;
   gboolean own_only = FALSE;
   double own_reach_m = -1;
 
-  g_return_val_if_fail (index != NULL, FALSE);
-  g_return_val_if_fail (out != NULL, FALSE);
-  out->country = RL_COUNTRY_NONE;
-  out->neighbour = RL_COUNTRY_NONE;
-  out->border_m = 0;
-  out->border_area = FALSE;
-  if (!(lat >= -90.0 && lat <= 90.0 && lon >= -180.0 && lon <= 180.0))
-    return FALSE;
-  /* The data splits features at the antimeridian: a point exactly on it
-   * belongs to the feature beside it, not to the seam between two halves. */
-  lon = CLAMP (lon, -180.0 + ANTIMERIDIAN_NUDGE, 180.0 - ANTIMERIDIAN_NUDGE);
-  if (!label_at_path (index, lon, lat, &label, &entry, &box, &path))
+  result_clear (out);
+  if (!entry_label (index, entry, &box, lon, lat, &label))
     return FALSE;
   country = label_country (index, label);
   out->country = country;
@@ -1106,7 +1155,7 @@ lookup (const RlBoundaryIndex *index, double lat, double lon, RlBoundaryResult *
           /* without the shortcuts, the plain search from the grid down
            * (the tests check the two find the same) */
           if (shortcuts)
-            near_search_up (&nr, &path);
+            near_search_up (&nr, path);
           else
             near_search (&nr);
         }
@@ -1145,6 +1194,22 @@ lookup (const RlBoundaryIndex *index, double lat, double lon, RlBoundaryResult *
   return TRUE;
 }
 
+/* The walk down the tree, then lookup_at () (the comment above). */
+static gboolean
+lookup (const RlBoundaryIndex *index, double lat, double lon, RlBoundaryResult *out, LookupFlags flags)
+{
+  guint32 entry;
+  Box box;
+  Path path;
+
+  g_return_val_if_fail (index != NULL, FALSE);
+  g_return_val_if_fail (out != NULL, FALSE);
+  result_clear (out);
+  if (!point_prepare (lat, &lon) || !find_entry_path (index, lon, lat, &entry, &box, &path))
+    return FALSE;
+  return lookup_at (index, lat, lon, entry, box, &path, out, flags);
+}
+
 gboolean
 rl_boundary_lookup (const RlBoundaryIndex *index, double lat, double lon, RlBoundaryResult *out)
 {
@@ -1158,6 +1223,81 @@ rl_boundary_lookup_distance (const RlBoundaryIndex *index, double lat, double lo
     return FALSE;
   out->neighbour = RL_COUNTRY_NONE;
   return TRUE;
+}
+
+/* Walks in flight at once in rl_boundary_lookup_many (): enough to keep
+ * the memory busy, few enough that their paths stay in the L1 cache. */
+#define MANY_GROUP 8
+
+/* The walks of a group of points, stepped in turn: each step's load of a
+ * node is independent of the other walks', so their cache misses overlap
+ * instead of coming one after the other. */
+static void
+walk_group (const RlBoundaryIndex *index, Walk *w, gboolean *live, guint n)
+{
+  gboolean more = TRUE;
+
+  while (more)
+    {
+      more = FALSE;
+      for (guint k = 0; k < n; k++)
+        if (live[k] && !walk_done (&w[k]))
+          {
+            live[k] = walk_step (&w[k], index);
+            more = TRUE;
+          }
+    }
+  for (guint k = 0; k < n; k++)
+    if (live[k] && RL_BIDX_ENTRY_TYPE (w[k].entry) == RL_BIDX_TYPE_LEAF &&
+        RL_BIDX_ENTRY_VALUE (w[k].entry) < index->leaves_words)
+      __builtin_prefetch (index->leaves + RL_BIDX_ENTRY_VALUE (w[k].entry));
+}
+
+void
+rl_boundary_lookup_many (const RlBoundaryIndex *index, gsize n, const double *latlon, RlCountry *country,
+                         double *border_m, gboolean *ok)
+{
+  g_return_if_fail (index != NULL);
+  g_return_if_fail (n == 0 || (latlon != NULL && country != NULL && ok != NULL));
+
+  for (gsize i0 = 0; i0 < n; i0 += MANY_GROUP)
+    {
+      guint g = (guint) MIN ((gsize) MANY_GROUP, n - i0);
+      Walk w[MANY_GROUP];
+      Path path[MANY_GROUP];
+      gboolean live[MANY_GROUP];
+
+      for (guint k = 0; k < g; k++)
+        {
+          double lat = latlon[2 * (i0 + k)], lon = latlon[2 * (i0 + k) + 1];
+          live[k] = point_prepare (lat, &lon);
+          if (live[k])
+            walk_start (&w[k], index, lon, lat, border_m != NULL ? &path[k] : NULL);
+        }
+      walk_group (index, w, live, g);
+      for (guint k = 0; k < g; k++)
+        {
+          gsize i = i0 + k;
+          double lat = latlon[2 * i];
+
+          if (!live[k])
+            {
+              ok[i] = FALSE;
+              country[i] = RL_COUNTRY_NONE;
+              if (border_m != NULL)
+                border_m[i] = 0;
+            }
+          else if (border_m == NULL)
+            ok[i] = country_at (index, lat, w[k].x, w[k].entry, &w[k].box, &country[i]);
+          else
+            {
+              RlBoundaryResult r;
+              ok[i] = lookup_at (index, lat, w[k].x, w[k].entry, w[k].box, &path[k], &r, LOOKUP_SHORTCUTS);
+              country[i] = r.country;
+              border_m[i] = r.border_m;
+            }
+        }
+    }
 }
 
 gboolean

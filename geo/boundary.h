@@ -63,6 +63,16 @@ gboolean rl_boundary_lookup_distance (const RlBoundaryIndex *index, double lat, 
  * distance.  FALSE as for rl_boundary_lookup. */
 gboolean rl_boundary_lookup_country (const RlBoundaryIndex *index, double lat, double lon, RlCountry *country);
 
+/* Many points at once (lat and lon interleaved in @latlon): for each,
+ * ok[i], country[i] and border_m[i] are what rl_boundary_lookup_distance ()
+ * returns and gives as country and border_m (border_m NULL: what
+ * rl_boundary_lookup_country () gives, without the distance search).
+ * Faster than one call a point when consecutive points lie near each
+ * other (sorted along the index's quadtree): the walks down the tree of
+ * several points are interleaved so that their cache misses overlap. */
+void rl_boundary_lookup_many (const RlBoundaryIndex *index, gsize n, const double *latlon, RlCountry *country,
+                              double *border_m, gboolean *ok);
+
 /* One chain of border edges as the index stores it: @n_points points, lon
  * and lat interleaved in @lonlat, on the border of @country's feature
  * (chains are clipped to the index's leaves, so a border comes in pieces,

@@ -561,6 +561,102 @@ test_shortcuts (void)
   g_assert_cmpuint (searched_near, >, 20000);
 }
 
+/* ---- many points at once ---------------------------------------------- */
+
+/* rl_boundary_lookup_many () against one call a point on @n points
+ * (lat, lon interleaved): the same ok, country and (with distances)
+ * border_m for each.  Returns how many it refused. */
+static guint
+check_many (const RlBoundaryIndex *idx, const double *latlon, gsize n)
+{
+  g_autofree RlCountry *country = g_new (RlCountry, n);
+  g_autofree double *border_m = g_new (double, n);
+  g_autofree gboolean *ok = g_new (gboolean, n);
+  guint refused = 0;
+
+  rl_boundary_lookup_many (idx, n, latlon, country, NULL, ok);
+  for (gsize i = 0; i < n; i++)
+    {
+      RlCountry c;
+      gboolean one = rl_boundary_lookup_country (idx, latlon[2 * i], latlon[2 * i + 1], &c);
+      if (one != ok[i] || (one && c != country[i]))
+        g_error ("%.9f %.9f: country %s/%u alone, %s/%u among many", latlon[2 * i], latlon[2 * i + 1],
+                 one ? "ok" : "refused", c, ok[i] ? "ok" : "refused", country[i]);
+      refused += !one;
+    }
+  rl_boundary_lookup_many (idx, n, latlon, country, border_m, ok);
+  for (gsize i = 0; i < n; i++)
+    {
+      RlBoundaryResult r;
+      gboolean one = rl_boundary_lookup_distance (idx, latlon[2 * i], latlon[2 * i + 1], &r);
+      if (one != ok[i] || (one && (r.country != country[i] || r.border_m != border_m[i])))
+        g_error ("%.9f %.9f: %s %u %.17g m alone, %s %u %.17g m among many", latlon[2 * i], latlon[2 * i + 1],
+                 one ? "ok" : "refused", r.country, r.border_m, ok[i] ? "ok" : "refused", country[i], border_m[i]);
+    }
+  return refused;
+}
+
+static guint32
+z_key (const double *p)
+{
+  guint32 x = (guint32) CLAMP ((p[1] + 180.0) / 360.0 * 65535.0, 0, 65535);
+  guint32 y = (guint32) CLAMP ((p[0] + 90.0) / 180.0 * 65535.0, 0, 65535);
+  guint32 k = 0;
+
+  for (guint b = 0; b < 16; b++)
+    k |= ((x >> b) & 1u) << (2 * b) | ((y >> b) & 1u) << (2 * b + 1);
+  return k;
+}
+
+static int
+compare_z (const void *a, const void *b)
+{
+  guint32 ka = z_key (a), kb = z_key (b);
+  return ka < kb ? -1 : ka > kb;
+}
+
+/* The bulk lookup interleaves the walks of eight points: each answer must
+ * be the one-point lookup's, whatever the points around it (out of range,
+ * NaN, the antimeridian and the poles among them, a count that is no
+ * multiple of eight, in input order and in the quadtree's). */
+static void
+test_many (void)
+{
+  static const double odd[][2] = { { 91, 0 }, { 0, 181 }, { -90, -180 }, { 90, 180 }, { 0, 180 }, { 0, -180 },
+                                   { NAN, 0 }, { 0, NAN }, { -90.5, 10 }, { 47.5596, 7.5886 } };
+  const gsize n = 100003;
+  g_autofree double *latlon = g_new (double, 2 * n);
+  g_autoptr(GRand) rand = g_rand_new_with_seed (8);
+
+  for (gsize i = 0; i < n; i++)
+    {
+      if (i % 97 == 0)
+        {
+          latlon[2 * i] = odd[(i / 97) % G_N_ELEMENTS (odd)][0];
+          latlon[2 * i + 1] = odd[(i / 97) % G_N_ELEMENTS (odd)][1];
+        }
+      else if (i % 2)   /* the Rhine and the Alps: many borders */
+        {
+          latlon[2 * i] = g_rand_double_range (rand, 45.5, 49.5);
+          latlon[2 * i + 1] = g_rand_double_range (rand, 5.5, 11.0);
+        }
+      else
+        {
+          latlon[2 * i] = asin (g_rand_double_range (rand, -1, 1)) * 180 / G_PI;
+          latlon[2 * i + 1] = g_rand_double_range (rand, -180, 180);
+        }
+    }
+  g_assert_cmpuint (check_many (index_, latlon, n), >, 0);
+  /* neighbours in the index's order (a point and the next share nodes) */
+  {
+    g_autofree double *sorted = g_memdup2 (latlon, 2 * n * sizeof (double));
+    qsort (sorted, n, 2 * sizeof (double), compare_z);
+    check_many (index_, sorted, n);
+  }
+  check_many (index_, latlon, 0);
+  check_many (index_, latlon, 5);
+}
+
 /* ---- corrupt indexes -------------------------------------------------- */
 
 static GBytes *
@@ -710,6 +806,16 @@ test_corrupt_leaves (void)
         if (!rl_boundary_lookup_distance (idx, lat, lon, &r))
           refused_distance++;
       }
+    /* the bulk lookup refuses the same points */
+    {
+      g_autofree double *latlon = g_new (double, 2 * 20000);
+      for (guint k = 0; k < 2 * 20000; k += 2)
+        {
+          latlon[k] = g_rand_double_range (rand, -90, 90);
+          latlon[k + 1] = g_rand_double_range (rand, -180, 180);
+        }
+      check_many (idx, latlon, 20000);
+    }
     /* the maps read the leaves with the same reader: they refuse too */
     g_assert_false (rl_boundary_foreach_chain (idx, -90, -180, 90, 180, count_chain, &chains));
     g_unlink (path);
@@ -896,6 +1002,7 @@ main (int argc, char **argv)
   g_test_add_func ("/boundary/gaps", test_gaps);
   g_test_add_func ("/boundary/round-trip", test_round_trip);
   g_test_add_func ("/boundary/shortcuts", test_shortcuts);
+  g_test_add_func ("/boundary/many", test_many);
   g_test_add_func ("/boundary/corrupt", test_corrupt);
   g_test_add_func ("/boundary/corrupt-leaves", test_corrupt_leaves);
   g_test_add_func ("/boundary/from-bytes", test_from_bytes);

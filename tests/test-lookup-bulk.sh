@@ -2,7 +2,8 @@
 # regloc lookup - (hand-written number parser and formatter) against the
 # one-point lookup (g_ascii_strtod, printf): the same countries and
 # distances for plain, signed, long and odd numbers; the same errors for bad
-# lines; --country-only gives the first column alone.
+# lines; --country-only gives the first column alone; --jobs changes no
+# answer.
 # Usage: test-lookup-bulk.sh REGLOC
 set -eu
 regloc=$1
@@ -92,6 +93,19 @@ cmp -s "$tmp/many.out" "$tmp/many.rev" || fail "reversed input: other answers"
 cut -f1 "$tmp/many.out" > "$tmp/many.out.cc"
 cut -f1 "$tmp/many.co" | cmp -s - "$tmp/many.out.cc" || fail "--country-only: other countries than with the distance"
 [ "$(wc -l < "$tmp/many.out")" = "$(grep -vc '^\(#.*\)\?$' "$tmp/many")" ] || fail "one answer per point line"
+# The lookups of a batch split between threads: any number gives the same
+# answers; a bad number is refused before anything is read.
+for j in 1 3; do
+  "$regloc" lookup - --jobs "$j" < "$tmp/many" | cmp -s - "$tmp/many.out" || fail "--jobs $j: other answers"
+  "$regloc" lookup - --country-only -j "$j" < "$tmp/many" | cmp -s - "$tmp/many.co" || fail "--country-only -j $j: other answers"
+done
+for bad in 0 65 x -1 ''; do
+  if "$regloc" lookup - --jobs "$bad" < "$tmp/points" > "$tmp/bad.out" 2> "$tmp/bad.err"; then
+    fail "--jobs '$bad' accepted"
+  fi
+  grep -q "is not a number in \[1, 64\]" "$tmp/bad.err" || fail "--jobs '$bad': $(cat "$tmp/bad.err")"
+  [ ! -s "$tmp/bad.out" ] || fail "--jobs '$bad': answers written"
+done
 for n in 1 17 65535 65536 65537 65538 99999 149999; do
   line=$(grep -v '^\(#.*\)\?$' "$tmp/many" | sed -n "${n}p")
   got=$(sed -n "${n}p" "$tmp/many.out")

@@ -67,7 +67,7 @@ _regloc ()
                 return
             fi
             opts='--session-bus' ;;
-        lookup) opts='--json --index --country-only' ;;
+        lookup) opts='--json --index --country-only --jobs' ;;
         rules) opts='--json --regdb --config --session-bus' ;;
         *) return ;;
     esac
