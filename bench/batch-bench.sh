@@ -16,9 +16,8 @@ mkdir -p "$dir"
 for i in $(seq -w "$copies"); do cp "$here/../data/samples/trip-de-fr.nmea" "$dir/trip-$i.nmea"; done
 export REGLOC_BOUNDARY_INDEX="$build/data/boundaries.idx"
 run() {  # JOBS [DIR]: wall cpu rss_kB
-  /usr/bin/time -f "%e %U %S %M" -o "$here/out/time.tmp" "$build/cli/regloc" replay --batch --jobs "$1" "${2:-$dir}" \
-    > "$here/out/batch-$1.jsonl" 2>/dev/null
-  awk '{ printf "%.3f %.3f %d", $1, $2 + $3, $4 }' "$here/out/time.tmp"
+  python3 "$here/run-timed.py" - "$here/out/batch-$1.jsonl" "$build/cli/regloc" replay --batch --jobs "$1" "${2:-$dir}" \
+    2>/dev/null | awk '{ printf "%.3f %.3f %d", $1, $2, $3 }'
 }
 echo "load before: $(cut -d' ' -f1-3 /proc/loadavg); $(nproc) cores"
 : > "$here/out/batch-rounds.txt"

@@ -16,11 +16,12 @@ mkdir -p "$out"
 pts=$out/border-5km.points
 [ -s "$pts" ] || python3 "$here/make-border-points.py" "$build/data/boundaries.geo.json" "$pts" 350000
 export REGLOC_BOUNDARY_INDEX="$build/data/boundaries.idx"
-# wall and CPU (user + system) seconds and peak RSS (kB) of one run: the
-# machine may be shared, and CPU time is what a loaded machine distorts least
+# wall and CPU (user + system) seconds and peak RSS (kB) of one run
+# (run-timed.py: to the millisecond, where /usr/bin/time rounds to 10 ms):
+# the machine may be shared, and CPU time is what a loaded machine
+# distorts least
 run() {
-  /usr/bin/time -f "%e %U %S %M" -o "$out/time.tmp" "$@" < "$pts" > "$out/answers.tmp"
-  awk '{ printf "%.3f %.3f %d", $1, $2 + $3, $4 }' "$out/time.tmp"
+  python3 "$here/run-timed.py" "$pts" "$out/answers.tmp" "$@" | awk '{ printf "%.3f %.3f %d", $1, $2, $3 }'
 }
 median() { sort -g | awk '{ v[NR] = $1 } END { printf "%s (%s-%s)", v[int((NR + 1) / 2)], v[1], v[NR] }'; }
 : > "$out/rounds.txt"

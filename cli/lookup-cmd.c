@@ -246,7 +246,6 @@ static const char *const line_errors[] = {
 typedef struct {
   const RlBoundaryIndex *index;
   gboolean country_only;
-  guint jobs;               /* threads for the lookups */
   guint n;                  /* lines in the batch */
   guint8 *kind;             /* LineKind */
   double *lat, *lon;
@@ -261,11 +260,10 @@ typedef struct {
 } Batch;
 
 static void
-batch_init (Batch *b, const RlBoundaryIndex *index, gboolean country_only, guint jobs)
+batch_init (Batch *b, const RlBoundaryIndex *index, gboolean country_only)
 {
   b->index = index;
   b->country_only = country_only;
-  b->jobs = jobs;
   b->n = 0;
   b->kind = g_new (guint8, BATCH_LINES);
   b->lat = g_new (double, BATCH_LINES);
@@ -407,41 +405,6 @@ batch_sort (Batch *b)
   return m;
 }
 
-/* One thread's share of a batch: a run of points in lookup order. */
-typedef struct {
-  Batch *b;
-  guint from, to;
-} Share;
-
-static gpointer
-share_run (gpointer data)
-{
-  Share *sh = data;
-  Batch *b = sh->b;
-
-  rl_boundary_lookup_many (b->index, sh->to - sh->from, b->sorted + 2 * (gsize) sh->from, b->s_country + sh->from,
-                           b->country_only ? NULL : b->s_border_m + sh->from, b->s_ok + sh->from);
-  return NULL;
-}
-
-/* The m sorted points, cut into b->jobs runs of neighbouring points (each
- * run reads its own part of the index), looked up side by side. */
-static void
-batch_lookup (Batch *b, guint m)
-{
-  guint jobs = MIN (b->jobs, MAX (m / 1024u, 1u));
-  Share shares[RL_LOOKUP_MAX_JOBS];
-  GThread *threads[RL_LOOKUP_MAX_JOBS];
-
-  for (guint t = 0; t < jobs; t++)
-    shares[t] = (Share) { b, (guint) ((guint64) m * t / jobs), (guint) ((guint64) m * (t + 1) / jobs) };
-  for (guint t = 1; t < jobs; t++)
-    threads[t] = g_thread_new ("lookup", share_run, &shares[t]);
-  share_run (&shares[0]);
-  for (guint t = 1; t < jobs; t++)
-    g_thread_join (threads[t]);
-}
-
 /* Looks up the batch's points in quadtree order, then appends the answers
  * in input order. */
 static void
@@ -456,7 +419,7 @@ batch_run (Batch *b, GString *out)
       b->sorted[2 * j] = b->lat[b->order[j]];
       b->sorted[2 * j + 1] = b->lon[b->order[j]];
     }
-  batch_lookup (b, m);
+  rl_boundary_lookup_many (b->index, m, b->sorted, b->s_country, b->country_only ? NULL : b->s_border_m, b->s_ok);
   for (guint j = 0; j < m; j++)
     {
       guint i = b->order[j];
@@ -503,61 +466,133 @@ write_all (int fd, const char *data, gsize len)
   return TRUE;
 }
 
-/* Runs the batch and writes its answers. */
-static gboolean
-batch_flush (Batch *b, GString *out)
-{
-  gboolean ok;
+/* The input is read in blocks of whole lines; each block is cut into one
+ * piece per thread, and each thread parses its piece, looks its points up
+ * (in batches, in the index's order) and writes the answers into its own
+ * buffer; the buffers are written in the pieces' order, so the answers come
+ * in input order.  Only the read, the cut and the write are serial. */
+#define BLOCK_PER_JOB (1u << 20)
 
-  batch_run (b, out);
-  ok = write_all (STDOUT_FILENO, out->str, out->len);
-  g_string_truncate (out, 0);
+typedef struct {
+  Batch b;
+  GString *out;
+  const char *text, *end;   /* whole lines (the last may lack its newline at the end of input) */
+} Piece;
+
+static gpointer
+piece_run (gpointer data)
+{
+  Piece *pc = data;
+  const char *p = pc->text;
+
+  while (p < pc->end)
+    {
+      const char *nl = memchr (p, '\n', pc->end - p);
+      const char *stop = nl != NULL ? nl : pc->end;
+      bulk_line (&pc->b, p, stop);
+      p = nl != NULL ? nl + 1 : pc->end;
+      if (pc->b.n == BATCH_LINES)
+        batch_run (&pc->b, pc->out);
+    }
+  batch_run (&pc->b, pc->out);
+  return NULL;
+}
+
+/* [text, end) cut into @jobs pieces at line ends, run side by side, the
+ * answers written in order. */
+static gboolean
+run_block (Piece *pieces, guint jobs, const char *text, const char *end)
+{
+  GThread *threads[RL_LOOKUP_MAX_JOBS];
+  const char *from = text;
+  gboolean ok = TRUE;
+
+  for (guint t = 0; t < jobs; t++)
+    {
+      const char *to = t + 1 == jobs ? end : text + (end - text) * (t + 1) / jobs;
+      if (to < from)
+        to = from;
+      else if (to < end)
+        {
+          const char *nl = memchr (to, '\n', end - to);
+          to = nl != NULL ? nl + 1 : end;
+        }
+      pieces[t].text = from;
+      pieces[t].end = to;
+      from = to;
+    }
+  for (guint t = 1; t < jobs; t++)
+    threads[t] = pieces[t].text < pieces[t].end ? g_thread_new ("lookup", piece_run, &pieces[t]) : NULL;
+  piece_run (&pieces[0]);
+  for (guint t = 0; t < jobs; t++)
+    {
+      if (t > 0 && threads[t] != NULL)
+        g_thread_join (threads[t]);
+      ok = write_all (STDOUT_FILENO, pieces[t].out->str, pieces[t].out->len) && ok;
+      g_string_truncate (pieces[t].out, 0);
+    }
   return ok;
+}
+
+/* Fills buf up to cap from stdin; FALSE on a read error. */
+static gboolean
+fill (char *buf, gsize cap, gsize *have, gboolean *eof)
+{
+  while (*have < cap && !*eof)
+    {
+      ssize_t got = read (STDIN_FILENO, buf + *have, cap - *have);
+      if (got < 0 && errno == EINTR)
+        continue;
+      if (got < 0)
+        return FALSE;
+      if (got == 0)
+        *eof = TRUE;
+      *have += (gsize) got;
+    }
+  return TRUE;
 }
 
 static int
 bulk (const RlBoundaryIndex *index, gboolean country_only, guint jobs)
 {
-  g_autoptr(GString) out = g_string_sized_new (1 << 17);
-  gsize cap = 1 << 20, have = 0;
+  gsize cap = (gsize) jobs * BLOCK_PER_JOB, have = 0;
   g_autofree char *buf = g_malloc (cap);
-  gboolean eof = FALSE, ok = TRUE;
-  Batch b;
+  g_autofree Piece *pieces = g_new0 (Piece, jobs);
+  gboolean eof = FALSE, ok = TRUE, read_ok = TRUE;
 
-  batch_init (&b, index, country_only, jobs);
-  while (!eof)
+  for (guint t = 0; t < jobs; t++)
     {
-      ssize_t got = read (STDIN_FILENO, buf + have, cap - have);
-      const char *p = buf, *nl, *stop;
-      if (got < 0 && errno == EINTR)
-        continue;
-      if (got <= 0)
-        eof = TRUE;
-      else
-        have += (gsize) got;
-      stop = buf + have;
-      while ((nl = memchr (p, '\n', stop - p)) != NULL)
-        {
-          bulk_line (&b, p, nl);
-          p = nl + 1;
-          if (b.n == BATCH_LINES)
-            ok = batch_flush (&b, out) && ok;
-        }
-      if (eof && p < stop)
-        {
-          bulk_line (&b, p, stop);
-          p = stop;
-        }
-      have = stop - p;
-      memmove (buf, p, have);
-      if (have == cap)   /* a line longer than the buffer */
+      batch_init (&pieces[t].b, index, country_only);
+      pieces[t].out = g_string_sized_new (1 << 17);
+    }
+  while (!eof && read_ok)
+    {
+      const char *last;
+      gsize whole;
+
+      read_ok = fill (buf, cap, &have, &eof);
+      last = have > 0 ? memrchr (buf, '\n', have) : NULL;
+      whole = eof ? have : last != NULL ? (gsize) (last - buf) + 1 : 0;
+      if (whole == 0 && have == cap)   /* a line longer than the buffer */
         {
           cap *= 2;
           buf = g_realloc (buf, cap);
+          continue;
         }
+      ok = run_block (pieces, jobs, buf, buf + whole) && ok;
+      have -= whole;
+      memmove (buf, buf + whole, have);
     }
-  ok = batch_flush (&b, out) && ok;
-  batch_clear (&b);
+  for (guint t = 0; t < jobs; t++)
+    {
+      batch_clear (&pieces[t].b);
+      g_string_free (pieces[t].out, TRUE);
+    }
+  if (!read_ok)
+    {
+      g_printerr ("regloc lookup: error: cannot read standard input: %s\n", g_strerror (errno));
+      return RL_EXIT_FAILURE;
+    }
   if (!ok)
     {
       g_printerr ("regloc lookup: error: cannot write output: %s\n", g_strerror (errno));
