@@ -12,6 +12,7 @@ G_DEFINE_QUARK (rl-gpx-error-quark, rl_gpx_error)
 /* libxml2 is opened on the first GPX document (readers/lazy-lib.h): these
  * are all of it the reader uses. */
 #define LIBXML2_FUNCTIONS(F) \
+  F (xmlInitParser) \
   F (xmlReaderForMemory) \
   F (xmlFreeTextReader) \
   F (xmlTextReaderSetStructuredErrorHandler) \
@@ -31,7 +32,16 @@ G_DEFINE_QUARK (rl-gpx-error-quark, rl_gpx_error)
 static struct { LIBXML2_FUNCTIONS (RL_LAZY_FIELD) } lx;
 #define XML_SYMBOL(fn) RL_LAZY_SYMBOL (fn, lx.fn),
 static const RlLazySymbol xml_symbols[] = { LIBXML2_FUNCTIONS (XML_SYMBOL) };
-static RlLazyLib libxml2 = RL_LAZY_LIB_INIT ("libxml2", RL_LIBXML2_SONAME, xml_symbols);
+
+/* libxml2 asks a program whose threads parse (regloc replay --batch -j) to
+ * set up its globals once, before they do; the first parse would otherwise. */
+static void
+init_libxml2 (void)
+{
+  lx.xmlInitParser ();
+}
+
+static RlLazyLib libxml2 = RL_LAZY_LIB_INIT ("libxml2", RL_LIBXML2_SONAME, xml_symbols, init_libxml2);
 
 /* A whole-string decimal (g_ascii_strtod is locale-independent). */
 static gboolean

@@ -32,6 +32,8 @@ open_library (gpointer data)
     }
   /* never closed: the pointers stay valid for the life of the process */
   g_module_make_resident (module);
+  if (lib->on_loaded != NULL)
+    lib->on_loaded ();
   return module;
 }
 

@@ -6,7 +6,8 @@
  * A reader declares one RlLazyLib with the library's SONAME (found by the
  * build) and a table of the functions it calls: each entry names a symbol
  * and the place of its typed pointer.  rl_lazy_lib_load() opens the library
- * and fills the pointers once per process (thread-safe); a library that
+ * and fills the pointers once per process (thread-safe; on_loaded then runs
+ * what the library wants done once before threads use it); a library that
  * cannot be opened or lacks a symbol gives the same GError on every call. */
 #pragma once
 
@@ -24,13 +25,14 @@ typedef struct {
   const char *soname;   /* "libxml2.so.2" */
   const RlLazySymbol *symbols;
   gsize n_symbols;
+  void (*on_loaded) (void);   /* once, after the symbols; may be NULL */
   /* set by rl_lazy_lib_load() */
   GOnce once;
   GError *error;
 } RlLazyLib;
 
-#define RL_LAZY_LIB_INIT(what_, soname_, symbols_) \
-  { (what_), (soname_), (symbols_), G_N_ELEMENTS (symbols_), G_ONCE_INIT, NULL }
+#define RL_LAZY_LIB_INIT(what_, soname_, symbols_, on_loaded_) \
+  { (what_), (soname_), (symbols_), G_N_ELEMENTS (symbols_), (on_loaded_), G_ONCE_INIT, NULL }
 
 /* A reader lists its functions once, as an X-macro F (fn) ...; then
  *   static struct { LIST (RL_LAZY_FIELD) } api;        pointers typed by the

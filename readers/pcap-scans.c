@@ -19,7 +19,7 @@
 static struct { LIBPCAP_FUNCTIONS (RL_LAZY_FIELD) } lp;
 #define PCAP_SYMBOL(fn) RL_LAZY_SYMBOL (fn, lp.fn),
 static const RlLazySymbol pcap_symbols[] = { LIBPCAP_FUNCTIONS (PCAP_SYMBOL) };
-static RlLazyLib libpcap = RL_LAZY_LIB_INIT ("libpcap", RL_LIBPCAP_SONAME, pcap_symbols);
+static RlLazyLib libpcap = RL_LAZY_LIB_INIT ("libpcap", RL_LIBPCAP_SONAME, pcap_symbols, NULL);
 
 static const char *const frame_result_names[RL_FRAME_N_RESULTS] = {
   [RL_FRAME_OK] = "ok",

@@ -1,6 +1,7 @@
 /* A library opened on first use (readers/lazy-lib.h): its functions through
- * typed pointers, one load for many threads at once, and a clear error, the
- * same on every call, when the library or one of its symbols is missing.
+ * typed pointers, one load (and one on_loaded call) for many threads at
+ * once, and a clear error, the same on every call, when the library or one
+ * of its symbols is missing.
  * libpcap stands in for the libraries the readers open (the build passes
  * its SONAME); this test does not link it. */
 #include <string.h>
@@ -15,7 +16,17 @@
 static struct { PCAP_FUNCTIONS (RL_LAZY_FIELD) } api;
 #define API_SYMBOL(fn) RL_LAZY_SYMBOL (fn, api.fn),
 static const RlLazySymbol api_symbols[] = { PCAP_FUNCTIONS (API_SYMBOL) };
-static RlLazyLib pcap_lib = RL_LAZY_LIB_INIT ("libpcap", RL_LIBPCAP_SONAME, api_symbols);
+static gint loaded_calls;
+
+static void
+on_loaded (void)
+{
+  /* after every symbol is in place */
+  g_assert_nonnull (api.pcap_datalink_name_to_val);
+  g_atomic_int_inc (&loaded_calls);
+}
+
+static RlLazyLib pcap_lib = RL_LAZY_LIB_INIT ("libpcap", RL_LIBPCAP_SONAME, api_symbols, on_loaded);
 
 static gpointer
 load_in_thread (gpointer data)
@@ -38,6 +49,7 @@ test_load (void)
   g_assert_true (g_str_has_prefix (api.pcap_lib_version (), "libpcap version "));
   g_assert_cmpint (api.pcap_datalink_name_to_val ("IEEE802_11_RADIO"), ==, DLT_IEEE802_11_RADIO);
   g_assert_true (rl_lazy_lib_load (&pcap_lib, NULL));
+  g_assert_cmpint (g_atomic_int_get (&loaded_calls), ==, 1);
 }
 
 static void
@@ -45,7 +57,7 @@ test_missing_library (void)
 {
   static gpointer unused;
   static const RlLazySymbol symbols[] = { RL_LAZY_SYMBOL (pcap_lib_version, unused) };
-  static RlLazyLib lib = RL_LAZY_LIB_INIT ("nothing", "libregloc-no-such-library.so.0", symbols);
+  static RlLazyLib lib = RL_LAZY_LIB_INIT ("nothing", "libregloc-no-such-library.so.0", symbols, NULL);
 
   for (guint round = 0; round < 2; round++)
     {
@@ -67,7 +79,7 @@ test_missing_symbol (void)
     RL_LAZY_SYMBOL (pcap_lib_version, got.version),
     RL_LAZY_SYMBOL (rl_no_such_function, got.missing),
   };
-  static RlLazyLib lib = RL_LAZY_LIB_INIT ("libpcap", RL_LIBPCAP_SONAME, symbols);
+  static RlLazyLib lib = RL_LAZY_LIB_INIT ("libpcap", RL_LIBPCAP_SONAME, symbols, NULL);
   g_autoptr (GError) error = NULL;
 
   g_assert_false (rl_lazy_lib_load (&lib, &error));
