@@ -5,8 +5,43 @@
 #include <libxml/parser.h>
 #include <libxml/tree.h>
 #include <libxml/xmlreader.h>
+#include "readers/lazy-lib.h"
 
 G_DEFINE_QUARK (rl-gpx-error-quark, rl_gpx_error)
+
+/* libxml2 is opened on the first GPX document (readers/lazy-lib.h): these
+ * are all of it the reader uses. */
+#define LIBXML2_FUNCTIONS(F) \
+  F (xmlInitParser) \
+  F (xmlReaderForMemory) \
+  F (xmlFreeTextReader) \
+  F (xmlTextReaderSetStructuredErrorHandler) \
+  F (xmlTextReaderRead) \
+  F (xmlTextReaderNext) \
+  F (xmlTextReaderNodeType) \
+  F (xmlTextReaderDepth) \
+  F (xmlTextReaderIsEmptyElement) \
+  F (xmlTextReaderConstLocalName) \
+  F (xmlTextReaderConstName) \
+  F (xmlTextReaderReadString) \
+  F (xmlTextReaderGetAttribute) \
+  F (xmlTextReaderGetParserLineNumber) \
+  F (xmlTextReaderByteConsumed) \
+  F (xmlFree)
+
+static struct { LIBXML2_FUNCTIONS (RL_LAZY_FIELD) } lx;
+#define XML_SYMBOL(fn) RL_LAZY_SYMBOL (fn, lx.fn),
+static const RlLazySymbol xml_symbols[] = { LIBXML2_FUNCTIONS (XML_SYMBOL) };
+
+/* libxml2 asks a program whose threads parse (regloc replay --batch -j) to
+ * set up its globals once, before they do; the first parse would otherwise. */
+static void
+init_libxml2 (void)
+{
+  lx.xmlInitParser ();
+}
+
+static RlLazyLib libxml2 = RL_LAZY_LIB_INIT ("libxml2", RL_LIBXML2_SONAME, xml_symbols, init_libxml2);
 
 /* A whole-string decimal (g_ascii_strtod is locale-independent). */
 static gboolean
@@ -49,7 +84,7 @@ struct RlGpxReader {
 static gboolean
 name_is (xmlTextReader *x, const char *name)
 {
-  const xmlChar *n = xmlTextReaderConstLocalName (x);
+  const xmlChar *n = lx.xmlTextReaderConstLocalName (x);
   return n != NULL && strcmp ((const char *) n, name) == 0;
 }
 
@@ -57,23 +92,23 @@ name_is (xmlTextReader *x, const char *name)
 static char *
 element_text (xmlTextReader *x)
 {
-  xmlChar *content = xmlTextReaderReadString (x);
+  xmlChar *content = lx.xmlTextReaderReadString (x);
   char *text = g_strstrip (g_strdup (content != NULL ? (const char *) content : ""));
 
-  xmlFree (content);
+  (*lx.xmlFree) (content);
   return text;
 }
 
 static gboolean
 attr_double (xmlTextReader *x, const char *name, double *out)
 {
-  xmlChar *value = xmlTextReaderGetAttribute (x, (const xmlChar *) name);
+  xmlChar *value = lx.xmlTextReaderGetAttribute (x, (const xmlChar *) name);
   g_autofree char *text = NULL;
 
   if (value == NULL)
     return FALSE;
   text = g_strstrip (g_strdup ((const char *) value));
-  xmlFree (value);
+  (*lx.xmlFree) (value);
   return parse_double (text, out);
 }
 
@@ -103,14 +138,14 @@ advance (RlGpxReader *r)
       r->advanced = FALSE;
       return r->next_rc;
     }
-  return xmlTextReaderRead (r->xml);
+  return lx.xmlTextReaderRead (r->xml);
 }
 
 /* Moves past the subtree under the cursor. */
 static void
 skip_subtree (RlGpxReader *r)
 {
-  r->next_rc = xmlTextReaderNext (r->xml);
+  r->next_rc = lx.xmlTextReaderNext (r->xml);
   r->advanced = TRUE;
 }
 
@@ -204,7 +239,7 @@ read_point (RlGpxReader *r, RlGpsFix *fix)
   RlGpsReject verdict = RL_GPS_N_REJECTS;
   gboolean have_time = FALSE;
   double lat = 0, lon = 0;
-  int depth = xmlTextReaderDepth (r->xml), rc;
+  int depth = lx.xmlTextReaderDepth (r->xml), rc;
 
   r->stats.records++;
   rl_gps_fix_init (fix);
@@ -214,10 +249,10 @@ read_point (RlGpxReader *r, RlGpsFix *fix)
     verdict = RL_GPS_REJECT_MALFORMED;
   else if (fabs (lat) > 90 || fabs (lon) > 180)
     verdict = RL_GPS_REJECT_BAD_VALUE;
-  if (!xmlTextReaderIsEmptyElement (r->xml))
+  if (!lx.xmlTextReaderIsEmptyElement (r->xml))
     {
-      while ((rc = advance (r)) == 1 && xmlTextReaderDepth (r->xml) > depth)
-        if (xmlTextReaderNodeType (r->xml) == XML_READER_TYPE_ELEMENT)
+      while ((rc = advance (r)) == 1 && lx.xmlTextReaderDepth (r->xml) > depth)
+        if (lx.xmlTextReaderNodeType (r->xml) == XML_READER_TYPE_ELEMENT)
           {
             point_child (r, fix, &verdict, &have_time);
             skip_subtree (r);
@@ -260,12 +295,12 @@ read_point (RlGpxReader *r, RlGpsFix *fix)
 static void
 read_metadata (RlGpxReader *r)
 {
-  int depth = xmlTextReaderDepth (r->xml);
+  int depth = lx.xmlTextReaderDepth (r->xml);
 
-  if (xmlTextReaderIsEmptyElement (r->xml))
+  if (lx.xmlTextReaderIsEmptyElement (r->xml))
     return;
-  while (advance (r) == 1 && xmlTextReaderDepth (r->xml) > depth)
-    if (xmlTextReaderNodeType (r->xml) == XML_READER_TYPE_ELEMENT)
+  while (advance (r) == 1 && lx.xmlTextReaderDepth (r->xml) > depth)
+    if (lx.xmlTextReaderNodeType (r->xml) == XML_READER_TYPE_ELEMENT)
       {
         if (name_is (r->xml, "time") && !r->has_meta_time)
           {
@@ -298,23 +333,25 @@ rl_gpx_reader_new (const char *data, gsize len, GError **error)
       g_set_error (error, RL_GPX_ERROR, RL_GPX_ERROR_NOT_XML, len ? "file too large for GPX" : "not XML: empty");
       return NULL;
     }
+  if (!rl_lazy_lib_load (&libxml2, error))
+    return NULL;
   r = g_new0 (RlGpxReader, 1);
   /* No network, no entity expansion, no messages on stderr. */
-  r->xml = xmlReaderForMemory (data, (int) len, NULL, NULL, XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING);
+  r->xml = lx.xmlReaderForMemory (data, (int) len, NULL, NULL, XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING);
   if (r->xml != NULL)
-    xmlTextReaderSetStructuredErrorHandler (r->xml, (xmlStructuredErrorFunc) (void (*) (void)) on_xml_error, r);
-  while (r->xml != NULL && xmlTextReaderRead (r->xml) == 1)
-    if (xmlTextReaderNodeType (r->xml) == XML_READER_TYPE_ELEMENT)
+    lx.xmlTextReaderSetStructuredErrorHandler (r->xml, (xmlStructuredErrorFunc) (void (*) (void)) on_xml_error, r);
+  while (r->xml != NULL && lx.xmlTextReaderRead (r->xml) == 1)
+    if (lx.xmlTextReaderNodeType (r->xml) == XML_READER_TYPE_ELEMENT)
       {
         if (!name_is (r->xml, "gpx"))
           {
             g_clear_error (&r->error);
             g_set_error (&r->error, RL_GPX_ERROR, RL_GPX_ERROR_NOT_GPX, "XML but not GPX (root element <%s>)",
-                         (const char *) xmlTextReaderConstName (r->xml));
+                         (const char *) lx.xmlTextReaderConstName (r->xml));
             break;
           }
         r->utc = g_time_zone_new_utc ();
-        r->done = xmlTextReaderIsEmptyElement (r->xml);
+        r->done = lx.xmlTextReaderIsEmptyElement (r->xml);
         return r;
       }
   if (r->error == NULL)
@@ -340,7 +377,7 @@ rl_gpx_reader_free (RlGpxReader *r)
   if (r == NULL)
     return;
   if (r->xml != NULL)
-    xmlFreeTextReader (r->xml);
+    lx.xmlFreeTextReader (r->xml);
   if (r->utc != NULL)
     g_time_zone_unref (r->utc);
   g_clear_error (&r->error);
@@ -351,7 +388,7 @@ rl_gpx_reader_free (RlGpxReader *r)
 static gboolean
 visit (RlGpxReader *r, RlGpsFix *fix)
 {
-  int depth = xmlTextReaderDepth (r->xml);
+  int depth = lx.xmlTextReaderDepth (r->xml);
 
   /* points sit in trk/trkseg, rte or at the top level (wpt) */
   if (depth - 1 > MAX_DEPTH)
@@ -389,10 +426,10 @@ rl_gpx_reader_next (RlGpxReader *r, RlGpsFix *fix)
           r->done = TRUE;
           if (rc < 0 && r->error == NULL)
             g_set_error (&r->error, RL_GPX_ERROR, RL_GPX_ERROR_NOT_XML, "not XML (line %d)",
-                         xmlTextReaderGetParserLineNumber (r->xml));
+                         lx.xmlTextReaderGetParserLineNumber (r->xml));
           break;
         }
-      if (xmlTextReaderNodeType (r->xml) == XML_READER_TYPE_ELEMENT && visit (r, fix))
+      if (lx.xmlTextReaderNodeType (r->xml) == XML_READER_TYPE_ELEMENT && visit (r, fix))
         return TRUE;
     }
   r->stats.date_source = r->stats.fixes > 0 ? RL_GPS_DATE_FROM_FILE : RL_GPS_DATE_NONE;
@@ -422,7 +459,7 @@ rl_gpx_reader_stats (const RlGpxReader *r)
 gsize
 rl_gpx_reader_offset (const RlGpxReader *r)
 {
-  long n = xmlTextReaderByteConsumed (r->xml);
+  long n = lx.xmlTextReaderByteConsumed (r->xml);
   return n > 0 ? (gsize) n : 0;
 }
 

@@ -4,6 +4,22 @@
 #include <gio/gio.h>
 #include <pcap/pcap.h>
 #include "core/enum-names.h"
+#include "readers/lazy-lib.h"
+
+/* libpcap is opened on the first capture (readers/lazy-lib.h): these are
+ * all of it the reader uses. */
+#define LIBPCAP_FUNCTIONS(F) \
+  F (pcap_open_offline_with_tstamp_precision) \
+  F (pcap_datalink) \
+  F (pcap_datalink_val_to_name) \
+  F (pcap_next_ex) \
+  F (pcap_geterr) \
+  F (pcap_close)
+
+static struct { LIBPCAP_FUNCTIONS (RL_LAZY_FIELD) } lp;
+#define PCAP_SYMBOL(fn) RL_LAZY_SYMBOL (fn, lp.fn),
+static const RlLazySymbol pcap_symbols[] = { LIBPCAP_FUNCTIONS (PCAP_SYMBOL) };
+static RlLazyLib libpcap = RL_LAZY_LIB_INIT ("libpcap", RL_LIBPCAP_SONAME, pcap_symbols, NULL);
 
 static const char *const frame_result_names[RL_FRAME_N_RESULTS] = {
   [RL_FRAME_OK] = "ok",
@@ -203,22 +219,29 @@ RlPcapReader *
 rl_pcap_reader_open (const char *path, GError **error)
 {
   char errbuf[PCAP_ERRBUF_SIZE] = "";
-  pcap_t *p = pcap_open_offline_with_tstamp_precision (path, PCAP_TSTAMP_PRECISION_MICRO, errbuf);
+  pcap_t *p;
+  GError *local = NULL;
   RlPcapReader *r;
   int lt;
 
+  if (!rl_lazy_lib_load (&libpcap, &local))
+    {
+      g_propagate_prefixed_error (error, local, "%s: ", path);
+      return NULL;
+    }
+  p = lp.pcap_open_offline_with_tstamp_precision (path, PCAP_TSTAMP_PRECISION_MICRO, errbuf);
   if (p == NULL)
     {
       g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA, "%s: %s", path, errbuf);
       return NULL;
     }
-  lt = pcap_datalink (p);
+  lt = lp.pcap_datalink (p);
   if (lt != RL_LINKTYPE_IEEE802_11 && lt != RL_LINKTYPE_IEEE802_11_RADIOTAP && lt != RL_LINKTYPE_PPI)
     {
       g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED,
                    "%s: link type %s has no 802.11 frames (capture in monitor mode: radiotap, PPI or plain 802.11)",
-                   path, pcap_datalink_val_to_name (lt) != NULL ? pcap_datalink_val_to_name (lt) : "?");
-      pcap_close (p);
+                   path, lp.pcap_datalink_val_to_name (lt) != NULL ? lp.pcap_datalink_val_to_name (lt) : "?");
+      lp.pcap_close (p);
       return NULL;
     }
   r = g_new0 (RlPcapReader, 1);
@@ -233,12 +256,12 @@ rl_pcap_reader_next (RlPcapReader *r, gint64 *time, RlHeardFrame *frame, RlFrame
 {
   struct pcap_pkthdr *hdr;
   const u_char *data;
-  int rc = pcap_next_ex (r->p, &hdr, &data);
+  int rc = lp.pcap_next_ex (r->p, &hdr, &data);
 
   if (rc == PCAP_ERROR)
     {
       /* a capture cut short keeps what came before; say it */
-      g_set_error (error, G_IO_ERROR, G_IO_ERROR_PARTIAL_INPUT, "%s: %s", r->path, pcap_geterr (r->p));
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_PARTIAL_INPUT, "%s: %s", r->path, lp.pcap_geterr (r->p));
       return RL_PCAP_END;
     }
   if (rc != 1)
@@ -259,7 +282,7 @@ rl_pcap_reader_free (RlPcapReader *r)
 {
   if (r == NULL)
     return;
-  pcap_close (r->p);
+  lp.pcap_close (r->p);
   g_free (r->path);
   g_free (r);
 }
