@@ -18,7 +18,7 @@
  * A leaf is a sequence of guint16:
  *   ref_x, ref_y, base_label, n_groups, far_parts, own_parts,
  *   n_groups x { feature | ref_inside << 15, n_chains,
- *                n_chains x { n_points, n_points x { x, y } } }
+ *                n_chains x { n_points | mirror << 15, n_points x { x, y } } }
  * padded to a whole 32-bit word.  Coordinates are quantised over the leaf
  * box grown by RL_BIDX_QPAD units on each side; edges are clipped to that
  * grown box.  ref is a point chosen away from every edge;
@@ -29,6 +29,10 @@
  *   own_parts: every edge within RL_BIDX_FAR_M of the part is one of this
  *              leaf's own (no other leaf holds an edge that near), so the
  *              distance search need not look at any other leaf.
+ * mirror: every edge of the chain is also an edge (either way round) of an
+ * earlier group of the leaf: a border between two countries is stored once
+ * for each, and the distance search reads it once.  The point-in-polygon
+ * test reads every chain; the flag changes no answer.
  * The far flags (of uniform cells and leaves) and own_parts are computed
  * against the exact source edges, measured as the reader measures them,
  * with a margin for the quantisation: they never change an answer, they
@@ -43,7 +47,7 @@
 #include <stddef.h>
 
 #define RL_BIDX_MAGIC "RLBNDIDX"
-#define RL_BIDX_VERSION 4u
+#define RL_BIDX_VERSION 5u
 #define RL_BIDX_GRID_DEPTH 8u
 #define RL_BIDX_MAX_DEPTH 24u
 /* Leaf coordinates: the leaf box spans RL_BIDX_QSPAN units starting at
@@ -68,6 +72,9 @@
 #define RL_BIDX_LEAF_FAR 4      /* header word of far_parts */
 #define RL_BIDX_LEAF_OWN 5      /* header word of own_parts */
 #define RL_BIDX_GROUP_INSIDE 0x8000u   /* ref_inside, in a group's feature word */
+#define RL_BIDX_CHAIN_MIRROR 0x8000u   /* in a chain's n_points word */
+#define RL_BIDX_CHAIN_POINTS 0x7fffu
+#define RL_BIDX_CHAIN_MAX_POINTS 0x7ff0u
 #define RL_BIDX_UNIFORM_MASK 0x1fffffffu   /* label, far flag and part flags */
 
 #define RL_BIDX_TYPE_UNIFORM 0u

@@ -276,22 +276,35 @@ leaf_next_group (LeafReader *r, guint16 *feature_word)
 }
 
 /* The current group's next chain: *n >= 1 points, x and y interleaved in
- * *xy; FALSE at the group's end. */
+ * *xy, *mirror: its edges are all an earlier group's too
+ * (RL_BIDX_CHAIN_MIRROR); FALSE at the group's end. */
 static inline gboolean
-leaf_next_chain (LeafReader *r, const guint16 **xy, guint *n)
+leaf_next_chain_full (LeafReader *r, const guint16 **xy, guint *n, gboolean *mirror)
 {
+  guint count;
+
   if (r->chains == 0 || r->bad)
     return FALSE;
-  if (r->end - r->p < 1 || r->p[0] == 0 || (gsize) (r->end - r->p - 1) < 2 * (gsize) r->p[0])
+  count = r->end - r->p < 1 ? 0 : r->p[0] & RL_BIDX_CHAIN_POINTS;
+  if (count == 0 || (gsize) (r->end - r->p - 1) < 2 * (gsize) count)
     {
       r->bad = TRUE;
       return FALSE;
     }
-  *n = r->p[0];
+  *n = count;
+  *mirror = (r->p[0] & RL_BIDX_CHAIN_MIRROR) != 0;
   *xy = r->p + 1;
-  r->p += 1 + 2 * (gsize) *n;
+  r->p += 1 + 2 * (gsize) count;
   r->chains--;
   return TRUE;
+}
+
+static inline gboolean
+leaf_next_chain (LeafReader *r, const guint16 **xy, guint *n)
+{
+  gboolean mirror;
+
+  return leaf_next_chain_full (r, xy, n, &mirror);
 }
 
 /* Label of (x, y) inside a border leaf: the smallest feature whose parity
@@ -553,7 +566,7 @@ near_leaf (Near *nr, guint32 offset, const Box *box)
   const guint16 *head, *p;
   double gx0, gy0, sx, sy, ox, oy;
   const guint16 seam_w = (guint16) RL_BIDX_QPAD, seam_e = (guint16) (RL_BIDX_QPAD + RL_BIDX_QSPAN);
-  gboolean west, east;
+  gboolean west, east, mirror;
   guint16 word;
   guint n;
 
@@ -571,8 +584,9 @@ near_leaf (Near *nr, guint32 offset, const Box *box)
   sx *= nr->kx;
   sy *= nr->ky;
   while (leaf_next_group (&r, &word))
-    while (leaf_next_chain (&r, &p, &n))
-      for (guint i = 1; i < n; i++)
+    while (leaf_next_chain_full (&r, &p, &n, &mirror))
+      /* a border's other copy: the same edges, already measured */
+      for (guint i = 1; i < n && !mirror; i++)
         {
           /* GeoJSON cuts features at ±180°; the cut is not a border (the
            * same feature goes on across it), so it is not a candidate. */

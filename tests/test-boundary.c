@@ -267,6 +267,39 @@ test_enclave_border (void)
   g_assert_cmpfloat (r.border_m, <, 1500);
 }
 
+/* Near these points the nearest edges lie inside one country (both sides
+ * the same), and the search looks past them, a bounded number of times.
+ * Each border between two countries is stored once for each of them; when
+ * the search counted the second copy of a skipped edge as one more edge
+ * (reversed, it measures a hair farther), it spent its budget on copies and
+ * answered the distance of an edge with the same country on both sides,
+ * with no neighbour.  The real border lies a little farther. */
+static void
+test_border_past_inner_edges (void)
+{
+  static const struct { double lat, lon; const char *cc, *other; double min_m, max_m; const char *what; } cases[] = {
+    { 49.386374, 20.327852, "SK", "PL", 5, 15, "Tatra foothills by the Polish border (was 3 m, no neighbour)" },
+    { 26.454126, 87.892237, "IN", "NP", 1300, 1500, "Bihar by the Nepalese border (was 841 m)" },
+    { 53.674512, 32.492502, "RU", "BY", 480, 580, "Smolensk oblast by Belarus (was 369 m)" },
+    { 46.210318, 20.726605, "HU", "RO", 560, 660, "Makó by the Romanian border (was 332 m)" },
+    { 26.256855, 88.674396, "BD", "IN", 680, 780, "Panchagarh by the Indian border (was 569 m)" },
+  };
+  for (gsize i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      RlBoundaryResult r;
+      g_autofree char *cc = NULL, *other = NULL;
+
+      g_test_message ("%s", cases[i].what);
+      g_assert_true (rl_boundary_lookup (index_, cases[i].lat, cases[i].lon, &r));
+      cc = code (r.country);
+      other = code (r.neighbour);
+      g_assert_cmpstr (cc, ==, cases[i].cc);
+      g_assert_cmpstr (other, ==, cases[i].other);
+      g_assert_cmpfloat (r.border_m, >=, cases[i].min_m);
+      g_assert_cmpfloat (r.border_m, <=, cases[i].max_m);
+    }
+}
+
 /* ---- gaps of the source ------------------------------------------------ */
 
 /* Where the source's polygons of two neighbours do not quite touch (rivers,
@@ -998,6 +1031,7 @@ main (int argc, char **argv)
   g_test_add_func ("/boundary/border-distance", test_border_distance);
   g_test_add_func ("/boundary/sea-edges", test_sea_edges);
   g_test_add_func ("/boundary/enclave-border", test_enclave_border);
+  g_test_add_func ("/boundary/border-past-inner-edges", test_border_past_inner_edges);
   g_test_add_func ("/boundary/seams-and-poles", test_seams_and_poles);
   g_test_add_func ("/boundary/gaps", test_gaps);
   g_test_add_func ("/boundary/round-trip", test_round_trip);

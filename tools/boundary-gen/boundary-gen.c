@@ -557,6 +557,61 @@ leaf_parts (Box box, const uint32_t *e, size_t n, uint16_t *far, uint16_t *own)
       }
 }
 
+/* Whether the quantised edge a-b (either way) is one of the chains of the
+ * leaf's groups that start at words [from, to). */
+static bool
+edge_in_groups (const uint16_t *a, const uint16_t *b, size_t from, size_t to)
+{
+  for (size_t i = from; i < to;)
+    {
+      uint16_t n_chains = leaves[i + 1];
+      i += 2;
+      for (uint16_t c = 0; c < n_chains; c++)
+        {
+          uint16_t n_pts = leaves[i] & RL_BIDX_CHAIN_POINTS;
+          const uint16_t *p = leaves + i + 1;
+          for (uint16_t k = 1; k < n_pts; k++)
+            {
+              const uint16_t *u = p + 2 * (k - 1), *v = p + 2 * k;
+              if ((u[0] == a[0] && u[1] == a[1] && v[0] == b[0] && v[1] == b[1]) ||
+                  (u[0] == b[0] && u[1] == b[1] && v[0] == a[0] && v[1] == a[1]))
+                return true;
+            }
+          i += 1 + 2 * (size_t) n_pts;
+        }
+    }
+  return false;
+}
+
+/* Flags the chains of the leaf at word start whose every edge is also an
+ * edge of an earlier group (RL_BIDX_CHAIN_MIRROR): a border between two
+ * countries is written once for each of them, and the distance search
+ * needs it once. */
+static void
+mark_mirrors (size_t start)
+{
+  uint16_t n_groups = leaves[start + 3];
+  size_t first = start + RL_BIDX_LEAF_HEADER, i = first;
+
+  for (uint16_t g = 0; g < n_groups; g++)
+    {
+      size_t group_at = i;
+      uint16_t n_chains = leaves[i + 1];
+      i += 2;
+      for (uint16_t c = 0; c < n_chains; c++)
+        {
+          uint16_t n_pts = leaves[i] & RL_BIDX_CHAIN_POINTS;
+          const uint16_t *p = leaves + i + 1;
+          bool mirror = g > 0;
+          for (uint16_t k = 1; k < n_pts && mirror; k++)
+            mirror = edge_in_groups (p + 2 * (k - 1), p + 2 * k, first, group_at);
+          if (mirror && n_pts >= 2)
+            leaves[i] |= RL_BIDX_CHAIN_MIRROR;
+          i += 1 + 2 * (size_t) n_pts;
+        }
+    }
+}
+
 /* Writes a border leaf; returns its entry. */
 static uint32_t
 write_leaf (Box box, uint32_t *e, size_t n, Pt ref, const uint8_t *status, uint16_t base)
@@ -614,7 +669,7 @@ write_leaf (Box box, uint32_t *e, size_t n, Pt ref, const uint8_t *status, uint1
               leaf_push (quant (a.y + t1 * (b.y - a.y), g.y0, sy));
               n_chain_pts++;
               i++;
-              if (t1 < 1 || i >= n || e[i] != e[i - 1] + 1 || pt_feat[e[i]] < 0 || n_chain_pts == 0xfff0)
+              if (t1 < 1 || i >= n || e[i] != e[i - 1] + 1 || pt_feat[e[i]] < 0 || n_chain_pts == RL_BIDX_CHAIN_MAX_POINTS)
                 break;
               /* The next edge starts where this one ended inside the box. */
             }
@@ -624,6 +679,7 @@ write_leaf (Box box, uint32_t *e, size_t n, Pt ref, const uint8_t *status, uint1
       leaves[chains_at] = n_chains;
     }
   leaves[n_groups_at] = n_groups;
+  mark_mirrors (start);
   while (n_leaves % 2)
     leaf_push (0);
   return RL_BIDX_ENTRY (RL_BIDX_TYPE_LEAF, start / 2);
