@@ -14,6 +14,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #define ISO3166_TAB "/usr/share/zoneinfo/iso3166.tab"
@@ -257,47 +258,56 @@ typedef struct {
   RlCountry *country;       /* answers in input order */
   double *border_m;
   gboolean *failed;
+  gpointer block;           /* all the arrays above */
 } Batch;
 
+/* The next array of n items of size bytes from *at (8-aligned). */
+static gpointer
+carve (guint8 **at, gsize n, gsize size)
+{
+  gpointer p = *at;
+
+  *at += (n * size + 7) & ~(gsize) 7;
+  return p;
+}
+
+/* The arrays are one allocation: one mapping to make and unmap (with two
+ * threads, each unmapping costs the other core an interrupt). */
 static void
 batch_init (Batch *b, const RlBoundaryIndex *index, gboolean country_only)
 {
+  const gsize n = BATCH_LINES;
+  /* the fourteen arrays below, each rounded up to 8 bytes */
+  gsize bytes = n * (sizeof (guint8) + 2 * sizeof (double) + 2 * sizeof (double) + 4 * sizeof (guint32) +
+                     sizeof (RlCountry) + sizeof (double) + sizeof (gboolean) + sizeof (RlCountry) + sizeof (double) +
+                     sizeof (gboolean)) + 14 * 8;
+  guint8 *at;
+
   b->index = index;
   b->country_only = country_only;
   b->n = 0;
-  b->kind = g_new (guint8, BATCH_LINES);
-  b->lat = g_new (double, BATCH_LINES);
-  b->lon = g_new (double, BATCH_LINES);
-  b->sorted = g_new (double, 2 * BATCH_LINES);
-  b->key = g_new (guint32, BATCH_LINES);
-  b->order = g_new (guint32, BATCH_LINES);
-  b->tmp_key = g_new (guint32, BATCH_LINES);
-  b->tmp_order = g_new (guint32, BATCH_LINES);
-  b->s_country = g_new (RlCountry, BATCH_LINES);
-  b->s_border_m = g_new (double, BATCH_LINES);
-  b->s_ok = g_new (gboolean, BATCH_LINES);
-  b->country = g_new (RlCountry, BATCH_LINES);
-  b->border_m = g_new (double, BATCH_LINES);
-  b->failed = g_new (gboolean, BATCH_LINES);
+  b->block = g_malloc (bytes);
+  at = b->block;
+  b->kind = carve (&at, n, sizeof (guint8));
+  b->lat = carve (&at, n, sizeof (double));
+  b->lon = carve (&at, n, sizeof (double));
+  b->sorted = carve (&at, 2 * n, sizeof (double));
+  b->key = carve (&at, n, sizeof (guint32));
+  b->order = carve (&at, n, sizeof (guint32));
+  b->tmp_key = carve (&at, n, sizeof (guint32));
+  b->tmp_order = carve (&at, n, sizeof (guint32));
+  b->s_country = carve (&at, n, sizeof (RlCountry));
+  b->s_border_m = carve (&at, n, sizeof (double));
+  b->s_ok = carve (&at, n, sizeof (gboolean));
+  b->country = carve (&at, n, sizeof (RlCountry));
+  b->border_m = carve (&at, n, sizeof (double));
+  b->failed = carve (&at, n, sizeof (gboolean));
 }
 
 static void
 batch_clear (Batch *b)
 {
-  g_free (b->kind);
-  g_free (b->lat);
-  g_free (b->lon);
-  g_free (b->sorted);
-  g_free (b->key);
-  g_free (b->order);
-  g_free (b->tmp_key);
-  g_free (b->tmp_order);
-  g_free (b->s_country);
-  g_free (b->s_border_m);
-  g_free (b->s_ok);
-  g_free (b->country);
-  g_free (b->border_m);
-  g_free (b->failed);
+  g_clear_pointer (&b->block, g_free);
 }
 
 /* One line of bulk input (without its newline) into the batch. */
@@ -450,6 +460,104 @@ batch_run (Batch *b, GString *out)
   b->n = 0;
 }
 
+/* The input is read in rounds of whole lines (up to ROUND_BYTES); a round
+ * is cut into chunks at line ends, and the threads take the chunks in turn
+ * (one chunk is one or a few batches: parse, look up in the index's order,
+ * format into the chunk's own buffer).  Taking small chunks in turn keeps
+ * both cores busy to the end of a round even when one runs slower; the
+ * buffers are written in the chunks' order, so the answers come in input
+ * order.  Only the read and the write are serial. */
+#define ROUND_BYTES (16u << 20)
+#define CHUNK_MIN_BYTES (64u << 10)
+#define CHUNK_MAX_BYTES (1u << 20)
+#define CHUNKS_PER_JOB 8u
+
+typedef struct {
+  const char *text, *end;   /* whole lines (the last may lack its newline at the end of input) */
+  GString *out;
+} Chunk;
+
+typedef struct {
+  Chunk *chunks;
+  guint n_chunks;
+  gint next;                /* the next chunk to take (atomic) */
+} Round;
+
+/* A thread of the run: its batch lives as long as the run. */
+typedef struct {
+  Round *round;
+  Batch batch;
+} Worker;
+
+static void
+chunk_run (Chunk *c, Batch *b)
+{
+  const char *p = c->text;
+
+  while (p < c->end)
+    {
+      const char *nl = memchr (p, '\n', c->end - p);
+      const char *stop = nl != NULL ? nl : c->end;
+      bulk_line (b, p, stop);
+      p = nl != NULL ? nl + 1 : c->end;
+      if (b->n == BATCH_LINES)
+        batch_run (b, c->out);
+    }
+  batch_run (b, c->out);
+}
+
+/* One thread's share of a round: chunks until none is left. */
+static gpointer
+round_worker (gpointer data)
+{
+  Worker *w = data;
+  Round *r = w->round;
+
+  for (;;)
+    {
+      gint i = g_atomic_int_add (&r->next, 1);
+      if (i >= (gint) r->n_chunks)
+        break;
+      chunk_run (&r->chunks[i], &w->batch);
+    }
+  return NULL;
+}
+
+/* [text, end) cut into chunks at line ends, about CHUNKS_PER_JOB for each
+ * thread. */
+static guint
+round_cut (GArray *chunks, guint jobs, const char *text, const char *end)
+{
+  gsize size = (gsize) (end - text);
+  gsize want = CLAMP (size / ((gsize) jobs * CHUNKS_PER_JOB), CHUNK_MIN_BYTES, CHUNK_MAX_BYTES);
+  const char *from = text;
+  guint n = 0;
+
+  while (from < end)
+    {
+      const char *to = (gsize) (end - from) <= want ? end : from + want;
+      Chunk *c;
+
+      if (to < end)
+        {
+          const char *nl = memchr (to, '\n', end - to);
+          to = nl != NULL ? nl + 1 : end;
+        }
+      if (n == chunks->len)
+        {
+          Chunk fresh = { NULL, NULL, g_string_sized_new (1 << 16) };
+          g_array_append_val (chunks, fresh);
+        }
+      c = &g_array_index (chunks, Chunk, n);
+      c->text = from;
+      c->end = to;
+      g_string_truncate (c->out, 0);
+      from = to;
+      n++;
+    }
+  return n;
+}
+
 static gboolean
 write_all (int fd, const char *data, gsize len)
 {
@@ -464,74 +572,6 @@ write_all (int fd, const char *data, gsize len)
       len -= (gsize) w;
     }
   return TRUE;
-}
-
-/* The input is read in blocks of whole lines; each block is cut into one
- * piece per thread, and each thread parses its piece, looks its points up
- * (in batches, in the index's order) and writes the answers into its own
- * buffer; the buffers are written in the pieces' order, so the answers come
- * in input order.  Only the read, the cut and the write are serial. */
-#define BLOCK_PER_JOB (1u << 20)
-
-typedef struct {
-  Batch b;
-  GString *out;
-  const char *text, *end;   /* whole lines (the last may lack its newline at the end of input) */
-} Piece;
-
-static gpointer
-piece_run (gpointer data)
-{
-  Piece *pc = data;
-  const char *p = pc->text;
-
-  while (p < pc->end)
-    {
-      const char *nl = memchr (p, '\n', pc->end - p);
-      const char *stop = nl != NULL ? nl : pc->end;
-      bulk_line (&pc->b, p, stop);
-      p = nl != NULL ? nl + 1 : pc->end;
-      if (pc->b.n == BATCH_LINES)
-        batch_run (&pc->b, pc->out);
-    }
-  batch_run (&pc->b, pc->out);
-  return NULL;
-}
-
-/* [text, end) cut into @jobs pieces at line ends, run side by side, the
- * answers written in order. */
-static gboolean
-run_block (Piece *pieces, guint jobs, const char *text, const char *end)
-{
-  GThread *threads[RL_LOOKUP_MAX_JOBS];
-  const char *from = text;
-  gboolean ok = TRUE;
-
-  for (guint t = 0; t < jobs; t++)
-    {
-      const char *to = t + 1 == jobs ? end : text + (end - text) * (t + 1) / jobs;
-      if (to < from)
-        to = from;
-      else if (to < end)
-        {
-          const char *nl = memchr (to, '\n', end - to);
-          to = nl != NULL ? nl + 1 : end;
-        }
-      pieces[t].text = from;
-      pieces[t].end = to;
-      from = to;
-    }
-  for (guint t = 1; t < jobs; t++)
-    threads[t] = pieces[t].text < pieces[t].end ? g_thread_new ("lookup", piece_run, &pieces[t]) : NULL;
-  piece_run (&pieces[0]);
-  for (guint t = 0; t < jobs; t++)
-    {
-      if (t > 0 && threads[t] != NULL)
-        g_thread_join (threads[t]);
-      ok = write_all (STDOUT_FILENO, pieces[t].out->str, pieces[t].out->len) && ok;
-      g_string_truncate (pieces[t].out, 0);
-    }
-  return ok;
 }
 
 /* Fills buf up to cap from stdin; FALSE on a read error. */
@@ -552,25 +592,88 @@ fill (char *buf, gsize cap, gsize *have, gboolean *eof)
   return TRUE;
 }
 
-static int
-bulk (const RlBoundaryIndex *index, gboolean country_only, guint jobs)
-{
-  gsize cap = (gsize) jobs * BLOCK_PER_JOB, have = 0;
-  g_autofree char *buf = g_malloc (cap);
-  g_autofree Piece *pieces = g_new0 (Piece, jobs);
-  gboolean eof = FALSE, ok = TRUE, read_ok = TRUE;
+/* The index's checksum and entries, checked on their own thread while the
+ * first round is read and looked up (RL_BOUNDARY_OPEN_VERIFY_LATER); no
+ * answer is written before they passed. */
+typedef struct {
+  RlBoundaryIndex *index;
+  GThread *thread;
+  GError *error;
+  gboolean ok;
+} Verify;
 
-  for (guint t = 0; t < jobs; t++)
+static gpointer
+verify_run (gpointer data)
+{
+  Verify *v = data;
+
+  v->ok = rl_boundary_index_verify (v->index, &v->error);
+  return NULL;
+}
+
+static gboolean
+verify_wait (Verify *v)
+{
+  if (v->thread != NULL)
+    g_thread_join (g_steal_pointer (&v->thread));
+  return v->ok;
+}
+
+/* The state of a bulk run. */
+typedef struct {
+  Round round;
+  GArray *chunks;           /* Chunk, reused from round to round */
+  Worker *workers;
+  guint jobs;
+  Verify verify;
+  gboolean verify_ok;
+} Bulk;
+
+/* One round on the run's threads (this one among them), its answers
+ * written; FALSE when they cannot be (a write error, or the index failed
+ * its check: bulk->verify_ok). */
+static gboolean
+round_run (Bulk *bulk, const char *text, const char *end)
+{
+  GThread *threads[RL_LOOKUP_MAX_JOBS];
+  Round *r = &bulk->round;
+  guint jobs;
+  gboolean ok = TRUE;
+
+  r->n_chunks = round_cut (bulk->chunks, bulk->jobs, text, end);
+  r->chunks = (Chunk *) (void *) bulk->chunks->data;
+  r->next = 0;
+  jobs = MIN (bulk->jobs, MAX (r->n_chunks, 1u));
+  for (guint t = 1; t < jobs; t++)
+    threads[t] = g_thread_new ("lookup", round_worker, &bulk->workers[t]);
+  round_worker (&bulk->workers[0]);
+  for (guint t = 1; t < jobs; t++)
+    g_thread_join (threads[t]);
+  if (!verify_wait (&bulk->verify))
     {
-      batch_init (&pieces[t].b, index, country_only);
-      pieces[t].out = g_string_sized_new (1 << 17);
+      bulk->verify_ok = FALSE;
+      return FALSE;
     }
-  while (!eof && read_ok)
+  for (guint i = 0; i < r->n_chunks && ok; i++)
+    ok = write_all (STDOUT_FILENO, r->chunks[i].out->str, r->chunks[i].out->len);
+  return ok;
+}
+
+/* Standard input read in rounds of whole lines. */
+static gboolean
+bulk_read (Bulk *bulk, gboolean *read_ok)
+{
+  gsize cap = ROUND_BYTES, have = 0;
+  g_autofree char *buf = g_malloc (cap);
+  gboolean eof = FALSE, ok = TRUE;
+
+  *read_ok = TRUE;
+  while (!eof && *read_ok && ok)
     {
       const char *last;
       gsize whole;
 
-      read_ok = fill (buf, cap, &have, &eof);
+      *read_ok = fill (buf, cap, &have, &eof);
       last = have > 0 ? memrchr (buf, '\n', have) : NULL;
       whole = eof ? have : last != NULL ? (gsize) (last - buf) + 1 : 0;
       if (whole == 0 && have == cap)   /* a line longer than the buffer */
@@ -579,14 +682,83 @@ bulk (const RlBoundaryIndex *index, gboolean country_only, guint jobs)
           buf = g_realloc (buf, cap);
           continue;
         }
-      ok = run_block (pieces, jobs, buf, buf + whole) && ok;
+      ok = round_run (bulk, buf, buf + whole);
       have -= whole;
       memmove (buf, buf + whole, have);
     }
+  return ok;
+}
+
+/* Standard input that is a regular file, mapped from its current offset:
+ * no copy, and the first round starts at once.  FALSE in *mapped when it
+ * cannot be mapped (then it is read). */
+static gboolean
+bulk_mapped (Bulk *bulk, gboolean *mapped)
+{
+  g_autoptr(GMappedFile) file = NULL;
+  struct stat st;
+  off_t at;
+  const char *text, *end;
+  gboolean ok = TRUE;
+
+  *mapped = FALSE;
+  if (fstat (STDIN_FILENO, &st) != 0 || !S_ISREG (st.st_mode) || st.st_size == 0)
+    return TRUE;
+  at = lseek (STDIN_FILENO, 0, SEEK_CUR);
+  if (at < 0 || at > st.st_size)
+    return TRUE;
+  file = g_mapped_file_new_from_fd (STDIN_FILENO, FALSE, NULL);
+  if (file == NULL || g_mapped_file_get_contents (file) == NULL ||
+      g_mapped_file_get_length (file) != (gsize) st.st_size)
+    return TRUE;
+  *mapped = TRUE;
+  text = g_mapped_file_get_contents (file) + at;
+  end = g_mapped_file_get_contents (file) + st.st_size;
+  while (text < end && ok)
+    {
+      const char *to = (gsize) (end - text) <= ROUND_BYTES ? end : text + ROUND_BYTES;
+
+      if (to < end)
+        {
+          const char *nl = memchr (to, '\n', end - to);
+          to = nl != NULL ? nl + 1 : end;
+        }
+      ok = round_run (bulk, text, to);
+      text = to;
+    }
+  /* what was read is consumed, as a read would have left it */
+  lseek (STDIN_FILENO, st.st_size, SEEK_SET);
+  return ok;
+}
+
+static int
+bulk (RlBoundaryIndex *index, gboolean country_only, guint jobs)
+{
+  Bulk b = { { NULL, 0, 0 }, g_array_new (FALSE, FALSE, sizeof (Chunk)), g_new0 (Worker, jobs), jobs,
+             { index, NULL, NULL, FALSE }, TRUE };
+  gboolean ok, mapped, read_ok = TRUE, verify_ok;
+
   for (guint t = 0; t < jobs; t++)
     {
-      batch_clear (&pieces[t].b);
-      g_string_free (pieces[t].out, TRUE);
+      b.workers[t].round = &b.round;
+      batch_init (&b.workers[t].batch, index, country_only);
+    }
+  b.verify.thread = g_thread_new ("verify", verify_run, &b.verify);
+  ok = bulk_mapped (&b, &mapped);
+  if (!mapped)
+    ok = bulk_read (&b, &read_ok);
+  verify_ok = verify_wait (&b.verify) && b.verify_ok;
+  for (guint i = 0; i < b.chunks->len; i++)
+    g_string_free (g_array_index (b.chunks, Chunk, i).out, TRUE);
+  g_array_unref (b.chunks);
+  for (guint t = 0; t < jobs; t++)
+    batch_clear (&b.workers[t].batch);
+  g_free (b.workers);
+  if (!verify_ok)
+    {
+      g_printerr ("regloc lookup: error: %s\n", b.verify.error->message);
+      g_error_free (b.verify.error);
+      return RL_EXIT_FAILURE;
     }
   if (!read_ok)
     {
@@ -678,7 +850,9 @@ rl_cmd_lookup (int argc, char **argv)
 
   {
     g_autofree char *path = rl_data_path (RL_DATA_BOUNDARY_INDEX, index_path);
-    index = rl_boundary_index_open (path, &error);
+    /* bulk: the checksum runs beside the first lookups (bulk ()) */
+    index = rl_boundary_index_open_full (path, from_stdin ? RL_BOUNDARY_OPEN_VERIFY_LATER : RL_BOUNDARY_OPEN_DEFAULT,
+                                         &error);
   }
   if (index == NULL)
     {

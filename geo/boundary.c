@@ -23,6 +23,8 @@
 G_STATIC_ASSERT ((int) RL_BOUNDARY_EXACT_M == (int) RL_BIDX_FAR_M);
 
 struct RlBoundaryIndex {
+  char *name;          /* for messages */
+  gboolean verified;   /* checksum and entries checked */
   GMappedFile *file;
   GBytes *bytes;
   const guint8 *data;
@@ -59,6 +61,7 @@ rl_boundary_index_free (RlBoundaryIndex *index)
   g_clear_pointer (&index->file, g_mapped_file_unref);
   g_clear_pointer (&index->bytes, g_bytes_unref);
   g_free (index->codes);
+  g_free (index->name);
   g_free (index);
 }
 
@@ -99,10 +102,14 @@ entries_ok (const RlBoundaryIndex *index, const guint32 *entries, guint64 n)
   return bad == 0;
 }
 
+/* What every open checks before any lookup: the header, the sections and
+ * the feature table.  The rest (the checksum and the entries, verify ())
+ * may come later: every read of an entry or a leaf is bounded on its own. */
 static gboolean
-validate (RlBoundaryIndex *index, const char *path, GError **error)
+validate_header (RlBoundaryIndex *index, GError **error)
 {
   const RlBidxHeader *h = (const RlBidxHeader *) index->data;
+  const char *path = index->name;
   const RlBidxFeature *features;
   guint64 grid_n = (guint64) 1 << (2 * RL_BIDX_GRID_DEPTH);
 
@@ -114,9 +121,7 @@ validate (RlBoundaryIndex *index, const char *path, GError **error)
     return corrupt (error, path, "unsupported version (rebuild the index)");
   if (h->header_size != sizeof (RlBidxHeader) || h->file_size != index->size)
     return corrupt (error, path, "truncated or wrong size");
-  if (rl_bidx_checksum (index->data, index->size) != h->checksum)
-    return corrupt (error, path, "checksum mismatch");
-  /* Even with a good checksum, nothing below is trusted without a bound. */
+  /* Nothing below is trusted without a bound, even with a good checksum. */
   if (h->grid_depth != RL_BIDX_GRID_DEPTH || h->max_depth < h->grid_depth || h->max_depth > 28 ||
       h->n_features == 0 || h->n_features > RL_BIDX_MAX_FEATURES)
     return corrupt (error, path, "bad parameters");
@@ -144,20 +149,47 @@ validate (RlBoundaryIndex *index, const char *path, GError **error)
         return corrupt (error, path, "bad country code");
       index->codes[i] = RL_COUNTRY (code[0], code[1]);
     }
-  if (!entries_ok (index, index->grid, grid_n))
-    return corrupt (error, path, "grid entry out of bounds");
-  if (!entries_ok (index, index->nodes, (guint64) h->n_nodes * 4))
-    return corrupt (error, path, "node entry out of bounds");
   return TRUE;
 }
 
+/* The checksum over the whole file, then the entries. */
+static gboolean
+verify (RlBoundaryIndex *index, GError **error)
+{
+  const RlBidxHeader *h = index->header;
+  const char *path = index->name;
+
+  if (rl_bidx_checksum (index->data, index->size) != h->checksum)
+    return corrupt (error, path, "checksum mismatch");
+  if (!entries_ok (index, index->grid, (guint64) 1 << (2 * RL_BIDX_GRID_DEPTH)))
+    return corrupt (error, path, "grid entry out of bounds");
+  if (!entries_ok (index, index->nodes, (guint64) h->n_nodes * 4))
+    return corrupt (error, path, "node entry out of bounds");
+  index->verified = TRUE;
+  return TRUE;
+}
+
+/* Checking the checksum touched every page; let them go so the process
+ * only keeps resident what lookups use (they stay in the page cache). */
+static void
+release_pages (RlBoundaryIndex *index)
+{
+  gsize page = (gsize) sysconf (_SC_PAGESIZE);
+  gsize start = ((gsize) index->data + page - 1) & ~(page - 1);
+  gsize stop = ((gsize) index->data + index->size) & ~(page - 1);
+
+  if (index->file != NULL && stop > start)
+    madvise ((void *) start, stop - start, MADV_DONTNEED);
+}
+
 RlBoundaryIndex *
-rl_boundary_index_open (const char *path, GError **error)
+rl_boundary_index_open_full (const char *path, RlBoundaryOpenFlags flags, GError **error)
 {
   g_autoptr(RlBoundaryIndex) index = g_new0 (RlBoundaryIndex, 1);
   g_autoptr(GError) local = NULL;
 
   g_return_val_if_fail (path != NULL, NULL);
+  index->name = g_strdup (path);
   index->file = g_mapped_file_new (path, FALSE, &local);
   if (index->file == NULL)
     {
@@ -169,18 +201,27 @@ rl_boundary_index_open (const char *path, GError **error)
   index->size = g_mapped_file_get_length (index->file);
   if (index->data == NULL)
     index->size = 0;
-  if (!validate (index, path, error))
+  if (!validate_header (index, error))
     return NULL;
-  /* Checking the checksum touched every page; let them go so the process
-   * only keeps resident what lookups use (they stay in the page cache). */
-  {
-    gsize page = (gsize) sysconf (_SC_PAGESIZE);
-    gsize start = ((gsize) index->data + page - 1) & ~(page - 1);
-    gsize stop = ((gsize) index->data + index->size) & ~(page - 1);
-    if (stop > start)
-      madvise ((void *) start, stop - start, MADV_DONTNEED);
-  }
+  if (flags & RL_BOUNDARY_OPEN_VERIFY_LATER)
+    return g_steal_pointer (&index);
+  if (!verify (index, error))
+    return NULL;
+  release_pages (index);
   return g_steal_pointer (&index);
+}
+
+RlBoundaryIndex *
+rl_boundary_index_open (const char *path, GError **error)
+{
+  return rl_boundary_index_open_full (path, RL_BOUNDARY_OPEN_DEFAULT, error);
+}
+
+gboolean
+rl_boundary_index_verify (RlBoundaryIndex *index, GError **error)
+{
+  g_return_val_if_fail (index != NULL, FALSE);
+  return index->verified || verify (index, error);
 }
 
 RlBoundaryIndex *
@@ -189,11 +230,12 @@ rl_boundary_index_new_from_bytes (GBytes *bytes, const char *name, GError **erro
   g_autoptr(RlBoundaryIndex) index = g_new0 (RlBoundaryIndex, 1);
 
   g_return_val_if_fail (bytes != NULL && name != NULL, NULL);
+  index->name = g_strdup (name);
   index->bytes = g_bytes_ref (bytes);
   index->data = g_bytes_get_data (bytes, &index->size);
   if (index->data == NULL)
     index->size = 0;
-  if (!validate (index, name, error))
+  if (!validate_header (index, error) || !verify (index, error))
     return NULL;
   return g_steal_pointer (&index);
 }
@@ -316,6 +358,7 @@ leaf_label (const RlBoundaryIndex *index, guint32 offset, const Box *box, double
   LeafReader r;
   const guint16 *head;
   double gx0, gy0, sx, sy, qx, qy, rx, ry, hx0, hx1, vy0, vy1;
+  gint32 qy_floor, rx_int;
   guint16 best, word;
 
   if (!leaf_reader_init (&r, index, offset, &head))
@@ -330,6 +373,11 @@ leaf_label (const RlBoundaryIndex *index, guint32 offset, const Box *box, double
   hx1 = MAX (qx, rx);
   vy0 = MIN (qy, ry);
   vy1 = MAX (qy, ry);
+  /* An edge can cross the path only where its ends lie on two sides of
+   * y = qy or of x = rx; for integer coordinates, y > qy exactly when
+   * y > floor (qy), so the sides are integer tests made once a point. */
+  qy_floor = (gint32) floor (qy);
+  rx_int = head[0];
   while (leaf_next_group (&r, &word))
     {
       guint16 feature = word & RL_BIDX_MAX_FEATURES;
@@ -341,12 +389,24 @@ leaf_label (const RlBoundaryIndex *index, guint32 offset, const Box *box, double
       if (feature >= best)
         break;
       while (leaf_next_chain (&r, &p, &n))
-        for (guint i = 1; i < n; i++)
-          {
-            double ax = p[2 * i - 2], ay = p[2 * i - 1], bx = p[2 * i], by = p[2 * i + 1];
-            parity ^= cross_h (ax, ay, bx, by, qy, hx0, hx1);
-            parity ^= cross_v (ax, ay, bx, by, rx, vy0, vy1);
-          }
+        {
+          guint side_a = (guint) (p[1] > qy_floor) | (guint) (p[0] > rx_int) << 1;
+
+          for (guint i = 1; i < n; i++)
+            {
+              guint side_b = (guint) (p[2 * i + 1] > qy_floor) | (guint) (p[2 * i] > rx_int) << 1;
+              guint change = side_a ^ side_b;
+
+              side_a = side_b;
+              if (change == 0)
+                continue;
+              double ax = p[2 * i - 2], ay = p[2 * i - 1], bx = p[2 * i], by = p[2 * i + 1];
+              if (change & 1)
+                parity ^= cross_h (ax, ay, bx, by, qy, hx0, hx1);
+              if (change & 2)
+                parity ^= cross_v (ax, ay, bx, by, rx, vy0, vy1);
+            }
+        }
       /* the first group that holds the point is the smallest feature
        * holding it: the later groups are larger */
       if (parity ^ ((word & RL_BIDX_GROUP_INSIDE) != 0))
@@ -529,6 +589,7 @@ typedef struct {
   double ax, ay, bx, by; /* nearest edge, local metres around the query */
   gboolean found;
   gboolean bad;
+  gboolean wrap;        /* a box across the antimeridian may be within reach */
   guint32 own_leaf;     /* searched first; G_MAXUINT32: none */
   guint32 near_leaf;    /* the leaf that holds the nearest edge, and its box */
   Box near_box;
@@ -585,39 +646,48 @@ near_leaf (Near *nr, guint32 offset, const Box *box)
   sy *= nr->ky;
   while (leaf_next_group (&r, &word))
     while (leaf_next_chain_full (&r, &p, &n, &mirror))
-      /* a border's other copy: the same edges, already measured */
-      for (guint i = 1; i < n && !mirror; i++)
-        {
-          /* GeoJSON cuts features at ±180°; the cut is not a border (the
-           * same feature goes on across it), so it is not a candidate. */
-          if (p[2 * i - 2] == p[2 * i] && ((west && p[2 * i] == seam_w) || (east && p[2 * i] == seam_e)))
-            continue;
-          double ax = ox + p[2 * i - 2] * sx, ay = oy + p[2 * i - 1] * sy;
-          double bx = ox + p[2 * i] * sx, by = oy + p[2 * i + 1] * sy;
-          double dx = bx - ax, dy = by - ay, l2, t = 0, px, py, d, lim = nr->best_m;
+      {
+        /* a border's other copy: the same edges, already measured */
+        if (mirror)
+          continue;
+        /* each point converted once, as the end of one edge and the start
+         * of the next */
+        double ax = ox + p[0] * sx, ay = oy + p[1] * sy;
+        for (guint i = 1; i < n; ax = ox + p[2 * i] * sx, ay = oy + p[2 * i + 1] * sy, i++)
+          {
+            double bx = ox + p[2 * i] * sx, by = oy + p[2 * i + 1] * sy;
+            double dx, dy, l2, t = 0, px, py, d, lim = nr->best_m;
 
-          /* both ends beyond the best distance on one side: the edge
-           * cannot be nearer (most edges of a leaf, near a border) */
-          if ((ax > lim && bx > lim) || (ax < -lim && bx < -lim) || (ay > lim && by > lim) || (ay < -lim && by < -lim))
-            continue;
-          l2 = dx * dx + dy * dy;
-          if (l2 > 0)
-            t = CLAMP (-(ax * dx + ay * dy) / l2, 0.0, 1.0);
-          px = ax + t * dx;
-          py = ay + t * dy;
-          d = px * px + py * py;
-          if (d < nr->best_m * nr->best_m && (nr->floor_m < 0 || d > nr->floor_m * nr->floor_m))
-            {
-              nr->best_m = sqrt (d);
-              nr->ax = ax;
-              nr->ay = ay;
-              nr->bx = bx;
-              nr->by = by;
-              nr->found = TRUE;
-              nr->near_leaf = offset;
-              nr->near_box = *box;
-            }
-        }
+            /* both ends beyond the best distance on one side: the edge
+             * cannot be nearer (most edges of a leaf, near a border) */
+            if ((ax > lim && bx > lim) || (ax < -lim && bx < -lim) || (ay > lim && by > lim) || (ay < -lim && by < -lim))
+              continue;
+            /* GeoJSON cuts features at ±180°; the cut is not a border (the
+             * same feature goes on across it), so it is not a candidate. */
+            if ((west || east) && p[2 * i - 2] == p[2 * i] &&
+                ((west && p[2 * i] == seam_w) || (east && p[2 * i] == seam_e)))
+              continue;
+            dx = bx - ax;
+            dy = by - ay;
+            l2 = dx * dx + dy * dy;
+            if (l2 > 0)
+              t = CLAMP (-(ax * dx + ay * dy) / l2, 0.0, 1.0);
+            px = ax + t * dx;
+            py = ay + t * dy;
+            d = px * px + py * py;
+            if (d < nr->best_m * nr->best_m && (nr->floor_m < 0 || d > nr->floor_m * nr->floor_m))
+              {
+                nr->best_m = sqrt (d);
+                nr->ax = ax;
+                nr->ay = ay;
+                nr->bx = bx;
+                nr->by = by;
+                nr->found = TRUE;
+                nr->near_leaf = offset;
+                nr->near_box = *box;
+              }
+          }
+      }
   if (r.bad)
     nr->bad = TRUE;
 }
@@ -635,6 +705,10 @@ box_dist2 (const Near *nr, const Box *box)
     dy = nr->qy - box->y1;
   if (nr->qx >= box->x0 && nr->qx <= box->x1)
     dx = 0;
+  else if (!nr->wrap)
+    /* no box across the antimeridian is within reach: the plain distance,
+     * the same value as the wrapped one */
+    dx = nr->qx < box->x0 ? box->x0 - nr->qx : nr->qx - box->x1;
   else
     dx = MIN (fabs (wrap_lon (box->x0 - nr->qx)), fabs (wrap_lon (nr->qx - box->x1)));
   /* kmin: metres per degree of longitude at the latitude nearest a pole
@@ -644,13 +718,14 @@ box_dist2 (const Near *nr, const Box *box)
   return dy * dy + dx * dx;
 }
 
-static void
-near_entry (Near *nr, guint32 entry, Box box, guint depth)
+static void near_node (Near *nr, guint32 node, const Box *box, guint depth);
+
+/* An entry whose box is within best_m (the caller checked). */
+static inline void
+near_entry_in_reach (Near *nr, guint32 entry, const Box *box, guint depth)
 {
   const RlBoundaryIndex *index = nr->index;
 
-  if (nr->bad || box_dist2 (nr, &box) >= nr->best_m * nr->best_m)
-    return;
   switch (RL_BIDX_ENTRY_TYPE (entry))
     {
     case RL_BIDX_TYPE_UNIFORM:
@@ -659,30 +734,47 @@ near_entry (Near *nr, guint32 entry, Box box, guint depth)
       if (RL_BIDX_ENTRY_VALUE (entry) >= index->leaves_words)
         nr->bad = TRUE;
       else if (RL_BIDX_ENTRY_VALUE (entry) != nr->own_leaf)   /* already searched */
-        near_leaf (nr, RL_BIDX_ENTRY_VALUE (entry), &box);
+        near_leaf (nr, RL_BIDX_ENTRY_VALUE (entry), box);
       return;
     case RL_BIDX_TYPE_NODE:
-      {
-        guint32 node = RL_BIDX_ENTRY_VALUE (entry);
-        double cx = (box.x0 + box.x1) / 2, cy = (box.y0 + box.y1) / 2;
-        if (depth >= index->max_depth || node >= index->n_nodes)
-          {
-            nr->bad = TRUE;
-            return;
-          }
-        /* Nearest child first: its edges shrink best_m and prune the rest. */
-        guint first = (nr->qx >= cx ? 1 : 0) | (nr->qy >= cy ? 2 : 0);
-        for (guint k = 0; k < 4; k++)
-          {
-            guint c = first ^ k;
-            Box cb = { (c & 1) ? cx : box.x0, (c & 2) ? cy : box.y0,
-                       (c & 1) ? box.x1 : cx, (c & 2) ? box.y1 : cy };
-            near_entry (nr, index->nodes[(gsize) node * 4 + c], cb, depth + 1);
-          }
-        return;
-      }
+      near_node (nr, RL_BIDX_ENTRY_VALUE (entry), box, depth);
+      return;
     default:
       nr->bad = TRUE;
+    }
+}
+
+static void
+near_entry (Near *nr, guint32 entry, Box box, guint depth)
+{
+  if (nr->bad || box_dist2 (nr, &box) >= nr->best_m * nr->best_m)
+    return;
+  near_entry_in_reach (nr, entry, &box, depth);
+}
+
+/* A node's children within best_m, nearest child first: its edges shrink
+ * best_m and prune the rest.  Each child's box is tested here, before the
+ * entry is read. */
+static void
+near_node (Near *nr, guint32 node, const Box *box, guint depth)
+{
+  const RlBoundaryIndex *index = nr->index;
+  double cx = (box->x0 + box->x1) / 2, cy = (box->y0 + box->y1) / 2;
+  guint first;
+
+  if (depth >= index->max_depth || node >= index->n_nodes)
+    {
+      nr->bad = TRUE;
+      return;
+    }
+  first = (nr->qx >= cx ? 1 : 0) | (nr->qy >= cy ? 2 : 0);
+  for (guint k = 0; k < 4 && !nr->bad; k++)
+    {
+      guint c = first ^ k;
+      Box cb = { (c & 1) ? cx : box->x0, (c & 2) ? cy : box->y0, (c & 1) ? box->x1 : cx, (c & 2) ? box->y1 : cy };
+
+      if (box_dist2 (nr, &cb) < nr->best_m * nr->best_m)
+        near_entry_in_reach (nr, index->nodes[(gsize) node * 4 + c], &cb, depth + 1);
     }
 }
 
@@ -799,6 +891,9 @@ near_init (Near *nr, const RlBoundaryIndex *index, double lon, double lat, guint
   nr->kx = EARTH_M_PER_DEG * cos (lat * G_PI / 180.0);
   nr->kmin = EARTH_M_PER_DEG * cos (MIN (90.0, fabs (lat) + RL_BOUNDARY_EXACT_M / EARTH_M_PER_DEG) * G_PI / 180.0);
   nr->kmin = MAX (nr->kmin, 0.0);
+  /* Searches reach RL_BOUNDARY_EXACT_M at most (with a margin for the
+   * rounding of this test). */
+  nr->wrap = !(nr->kmin > 0 && (180.0 - fabs (lon)) * nr->kmin > 2 * RL_BOUNDARY_EXACT_M);
   nr->floor_m = -1;
   nr->own_leaf = RL_BIDX_ENTRY_TYPE (entry) == RL_BIDX_TYPE_LEAF ? RL_BIDX_ENTRY_VALUE (entry) : G_MAXUINT32;
 }

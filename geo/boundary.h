@@ -44,6 +44,24 @@ typedef struct {
  * $REGLOC_BOUNDARY_INDEX wins.  An interned string. */
 const char *rl_boundary_index_default_path (void);
 RlBoundaryIndex *rl_boundary_index_open (const char *path, GError **error);
+
+typedef enum {
+  RL_BOUNDARY_OPEN_DEFAULT = 0,
+  /* Check the header, sections and feature table only; the checksum over
+   * the whole file and the grid and node entries are left to
+   * rl_boundary_index_verify ().  Lookups are safe before it (every read of
+   * the index is bounded on its own) but their answers are not to be given
+   * out until it returned TRUE.  For a bulk run that verifies on one
+   * thread while it reads its input on another; the pages the check
+   * touched stay mapped. */
+  RL_BOUNDARY_OPEN_VERIFY_LATER = 1 << 0,
+} RlBoundaryOpenFlags;
+
+RlBoundaryIndex *rl_boundary_index_open_full (const char *path, RlBoundaryOpenFlags flags, GError **error);
+/* The checks RL_BOUNDARY_OPEN_VERIFY_LATER left out (TRUE at once when they
+ * were done).  It only reads the index: it may run on one thread while
+ * others look up. */
+gboolean rl_boundary_index_verify (RlBoundaryIndex *index, GError **error);
 /* The same checks over an index in memory (@name for messages); the fuzz
  * target uses it so a read past the end is caught at the exact byte. */
 RlBoundaryIndex *rl_boundary_index_new_from_bytes (GBytes *bytes, const char *name, GError **error);

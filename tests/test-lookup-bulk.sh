@@ -106,6 +106,40 @@ for bad in 0 65 x -1 ''; do
   grep -q "is not a number in \[1, 64\]" "$tmp/bad.err" || fail "--jobs '$bad': $(cat "$tmp/bad.err")"
   [ ! -s "$tmp/bad.out" ] || fail "--jobs '$bad': answers written"
 done
+# Standard input that is a regular file is mapped, a pipe is read: the
+# same answers; a file is answered from where its offset stands (what a
+# shell's earlier reader left), to its end, with or without a last newline.
+cat "$tmp/many" | "$regloc" lookup - | cmp -s - "$tmp/many.out" || fail "piped input: other answers than the file"
+{ head -n 1000 > /dev/null; "$regloc" lookup -; } < "$tmp/many" > "$tmp/rest.out"
+tail -n +1001 "$tmp/many" | "$regloc" lookup - | cmp -s - "$tmp/rest.out" || fail "a file read from its offset: other answers"
+[ -s "$tmp/rest.out" ] || fail "a file read from its offset: no answers"
+printf '48.5738 7.8027\n-33.8688 151.2093' > "$tmp/nolf"
+[ "$("$regloc" lookup - --country-only < "$tmp/nolf" | tr '\n' ' ')" = "DE AU " ] || fail "mapped file without a last newline"
+: > "$tmp/empty"
+"$regloc" lookup - < "$tmp/empty" > "$tmp/empty.out" || fail "empty input: failed"
+[ ! -s "$tmp/empty.out" ] || fail "empty input: answers written"
+# The index's checksum is checked beside the first lookups: a corrupt index
+# gives no answer at all, and says why.
+if [ -n "${REGLOC_BOUNDARY_INDEX:-}" ] && [ -f "$REGLOC_BOUNDARY_INDEX" ]; then
+  python3 - "$REGLOC_BOUNDARY_INDEX" "$tmp/corrupt.idx" <<'PY'
+import sys
+data = bytearray(open(sys.argv[1], "rb").read())
+data[len(data) - 3] ^= 0x40   # one bit of the last leaf
+open(sys.argv[2], "wb").write(data)
+PY
+  for input in "$tmp/many" "$tmp/points"; do
+    if "$regloc" lookup - --index "$tmp/corrupt.idx" < "$input" > "$tmp/corrupt.out" 2> "$tmp/corrupt.err"; then
+      fail "a corrupt index accepted"
+    fi
+    [ ! -s "$tmp/corrupt.out" ] || fail "a corrupt index: answers written"
+    grep -q "checksum mismatch" "$tmp/corrupt.err" || fail "a corrupt index: $(cat "$tmp/corrupt.err")"
+  done
+  if cat "$tmp/points" | "$regloc" lookup - --index "$tmp/corrupt.idx" > "$tmp/corrupt.out" 2> /dev/null || [ -s "$tmp/corrupt.out" ]; then
+    fail "a corrupt index, piped input: accepted or answered"
+  fi
+else
+  echo "SKIP corrupt-index check: REGLOC_BOUNDARY_INDEX is not set (meson test sets it)" >&2
+fi
 for n in 1 17 65535 65536 65537 65538 99999 149999; do
   line=$(grep -v '^\(#.*\)\?$' "$tmp/many" | sed -n "${n}p")
   got=$(sed -n "${n}p" "$tmp/many.out")
