@@ -652,26 +652,31 @@ near_leaf (Near *nr, guint32 offset, const Box *box)
           continue;
         /* each point converted once, as the end of one edge and the start
          * of the next */
-        double ax = ox + p[0] * sx, ay = oy + p[1] * sy;
-        for (guint i = 1; i < n; ax = ox + p[2 * i] * sx, ay = oy + p[2 * i + 1] * sy, i++)
-          {
-            double bx = ox + p[2 * i] * sx, by = oy + p[2 * i + 1] * sy;
-            double dx, dy, l2, t = 0, px, py, d, lim = nr->best_m;
+        double ax = ox + p[0] * sx, ay = oy + p[1] * sy, a2 = ax * ax + ay * ay;
+        double lim2 = nr->best_m * nr->best_m * (1 + 1e-9) + 1e-6;
 
-            /* both ends beyond the best distance on one side: the edge
-             * cannot be nearer (most edges of a leaf, near a border) */
-            if ((ax > lim && bx > lim) || (ax < -lim && bx < -lim) || (ay > lim && by > lim) || (ay < -lim && by < -lim))
+        for (guint i = 1; i < n; ax = ox + p[2 * i] * sx, ay = oy + p[2 * i + 1] * sy, a2 = ax * ax + ay * ay, i++)
+          {
+            double bx = ox + p[2 * i] * sx, by = oy + p[2 * i + 1] * sy, b2 = bx * bx + by * by;
+            double dx = bx - ax, dy = by - ay, l2 = dx * dx + dy * dy, dot = -(ax * dx + ay * dy);
+            double cross = ax * dy - ay * dx, t = 0, px, py, d;
+            /* The squared distance to the edge is a2 or b2 at its ends and
+             * cross² / l2 between them: tested without a division or a
+             * branch an edge, a hair generously (lim2), so only edges that
+             * may be nearer take the exact measure below (most edges of a
+             * leaf are not, near a border). */
+            gboolean near_end = MIN (a2, b2) < lim2;
+            gboolean near_mid = (dot > 0) & (dot < l2) & (cross * cross < lim2 * l2);
+
+            if (!(near_end | near_mid))
               continue;
             /* GeoJSON cuts features at ±180°; the cut is not a border (the
              * same feature goes on across it), so it is not a candidate. */
             if ((west || east) && p[2 * i - 2] == p[2 * i] &&
                 ((west && p[2 * i] == seam_w) || (east && p[2 * i] == seam_e)))
               continue;
-            dx = bx - ax;
-            dy = by - ay;
-            l2 = dx * dx + dy * dy;
             if (l2 > 0)
-              t = CLAMP (-(ax * dx + ay * dy) / l2, 0.0, 1.0);
+              t = CLAMP (dot / l2, 0.0, 1.0);
             px = ax + t * dx;
             py = ay + t * dy;
             d = px * px + py * py;
@@ -685,6 +690,7 @@ near_leaf (Near *nr, guint32 offset, const Box *box)
                 nr->found = TRUE;
                 nr->near_leaf = offset;
                 nr->near_box = *box;
+                lim2 = nr->best_m * nr->best_m * (1 + 1e-9) + 1e-6;
               }
           }
       }
