@@ -18,7 +18,7 @@
  * A leaf is a sequence of guint16:
  *   ref_x, ref_y, base_label, n_groups, far_parts, own_parts,
  *   n_groups x { feature | ref_inside << 15, n_chains,
- *                n_chains x { n_points | mirror << 15, n_points x { x, y } } }
+ *                n_chains x { n_points | mirror << 15 | inner << 14, n_points x { x, y } } }
  * padded to a whole 32-bit word.  Coordinates are quantised over the leaf
  * box grown by RL_BIDX_QPAD units on each side; edges are clipped to that
  * grown box.  ref is a point chosen away from every edge;
@@ -33,6 +33,11 @@
  * earlier group of the leaf: a border between two countries is stored once
  * for each, and the distance search reads it once.  The point-in-polygon
  * test reads every chain; the flag changes no answer.
+ * inner: along the whole chain the country is the same on both sides, as
+ * the reader labels points from this leaf (an edge of a larger country's
+ * feature inside a smaller neighbour's where the source's polygons
+ * overlap, a territory's coast inside its own sea): no border, and the
+ * distance search skips it (tools/boundary-gen/leaf-flags.c).
  * The far flags (of uniform cells and leaves) and own_parts are computed
  * against the exact source edges, measured as the reader measures them,
  * with a margin for the quantisation: they never change an answer, they
@@ -73,8 +78,9 @@
 #define RL_BIDX_LEAF_OWN 5      /* header word of own_parts */
 #define RL_BIDX_GROUP_INSIDE 0x8000u   /* ref_inside, in a group's feature word */
 #define RL_BIDX_CHAIN_MIRROR 0x8000u   /* in a chain's n_points word */
-#define RL_BIDX_CHAIN_POINTS 0x7fffu
-#define RL_BIDX_CHAIN_MAX_POINTS 0x7ff0u
+#define RL_BIDX_CHAIN_INNER 0x4000u
+#define RL_BIDX_CHAIN_POINTS 0x3fffu
+#define RL_BIDX_CHAIN_MAX_POINTS 0x3ff0u
 #define RL_BIDX_UNIFORM_MASK 0x1fffffffu   /* label, far flag and part flags */
 
 #define RL_BIDX_TYPE_UNIFORM 0u

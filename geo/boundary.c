@@ -318,10 +318,11 @@ leaf_next_group (LeafReader *r, guint16 *feature_word)
 }
 
 /* The current group's next chain: *n >= 1 points, x and y interleaved in
- * *xy, *mirror: its edges are all an earlier group's too
- * (RL_BIDX_CHAIN_MIRROR); FALSE at the group's end. */
+ * *xy, *skip: no border the distance search needs (its edges are all an
+ * earlier group's too, RL_BIDX_CHAIN_MIRROR, or have the same country on
+ * both sides, RL_BIDX_CHAIN_INNER); FALSE at the group's end. */
 static inline gboolean
-leaf_next_chain_full (LeafReader *r, const guint16 **xy, guint *n, gboolean *mirror)
+leaf_next_chain_full (LeafReader *r, const guint16 **xy, guint *n, gboolean *skip)
 {
   guint count;
 
@@ -334,7 +335,7 @@ leaf_next_chain_full (LeafReader *r, const guint16 **xy, guint *n, gboolean *mir
       return FALSE;
     }
   *n = count;
-  *mirror = (r->p[0] & RL_BIDX_CHAIN_MIRROR) != 0;
+  *skip = (r->p[0] & (RL_BIDX_CHAIN_MIRROR | RL_BIDX_CHAIN_INNER)) != 0;
   *xy = r->p + 1;
   r->p += 1 + 2 * (gsize) count;
   r->chains--;
@@ -344,9 +345,9 @@ leaf_next_chain_full (LeafReader *r, const guint16 **xy, guint *n, gboolean *mir
 static inline gboolean
 leaf_next_chain (LeafReader *r, const guint16 **xy, guint *n)
 {
-  gboolean mirror;
+  gboolean skip;
 
-  return leaf_next_chain_full (r, xy, n, &mirror);
+  return leaf_next_chain_full (r, xy, n, &skip);
 }
 
 /* Label of (x, y) inside a border leaf: the smallest feature whose parity
@@ -584,7 +585,8 @@ typedef struct {
   double qx, qy;        /* query, degrees */
   double kx, ky;        /* metres per degree of longitude / latitude at the query */
   double kmin;          /* metres per degree of longitude, smallest within reach */
-  double floor_m;       /* only edges farther than this (skipped ones are nearer) */
+  double floor_d2;      /* only edges farther than this, squared (skipped ones are nearer) */
+  double best_d2;       /* best_m squared, as measured (best_m is its root) */
   double best_m;
   double ax, ay, bx, by; /* nearest edge, local metres around the query */
   gboolean found;
@@ -627,7 +629,7 @@ near_leaf (Near *nr, guint32 offset, const Box *box)
   const guint16 *head, *p;
   double gx0, gy0, sx, sy, ox, oy;
   const guint16 seam_w = (guint16) RL_BIDX_QPAD, seam_e = (guint16) (RL_BIDX_QPAD + RL_BIDX_QSPAN);
-  gboolean west, east, mirror;
+  gboolean west, east, skip;
   guint16 word;
   guint n;
 
@@ -645,10 +647,10 @@ near_leaf (Near *nr, guint32 offset, const Box *box)
   sx *= nr->kx;
   sy *= nr->ky;
   while (leaf_next_group (&r, &word))
-    while (leaf_next_chain_full (&r, &p, &n, &mirror))
+    while (leaf_next_chain_full (&r, &p, &n, &skip))
       {
         /* a border's other copy: the same edges, already measured */
-        if (mirror)
+        if (skip)
           continue;
         /* each point converted once, as the end of one edge and the start
          * of the next */
@@ -680,9 +682,10 @@ near_leaf (Near *nr, guint32 offset, const Box *box)
             px = ax + t * dx;
             py = ay + t * dy;
             d = px * px + py * py;
-            if (d < nr->best_m * nr->best_m && (nr->floor_m < 0 || d > nr->floor_m * nr->floor_m))
+            if (d < nr->best_m * nr->best_m && d > nr->floor_d2)
               {
                 nr->best_m = sqrt (d);
+                nr->best_d2 = d;
                 nr->ax = ax;
                 nr->ay = ay;
                 nr->bx = bx;
@@ -900,7 +903,7 @@ near_init (Near *nr, const RlBoundaryIndex *index, double lon, double lat, guint
   /* Searches reach RL_BOUNDARY_EXACT_M at most (with a margin for the
    * rounding of this test). */
   nr->wrap = !(nr->kmin > 0 && (180.0 - fabs (lon)) * nr->kmin > 2 * RL_BOUNDARY_EXACT_M);
-  nr->floor_m = -1;
+  nr->floor_d2 = -1;
   nr->own_leaf = RL_BIDX_ENTRY_TYPE (entry) == RL_BIDX_TYPE_LEAF ? RL_BIDX_ENTRY_VALUE (entry) : G_MAXUINT32;
 }
 
@@ -1302,8 +1305,11 @@ lookup_at (const RlBoundaryIndex *index, double lat, double lon, guint32 entry, 
           out->neighbour = label_country (index, other);
           return TRUE;
         }
-      /* Not a border (an edge inside the same country): look past it. */
-      nr.floor_m = nr.best_m;
+      /* Not a border (an edge inside the same country): look past it.
+       * The squared distance as measured, not best_m squared: the root
+       * squared again can come out a hair below it, and the same edge
+       * would be found again. */
+      nr.floor_d2 = nr.best_d2;
     }
   return TRUE;
 }

@@ -283,6 +283,16 @@ test_border_past_inner_edges (void)
     { 53.674512, 32.492502, "RU", "BY", 480, 580, "Smolensk oblast by Belarus (was 369 m)" },
     { 46.210318, 20.726605, "HU", "RO", 560, 660, "Makó by the Romanian border (was 332 m)" },
     { 26.256855, 88.674396, "BD", "IN", 680, 780, "Panchagarh by the Indian border (was 569 m)" },
+    /* the search found the same inner edge again and again (its distance
+     * squared from the rounded root came out a hair below the measure)
+     * until it gave up and answered that edge's distance */
+    { 49.492377, 5.968289, "LU", "FR", 80, 120, "Esch-sur-Alzette by the French border (was 71 m, no neighbour)" },
+    { 2.329398, 9.805934, "GQ", "CM", 1180, 1280, "Rio Ntem by the Cameroonian border (was 1139 m, no neighbour)" },
+    /* an edge of Israel's feature runs inside the Palestinian one */
+    { 31.390461, 34.951745, "PS", "IL", 4500, 4700, "south of Hebron (was 122 m, no neighbour)" },
+    /* Guadeloupe's land lies inside its own sea: the coast is no border;
+     * the edge of its waters is farther than the exact range */
+    { 15.834033, -61.685360, "GP", "--", RL_BOUNDARY_EXACT_M, RL_BOUNDARY_EXACT_M, "off Basse-Terre (was 4107 m)" },
   };
   for (gsize i = 0; i < G_N_ELEMENTS (cases); i++)
     {

@@ -8,6 +8,7 @@
  * positions would need about a gigabyte. */
 #include "geo/boundary-format.h"
 #include "tools/boundary-gen/boundary-source.h"
+#include "tools/boundary-gen/leaf-flags.h"
 
 #include <errno.h>
 #include <math.h>
@@ -37,6 +38,12 @@ static size_t n_nodes, cap_nodes;
 static uint16_t *leaves;
 static size_t n_leaves, cap_leaves;
 static uint32_t *grid;
+/* The country of each feature (by rank), for the inner flags. */
+static uint16_t code_of[MAX_FEATURES];
+static unsigned long n_mirror_chains, n_inner_chains;
+/* Leaves with more edges (only at the depth limit) are not searched for
+ * inner chains: the test is quadratic in the edges. */
+#define INNER_MAX_EDGES 96
 
 /* Which cells of a fine raster hold an edge: a quick, conservative proof
  * that a box is far from every edge (no edge within RL_BIDX_FAR_M); where
@@ -557,61 +564,6 @@ leaf_parts (Box box, const uint32_t *e, size_t n, uint16_t *far, uint16_t *own)
       }
 }
 
-/* Whether the quantised edge a-b (either way) is one of the chains of the
- * leaf's groups that start at words [from, to). */
-static bool
-edge_in_groups (const uint16_t *a, const uint16_t *b, size_t from, size_t to)
-{
-  for (size_t i = from; i < to;)
-    {
-      uint16_t n_chains = leaves[i + 1];
-      i += 2;
-      for (uint16_t c = 0; c < n_chains; c++)
-        {
-          uint16_t n_pts = leaves[i] & RL_BIDX_CHAIN_POINTS;
-          const uint16_t *p = leaves + i + 1;
-          for (uint16_t k = 1; k < n_pts; k++)
-            {
-              const uint16_t *u = p + 2 * (k - 1), *v = p + 2 * k;
-              if ((u[0] == a[0] && u[1] == a[1] && v[0] == b[0] && v[1] == b[1]) ||
-                  (u[0] == b[0] && u[1] == b[1] && v[0] == a[0] && v[1] == a[1]))
-                return true;
-            }
-          i += 1 + 2 * (size_t) n_pts;
-        }
-    }
-  return false;
-}
-
-/* Flags the chains of the leaf at word start whose every edge is also an
- * edge of an earlier group (RL_BIDX_CHAIN_MIRROR): a border between two
- * countries is written once for each of them, and the distance search
- * needs it once. */
-static void
-mark_mirrors (size_t start)
-{
-  uint16_t n_groups = leaves[start + 3];
-  size_t first = start + RL_BIDX_LEAF_HEADER, i = first;
-
-  for (uint16_t g = 0; g < n_groups; g++)
-    {
-      size_t group_at = i;
-      uint16_t n_chains = leaves[i + 1];
-      i += 2;
-      for (uint16_t c = 0; c < n_chains; c++)
-        {
-          uint16_t n_pts = leaves[i] & RL_BIDX_CHAIN_POINTS;
-          const uint16_t *p = leaves + i + 1;
-          bool mirror = g > 0;
-          for (uint16_t k = 1; k < n_pts && mirror; k++)
-            mirror = edge_in_groups (p + 2 * (k - 1), p + 2 * k, first, group_at);
-          if (mirror && n_pts >= 2)
-            leaves[i] |= RL_BIDX_CHAIN_MIRROR;
-          i += 1 + 2 * (size_t) n_pts;
-        }
-    }
-}
-
 /* Writes a border leaf; returns its entry. */
 static uint32_t
 write_leaf (Box box, uint32_t *e, size_t n, Pt ref, const uint8_t *status, uint16_t base)
@@ -679,7 +631,11 @@ write_leaf (Box box, uint32_t *e, size_t n, Pt ref, const uint8_t *status, uint1
       leaves[chains_at] = n_chains;
     }
   leaves[n_groups_at] = n_groups;
-  mark_mirrors (start);
+  n_mirror_chains += rl_leaf_mark_mirrors (leaves + start, n_leaves - start);
+  /* the cut at the antimeridian is no border and is skipped by the reader
+   * on its own: leaves there are left as they are */
+  if (box.x0 > -180 && box.x1 < 180)
+    n_inner_chains += rl_leaf_mark_inner (leaves + start, n_leaves - start, code_of, n_feats, INNER_MAX_EDGES);
   while (n_leaves % 2)
     leaf_push (0);
   return RL_BIDX_ENTRY (RL_BIDX_TYPE_LEAF, start / 2);
@@ -853,6 +809,8 @@ main (int argc, char **argv)
     if (pt_feat[i] >= 0)
       all[n_all++] = (uint32_t) i;
   grid = xrealloc (NULL, grid_n * sizeof *grid);
+  for (unsigned i = 0; i < n_feats; i++)
+    code_of[feats[i].rank] = (uint16_t) ((uint8_t) feats[i].a2[0] << 8 | (uint8_t) feats[i].a2[1]);
   raster_build ();
   segs_build ();
   root_status (root_ref, status);
@@ -909,7 +867,8 @@ main (int argc, char **argv)
   write_all (out, leaves, n_leaves * 2);
   if (fclose (out) != 0 || rename (tmp, argv[2]) != 0)
     fail ("%s: %s", argv[2], strerror (errno));
-  fprintf (stderr, "boundary-gen: %u features, %zu points, %zu nodes, %zu leaf words, %zu bytes\n",
-           n_feats, n_pts, n_nodes, n_leaves / 2, off);
+  fprintf (stderr, "boundary-gen: %u features, %zu points, %zu nodes, %zu leaf words, %zu bytes; "
+           "%lu chains that repeat another feature's border, %lu with one country on both sides\n",
+           n_feats, n_pts, n_nodes, n_leaves / 2, off, n_mirror_chains, n_inner_chains);
   return 0;
 }
