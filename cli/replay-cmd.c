@@ -120,19 +120,58 @@ map_document (const char *kind, const RlTrack *track, const RlReplay *replay, co
 
 /* ---- --batch: many logs, each on its own, on every core ----------------- */
 
+/* The tables every log shares are read once.  The boundary index (its
+ * checksum reads all 19 MB) is opened on a thread of its own while the
+ * logs are listed and the workers start; a worker waits for it only when it
+ * needs it.  The timezone tables are read the first time a log needs them
+ * (--timezone, a scenario), by whichever worker comes first: most batches
+ * of GPS logs never do. */
 typedef struct {
   const Options *o;
   const RlConfig *config;
   const RlRegulatory *regulatory;
-  const RlBoundaryIndex *index;
-  const RlTzMap *tzmap;
+  GThread *index_opener;
+  gsize index_ready;
+  RlBoundaryIndex *index;
+  gsize tzmap_ready;
+  RlTzMap *tzmap;
   GMutex lock;
-  GCond done;
+  guint n;
+  guint next_out;      /* the first line not yet written */
+  gboolean writing;    /* a worker is writing lines out */
   char **lines;        /* the JSON line of each log, once replayed */
   char **rows;         /* its row of the summary table */
   gboolean *failed;    /* an error, or not the expected country */
   gboolean *unreadable;
 } Batch;
+
+static gpointer
+batch_open_index (gpointer path)
+{
+  return rl_boundary_index_open (path, NULL);
+}
+
+static const RlBoundaryIndex *
+batch_index (Batch *b)
+{
+  if (g_once_init_enter (&b->index_ready))
+    {
+      b->index = b->index_opener ? g_thread_join (g_steal_pointer (&b->index_opener)) : NULL;
+      g_once_init_leave (&b->index_ready, 1);
+    }
+  return b->index;
+}
+
+static const RlTzMap *
+batch_tzmap (Batch *b)
+{
+  if (g_once_init_enter (&b->tzmap_ready))
+    {
+      b->tzmap = rl_tzmap_new (b->config->zoneinfo_dir, NULL);
+      g_once_init_leave (&b->tzmap_ready, 1);
+    }
+  return b->tzmap;
+}
 
 typedef struct {
   guint64 fixes;
@@ -181,13 +220,13 @@ batch_load (Batch *b, RlReplay *replay, const char *path, GError **error)
       g_autofree char *text = NULL;
       g_autoptr (GArray) expects = g_array_new (FALSE, FALSE, sizeof (RlScenarioExpect));
       gboolean settle = TRUE;
-      RlScenarioContext ctx = { b->config, b->tzmap, rl_scenario_boundary_lookup, (gpointer) b->index };
+      RlScenarioContext ctx = { b->config, batch_tzmap (b), rl_scenario_boundary_lookup, (gpointer) batch_index (b) };
       return g_file_get_contents (path, &text, NULL, error) &&
              rl_scenario_parse (text, path, &ctx, replay, expects, &settle, error);
     }
   if (g_str_has_suffix (path, ".jsonl") || g_str_has_suffix (path, ".pcap") || g_str_has_suffix (path, ".pcapng"))
     return rl_replay_load_scan_file (replay, path, b->config, error);
-  return rl_replay_load_gps_file (replay, path, b->o->gps_format, b->o->date, b->config, b->index, error);
+  return rl_replay_load_gps_file (replay, path, b->o->gps_format, b->o->date, b->config, batch_index (b), error);
 }
 
 static void
@@ -220,6 +259,28 @@ seconds_text (gint64 us)
   return us < 0 ? g_strdup ("-") : g_strdup_printf ("%" G_GINT64_FORMAT "s", us / RL_USEC_PER_SEC);
 }
 
+/* Lines in the order of the list, each as soon as the ones before it are
+ * out: the worker that finishes the next line due writes it and whatever
+ * is ready after it (one writer at a time; called and returns locked). */
+static void
+batch_write_ready (Batch *b)
+{
+  if (b->writing)
+    return;
+  b->writing = TRUE;
+  while (b->next_out < b->n && b->lines[b->next_out] != NULL)
+    {
+      g_autofree char *line = g_steal_pointer (&b->lines[b->next_out]);
+      g_mutex_unlock (&b->lock);
+      fputs (line, stdout);
+      fputc ('\n', stdout);
+      fflush (stdout);
+      g_mutex_lock (&b->lock);
+      b->next_out++;
+    }
+  b->writing = FALSE;
+}
+
 static void
 batch_one (gpointer data, gpointer user_data)
 {
@@ -239,7 +300,7 @@ batch_one (gpointer data, gpointer user_data)
   json_builder_begin_object (jb);
   json_member_s (jb, "file", path);
   rl_replay_set_event_func (replay, batch_count, &count);
-  if (b->index == NULL)
+  if (batch_index (b) == NULL)
     rl_replay_note (replay, "%s", "boundary index unavailable: GPS positions cannot be placed");
   if (!batch_load (b, replay, path, &error))
     {
@@ -258,10 +319,10 @@ batch_one (gpointer data, gpointer user_data)
       g_autoptr (GString) countries = g_string_new (NULL);
       char cc[3];
 
-      if (b->o->timezone != NULL && b->tzmap != NULL)
+      if (b->o->timezone != NULL && batch_tzmap (b) != NULL)
         {
           RlEvidence ev;
-          if (rl_tzmap_evidence (b->tzmap, b->o->timezone, 0, RL_NEVER, &ev))
+          if (rl_tzmap_evidence (batch_tzmap (b), b->o->timezone, 0, RL_NEVER, &ev))
             rl_replay_add_evidence_at_start (replay, &ev);
         }
       rl_replay_run (replay, TRUE);
@@ -358,7 +419,7 @@ batch_one (gpointer data, gpointer user_data)
   b->rows[i] = row;
   b->failed[i] = failed;
   b->unreadable[i] = unreadable;
-  g_cond_broadcast (&b->done);
+  batch_write_ready (b);
   g_mutex_unlock (&b->lock);
 }
 
@@ -435,32 +496,34 @@ rl_replay_batch (Options *o, int argc, char **argv)
     return die (RL_EXIT_USAGE, "%s", "--batch writes JSON lines only");
   if (argc == 0)
     return die (RL_EXIT_USAGE, "%s", "--batch: give logs, directories or - (a list on stdin)");
+  /* the index opens while the logs are listed (errors reported in the
+   * same order as ever: the list's, then the configuration's) */
+  g_autoptr (GError) config_error = NULL;
+  g_autoptr (RlConfig) config = rl_config_load (o->config, &config_error);
+  g_autofree char *index_path = config ? rl_data_path (RL_DATA_BOUNDARY_INDEX, config->boundary_index) : NULL;
+  b.index_opener = index_path ? g_thread_new ("replay-index", batch_open_index, index_path) : NULL;
   files = batch_inputs (argc, argv, &error);
-  if (files == NULL)
-    return die (RL_EXIT_FAILURE, "%s", error->message);
+  if (files == NULL || config == NULL)
+    {
+      if (b.index_opener != NULL)
+        rl_boundary_index_free (g_thread_join (b.index_opener));
+      return die (RL_EXIT_FAILURE, "%s", (files == NULL ? error : config_error)->message);
+    }
   n = files->len;
   g_ptr_array_add (files, NULL);
   o->gps = (char **) g_ptr_array_steal (files, NULL);   /* the list, read by the workers */
 
-  g_autoptr (RlConfig) config = rl_config_load (o->config, &error);
-  if (config == NULL)
-    return die (RL_EXIT_FAILURE, "%s", error->message);
   g_autoptr (GError) reg_error = NULL;
   g_autoptr (RlRegulatory) regulatory = rl_regulatory_load (o->regdb ? o->regdb : config->regulatory_db,
                                                             config->territories, &reg_error);
   if (reg_error != NULL)
     fprintf (stderr, "regloc replay: warning: %s\n", reg_error->message);
-  g_autoptr (RlTzMap) tzmap = rl_tzmap_new (config->zoneinfo_dir, NULL);
-  g_autofree char *index_path = rl_data_path (RL_DATA_BOUNDARY_INDEX, config->boundary_index);
-  g_autoptr (RlBoundaryIndex) index = rl_boundary_index_open (index_path, NULL);
 
   b.o = o;
   b.config = config;
   b.regulatory = regulatory;
-  b.index = index;
-  b.tzmap = tzmap;
   g_mutex_init (&b.lock);
-  g_cond_init (&b.done);
+  b.n = n;
   b.lines = g_new0 (char *, n);
   b.rows = g_new0 (char *, n);
   b.failed = g_new0 (gboolean, n);
@@ -469,36 +532,28 @@ rl_replay_batch (Options *o, int argc, char **argv)
   GThreadPool *pool = g_thread_pool_new (batch_one, &b, MAX (jobs, 1), TRUE, NULL);
   for (guint i = 0; i < n; i++)
     g_thread_pool_push (pool, GUINT_TO_POINTER (i + 1), NULL);
-  /* lines in the order of the list, each as soon as the ones before it are out */
-  for (guint i = 0; i < n; i++)
-    {
-      g_mutex_lock (&b.lock);
-      while (b.lines[i] == NULL)
-        g_cond_wait (&b.done, &b.lock);
-      g_mutex_unlock (&b.lock);
-      fputs (b.lines[i], stdout);
-      fputc ('\n', stdout);
-      fflush (stdout);
-      g_clear_pointer (&b.lines[i], g_free);
-    }
-  g_thread_pool_free (pool, FALSE, TRUE);
+  g_thread_pool_free (pool, FALSE, TRUE);   /* waits for every log: the workers write the lines */
+  batch_index (&b);                         /* joins the opener when no log needed the index */
 
-  fprintf (stderr, "%7s %-12s %7s %7s %5s %5s %-8s %-5s  %s\n", "FIXES", "DECIDED", "FIRST", "ON 00", "CHG", "CONFL", "EXPECTED", "FINAL", "LOG");
+  g_autoptr (GString) table = g_string_new (NULL);
+  g_string_append_printf (table, "%7s %-12s %7s %7s %5s %5s %-8s %-5s  %s\n", "FIXES", "DECIDED", "FIRST", "ON 00", "CHG", "CONFL", "EXPECTED", "FINAL", "LOG");
   for (guint i = 0; i < n; i++)
     {
-      fprintf (stderr, "%s\n", b.rows[i]);
+      g_string_append_printf (table, "%s\n", b.rows[i]);
       failures += b.failed[i];
       errors += b.unreadable[i];
       g_free (b.rows[i]);
     }
-  fprintf (stderr, "%u logs, %u unreadable, %u not as expected; %d workers, %.2f s\n", n, errors, failures - errors,
-           MAX (jobs, 1), (g_get_monotonic_time () - t0) / 1e6);
+  g_string_append_printf (table, "%u logs, %u unreadable, %u not as expected; %d workers, %.2f s\n", n, errors, failures - errors,
+                          MAX (jobs, 1), (g_get_monotonic_time () - t0) / 1e6);
+  fputs (table->str, stderr);
+  g_clear_pointer (&b.index, rl_boundary_index_free);
+  g_clear_pointer (&b.tzmap, rl_tzmap_free);
   g_free (b.lines);
   g_free (b.rows);
   g_free (b.failed);
   g_free (b.unreadable);
   g_mutex_clear (&b.lock);
-  g_cond_clear (&b.done);
   return failures ? RL_EXIT_FAILURE : RL_EXIT_OK;
 }
 

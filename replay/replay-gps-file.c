@@ -2,6 +2,51 @@
  * is in replay-gps.c, where tests inject their own lookup). */
 #include "replay/replay-gps.h"
 
+#include <errno.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* Logs up to this size are read into memory; longer ones are mapped. */
+#define READ_MAX (1u << 20)
+
+/* The whole of a small regular file, or NULL (then the caller maps it,
+ * and any error is the mapping's, worded as always). */
+static GBytes *
+read_small (const char *path)
+{
+  struct stat st;
+  char *buf;
+  gsize got = 0;
+  int fd = open (path, O_RDONLY | O_CLOEXEC);
+
+  if (fd < 0)
+    return NULL;
+  if (fstat (fd, &st) != 0 || !S_ISREG (st.st_mode) || st.st_size <= 0 || st.st_size > READ_MAX)
+    {
+      close (fd);
+      return NULL;
+    }
+  buf = g_malloc ((gsize) st.st_size);
+  while (got < (gsize) st.st_size)
+    {
+      gssize r = read (fd, buf + got, (gsize) st.st_size - got);
+      if (r < 0 && errno == EINTR)
+        continue;
+      if (r < 0)
+        {
+          g_free (buf);
+          close (fd);
+          return NULL;
+        }
+      if (r == 0)
+        break;
+      got += (gsize) r;
+    }
+  close (fd);
+  return g_bytes_new_take (buf, got);
+}
+
 gboolean
 rl_replay_load_gps_file (RlReplay *replay, const char *path, const char *format,
                          const char *date, const RlConfig *config,
@@ -9,18 +54,25 @@ rl_replay_load_gps_file (RlReplay *replay, const char *path, const char *format,
 {
   g_autofree char *name = NULL;
   g_autoptr (GMappedFile) map = NULL;
+  g_autoptr (GBytes) bytes = NULL;
   RlGpsEvidenceParams params;
   GError *local = NULL;
 
   g_return_val_if_fail (replay != NULL && path != NULL && config != NULL, FALSE);
 
-  /* Mapped, not copied, and read once front to back while the replay runs:
-   * benchmark logs run to hundreds of megabytes. */
-  map = g_mapped_file_new (path, FALSE, &local);
-  if (map == NULL)
+  /* A long log is mapped, not copied, and read once front to back while
+   * the replay runs: benchmark logs run to hundreds of megabytes.  A short
+   * one is read: mapping and unmapping it costs more than the copy, and
+   * with --batch every unmapping interrupts the other workers' cores. */
+  bytes = read_small (path);
+  if (bytes == NULL)
     {
-      g_propagate_prefixed_error (error, local, "cannot read GPS file: ");
-      return FALSE;
+      map = g_mapped_file_new (path, FALSE, &local);
+      if (map == NULL)
+        {
+          g_propagate_prefixed_error (error, local, "cannot read GPS file: ");
+          return FALSE;
+        }
     }
   if (index == NULL)
     {
@@ -30,6 +82,9 @@ rl_replay_load_gps_file (RlReplay *replay, const char *path, const char *format,
     }
   name = g_path_get_basename (path);
   rl_gps_evidence_params_init (&params, config, rl_boundary_lookup, index);
+  if (bytes != NULL)
+    return rl_replay_load_gps_bytes (replay, name, bytes, format, date, &params,
+                                     config->policy.gps_max_error_m, error);
   return rl_replay_load_gps_mapped (replay, name, map, format, date, &params,
                                     config->policy.gps_max_error_m, error);
 }

@@ -517,6 +517,15 @@ rl_replay_load_gps_data (RlReplay *replay, const char *name, const char *data, g
 }
 
 gboolean
+rl_replay_load_gps_bytes (RlReplay *replay, const char *name, GBytes *bytes,
+                          const char *format, const char *date,
+                          const RlGpsEvidenceParams *params, double max_error_m,
+                          GError **error)
+{
+  return load_stream (replay, name, g_bytes_ref (bytes), NULL, format, date, params, max_error_m, error);
+}
+
+gboolean
 rl_replay_load_gps_mapped (RlReplay *replay, const char *name, GMappedFile *map,
                            const char *format, const char *date,
                            const RlGpsEvidenceParams *params, double max_error_m,

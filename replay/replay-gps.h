@@ -35,6 +35,12 @@ gboolean rl_replay_load_gps_mapped (RlReplay *replay, const char *name, GMappedF
                                     const RlGpsEvidenceParams *params, double max_error_m,
                                     GError **error);
 
+/* The same from bytes in memory (the replay holds a reference). */
+gboolean rl_replay_load_gps_bytes (RlReplay *replay, const char *name, GBytes *bytes,
+                                   const char *format, const char *date,
+                                   const RlGpsEvidenceParams *params, double max_error_m,
+                                   GError **error);
+
 /* The same from memory (copied) with an injectable lookup (@name labels notes and errors). */
 gboolean rl_replay_load_gps_data (RlReplay *replay, const char *name, const char *data, gsize len,
                                   const char *format, const char *date,

@@ -106,6 +106,22 @@ cmp "$tmp/j1.out" "$tmp/j2.out" || fail "1 and 2 workers give different lines"
 ls "$tmp"/logs/*.scn | "$regloc" replay --batch - > "$tmp/stdin.out" 2>/dev/null || true
 [ "$(wc -l < "$tmp/stdin.out")" = 3 ] || fail "a list on stdin"
 
+# The shared tables are read once, by whichever worker first needs them (the
+# timezone tables: a scenario's timezone line, --timezone) or on a thread of
+# their own (the index): four workers racing for them over every shipped
+# scenario and a GPS log give each log's line as a run of that log alone.
+ls "$src"/data/scenarios/*.scn > "$tmp/race.list"
+echo "$src/data/samples/trip-de-fr.nmea" >> "$tmp/race.list"
+"$regloc" replay --batch --jobs 4 --timezone Europe/Berlin - < "$tmp/race.list" > "$tmp/race.out" 2>/dev/null || true
+: > "$tmp/alone.out"
+while read -r log; do
+  "$regloc" replay --batch --jobs 1 --timezone Europe/Berlin "$log" >> "$tmp/alone.out" 2>/dev/null || true
+done < "$tmp/race.list"
+[ "$(wc -l < "$tmp/race.out")" = "$(wc -l < "$tmp/race.list")" ] || fail "racing workers: $(wc -l < "$tmp/race.out") lines"
+cmp "$tmp/race.out" "$tmp/alone.out" || fail "four racing workers differ from each log alone"
+grep -q '"file":"[^"]*/02-timezone-only.scn","span"' "$tmp/race.out" || fail "a scenario's timezone line failed in a batch"
+grep -q '"file":"[^"]*/04-three-aps-timezone.scn".*"final":"DE"' "$tmp/race.out" || fail "timezone + APs scenario"
+
 # ---- GNU parallel: the logs split over two runners give one batch's lines
 if command -v parallel >/dev/null; then
   ls "$tmp"/logs/* | grep -v '\.expect$' > "$tmp/list"
