@@ -120,19 +120,22 @@ map_document (const char *kind, const RlTrack *track, const RlReplay *replay, co
 
 /* ---- --batch: many logs, each on its own, on every core ----------------- */
 
-/* The tables every log shares are read once.  The boundary index (its
- * checksum reads all 19 MB) is opened on a thread of its own while the
- * logs are listed and the workers start; a worker waits for it only when it
- * needs it.  The timezone tables are read the first time a log needs them
- * (--timezone, a scenario), by whichever worker comes first: most batches
- * of GPS logs never do. */
+/* The tables every log shares are read once.  The boundary index is
+ * opened with its header checked only (RL_BOUNDARY_OPEN_VERIFY_LATER): its
+ * checksum, which reads all 19 MB, runs on a thread of its own while the
+ * workers replay; no line is kept before it passed, and should it fail, a
+ * log replayed with the index is replayed again without it.  The timezone
+ * tables are read the first time a log needs them (--timezone, a
+ * scenario), by whichever worker comes first: most batches of GPS logs
+ * never do. */
 typedef struct {
   const Options *o;
   const RlConfig *config;
   const RlRegulatory *regulatory;
-  GThread *index_opener;
-  gsize index_ready;
-  RlBoundaryIndex *index;
+  RlBoundaryIndex *index;        /* checked or not yet */
+  GThread *verifier;
+  gsize verified_ready;
+  gboolean index_bad;            /* it failed the check */
   gsize tzmap_ready;
   RlTzMap *tzmap;
   GMutex lock;
@@ -146,20 +149,23 @@ typedef struct {
 } Batch;
 
 static gpointer
-batch_open_index (gpointer path)
+batch_verify_index (gpointer data)
 {
-  return rl_boundary_index_open (path, NULL);
+  return GINT_TO_POINTER (rl_boundary_index_verify (data, NULL));
 }
 
+/* The index once its check is over: NULL when it failed (or there is
+ * none).  The first caller waits for the check. */
 static const RlBoundaryIndex *
-batch_index (Batch *b)
+batch_index_checked (Batch *b)
 {
-  if (g_once_init_enter (&b->index_ready))
+  if (g_once_init_enter (&b->verified_ready))
     {
-      b->index = b->index_opener ? g_thread_join (g_steal_pointer (&b->index_opener)) : NULL;
-      g_once_init_leave (&b->index_ready, 1);
+      if (b->verifier != NULL)
+        b->index_bad = !GPOINTER_TO_INT (g_thread_join (g_steal_pointer (&b->verifier)));
+      g_once_init_leave (&b->verified_ready, 1);
     }
-  return b->index;
+  return b->index_bad ? NULL : b->index;
 }
 
 static const RlTzMap *
@@ -213,20 +219,20 @@ batch_expected (const char *path, RlCountry *expected, char **bad)
 }
 
 static gboolean
-batch_load (Batch *b, RlReplay *replay, const char *path, GError **error)
+batch_load (Batch *b, RlReplay *replay, const char *path, const RlBoundaryIndex *index, GError **error)
 {
   if (g_str_has_suffix (path, ".scn"))
     {
       g_autofree char *text = NULL;
       g_autoptr (GArray) expects = g_array_new (FALSE, FALSE, sizeof (RlScenarioExpect));
       gboolean settle = TRUE;
-      RlScenarioContext ctx = { b->config, batch_tzmap (b), rl_scenario_boundary_lookup, (gpointer) batch_index (b) };
+      RlScenarioContext ctx = { b->config, batch_tzmap (b), rl_scenario_boundary_lookup, (gpointer) index };
       return g_file_get_contents (path, &text, NULL, error) &&
              rl_scenario_parse (text, path, &ctx, replay, expects, &settle, error);
     }
   if (g_str_has_suffix (path, ".jsonl") || g_str_has_suffix (path, ".pcap") || g_str_has_suffix (path, ".pcapng"))
     return rl_replay_load_scan_file (replay, path, b->config, error);
-  return rl_replay_load_gps_file (replay, path, b->o->gps_format, b->o->date, b->config, batch_index (b), error);
+  return rl_replay_load_gps_file (replay, path, b->o->gps_format, b->o->date, b->config, index, error);
 }
 
 static void
@@ -281,11 +287,13 @@ batch_write_ready (Batch *b)
   b->writing = FALSE;
 }
 
+/* One log replayed with @index (or none): its JSON line, its row of the
+ * table, whether it failed (an error or not the expected country) and
+ * whether it could not be read. */
 static void
-batch_one (gpointer data, gpointer user_data)
+batch_replay (Batch *b, guint i, const RlBoundaryIndex *index, char **line_out, char **row_out, gboolean *failed_out,
+              gboolean *unreadable_out)
 {
-  guint i = GPOINTER_TO_UINT (data) - 1;
-  Batch *b = user_data;
   const char *path = b->o->gps[i];
   g_autoptr (JsonBuilder) jb = json_builder_new ();
   g_autoptr (GError) error = NULL;
@@ -300,9 +308,9 @@ batch_one (gpointer data, gpointer user_data)
   json_builder_begin_object (jb);
   json_member_s (jb, "file", path);
   rl_replay_set_event_func (replay, batch_count, &count);
-  if (batch_index (b) == NULL)
+  if (index == NULL)
     rl_replay_note (replay, "%s", "boundary index unavailable: GPS positions cannot be placed");
-  if (!batch_load (b, replay, path, &error))
+  if (!batch_load (b, replay, path, index, &error))
     {
       json_member_s (jb, "error", error->message);
       json_builder_end_object (jb);
@@ -414,6 +422,28 @@ batch_one (gpointer data, gpointer user_data)
                                rl_country_to_string (final->country, cc), path);
       }
     }
+  *line_out = line;
+  *row_out = row;
+  *failed_out = failed;
+  *unreadable_out = unreadable;
+}
+
+static void
+batch_one (gpointer data, gpointer user_data)
+{
+  guint i = GPOINTER_TO_UINT (data) - 1;
+  Batch *b = user_data;
+  char *line, *row;
+  gboolean failed, unreadable;
+
+  batch_replay (b, i, b->index, &line, &row, &failed, &unreadable);
+  if (b->index != NULL && batch_index_checked (b) == NULL)
+    {
+      /* the index failed its check: this log again, without it */
+      g_free (line);
+      g_free (row);
+      batch_replay (b, i, NULL, &line, &row, &failed, &unreadable);
+    }
   g_mutex_lock (&b->lock);
   b->lines[i] = line;
   b->rows[i] = row;
@@ -496,19 +526,18 @@ rl_replay_batch (Options *o, int argc, char **argv)
     return die (RL_EXIT_USAGE, "%s", "--batch writes JSON lines only");
   if (argc == 0)
     return die (RL_EXIT_USAGE, "%s", "--batch: give logs, directories or - (a list on stdin)");
-  /* the index opens while the logs are listed (errors reported in the
-   * same order as ever: the list's, then the configuration's) */
+  /* errors reported in the same order as ever: the list's, then the
+   * configuration's */
   g_autoptr (GError) config_error = NULL;
   g_autoptr (RlConfig) config = rl_config_load (o->config, &config_error);
-  g_autofree char *index_path = config ? rl_data_path (RL_DATA_BOUNDARY_INDEX, config->boundary_index) : NULL;
-  b.index_opener = index_path ? g_thread_new ("replay-index", batch_open_index, index_path) : NULL;
   files = batch_inputs (argc, argv, &error);
   if (files == NULL || config == NULL)
-    {
-      if (b.index_opener != NULL)
-        rl_boundary_index_free (g_thread_join (b.index_opener));
-      return die (RL_EXIT_FAILURE, "%s", (files == NULL ? error : config_error)->message);
-    }
+    return die (RL_EXIT_FAILURE, "%s", (files == NULL ? error : config_error)->message);
+  {
+    g_autofree char *index_path = rl_data_path (RL_DATA_BOUNDARY_INDEX, config->boundary_index);
+    b.index = rl_boundary_index_open_full (index_path, RL_BOUNDARY_OPEN_VERIFY_LATER, NULL);
+    b.verifier = b.index != NULL ? g_thread_new ("replay-index", batch_verify_index, b.index) : NULL;
+  }
   n = files->len;
   g_ptr_array_add (files, NULL);
   o->gps = (char **) g_ptr_array_steal (files, NULL);   /* the list, read by the workers */
@@ -533,7 +562,7 @@ rl_replay_batch (Options *o, int argc, char **argv)
   for (guint i = 0; i < n; i++)
     g_thread_pool_push (pool, GUINT_TO_POINTER (i + 1), NULL);
   g_thread_pool_free (pool, FALSE, TRUE);   /* waits for every log: the workers write the lines */
-  batch_index (&b);                         /* joins the opener when no log needed the index */
+  batch_index_checked (&b);                 /* joins the check when no log waited for it */
 
   g_autoptr (GString) table = g_string_new (NULL);
   g_string_append_printf (table, "%7s %-12s %7s %7s %5s %5s %-8s %-5s  %s\n", "FIXES", "DECIDED", "FIRST", "ON 00", "CHG", "CONFL", "EXPECTED", "FINAL", "LOG");

@@ -87,17 +87,18 @@ section_ok (const RlBoundaryIndex *index, guint64 offset, guint64 count, guint64
 static gboolean
 entries_ok (const RlBoundaryIndex *index, const guint32 *entries, guint64 n)
 {
+  /* bounds in locals and no short cuts: the compiler can test several
+   * entries at once */
+  const guint32 n_features = index->n_features, n_nodes = index->n_nodes, leaves_words = index->leaves_words;
   guint32 bad = 0;
 
-  for (guint64 i = 0; i < n; i++)
+  for (gsize i = 0; i < n; i++)
     {
       guint32 e = entries[i], type = RL_BIDX_ENTRY_TYPE (e), v = RL_BIDX_ENTRY_VALUE (e), label = v & 0xffffu;
-      guint32 uniform_bad = (v & ~RL_BIDX_UNIFORM_MASK) != 0 || (label != RL_BIDX_LABEL_NONE && label >= index->n_features);
+      guint32 uniform_bad = ((v & ~RL_BIDX_UNIFORM_MASK) != 0) | ((label != RL_BIDX_LABEL_NONE) & (label >= n_features));
 
-      bad |= (type == RL_BIDX_TYPE_UNIFORM) & uniform_bad;
-      bad |= (type == RL_BIDX_TYPE_NODE) & (v >= index->n_nodes);
-      bad |= (type == RL_BIDX_TYPE_LEAF) & (v >= index->leaves_words);
-      bad |= type > RL_BIDX_TYPE_LEAF;
+      bad |= ((type == RL_BIDX_TYPE_UNIFORM) & uniform_bad) | ((type == RL_BIDX_TYPE_NODE) & (v >= n_nodes)) |
+             ((type == RL_BIDX_TYPE_LEAF) & (v >= leaves_words)) | (type > RL_BIDX_TYPE_LEAF);
     }
   return bad == 0;
 }
