@@ -122,6 +122,24 @@ cmp "$tmp/race.out" "$tmp/alone.out" || fail "four racing workers differ from ea
 grep -q '"file":"[^"]*/02-timezone-only.scn","span"' "$tmp/race.out" || fail "a scenario's timezone line failed in a batch"
 grep -q '"file":"[^"]*/04-three-aps-timezone.scn".*"final":"DE"' "$tmp/race.out" || fail "timezone + APs scenario"
 
+# The index's checksum is checked beside the workers: a corrupt index is no
+# index (each log's line is that of a run without one), never answers from it.
+if [ -f "${REGLOC_BOUNDARY_INDEX:-}" ]; then
+  python3 - "$REGLOC_BOUNDARY_INDEX" "$tmp/corrupt.idx" <<'PY'
+import sys
+data = bytearray(open(sys.argv[1], "rb").read())
+data[len(data) - 3] ^= 0x40   # one bit of the last leaf
+open(sys.argv[2], "wb").write(data)
+PY
+  REGLOC_BOUNDARY_INDEX="$tmp/corrupt.idx" "$regloc" replay --batch --jobs 2 "$tmp/logs" > "$tmp/corrupt.out" 2>/dev/null || true
+  REGLOC_BOUNDARY_INDEX="$tmp/no-such.idx" "$regloc" replay --batch --jobs 2 "$tmp/logs" > "$tmp/none.out" 2>/dev/null || true
+  cmp "$tmp/corrupt.out" "$tmp/none.out" || fail "a corrupt index: other lines than no index"
+  grep -q 'c-drive.nmea.*no boundary index' "$tmp/corrupt.out" || fail "a corrupt index: the GPS log placed anyway"
+  cmp -s "$tmp/corrupt.out" "$tmp/j2.out" && fail "a corrupt index: the lines of a good one"
+else
+  echo "SKIP corrupt-index batch: REGLOC_BOUNDARY_INDEX is not set (meson test sets it)" >&2
+fi
+
 # ---- GNU parallel: the logs split over two runners give one batch's lines
 if command -v parallel >/dev/null; then
   ls "$tmp"/logs/* | grep -v '\.expect$' > "$tmp/list"
