@@ -153,29 +153,29 @@ static const double pow10_exact[] = { 1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e
 static gboolean
 parse_field (const char *p, const char *end, double min, double max, double *out)
 {
-  const char *q = p;
+  /* more than 24 characters go the slow way anyway: no count in the loops
+   * (a longer run of digits wraps mant, and n_digits sends it there) */
+  const char *q = p, *stop = end - p > 24 ? p + 24 : end, *digits, *dot = NULL;
   guint64 mant = 0;
-  int frac = 0, significant = 0, n_digits = 0;
-  gboolean neg = FALSE, dot = FALSE;
+  int frac = 0, n_digits;
+  gboolean neg = FALSE;
   double v;
 
-  if (q < end && (*q == '-' || *q == '+'))
+  if (q < stop && (*q == '-' || *q == '+'))
     neg = *q++ == '-';
-  for (; q < end && significant < 18; q++)
+  digits = q;
+  while (q < stop && (guint) (*q - '0') < 10)
+    mant = mant * 10 + (guint64) (*q++ - '0');
+  if (q < stop && *q == '.')
     {
-      if (*q >= '0' && *q <= '9')
-        {
-          mant = mant * 10 + (guint64) (*q - '0');
-          significant += mant != 0;
-          frac += dot;
-          n_digits++;
-        }
-      else if (*q == '.' && !dot)
-        dot = TRUE;
-      else
-        break;
+      dot = ++q;
+      while (q < stop && (guint) (*q - '0') < 10)
+        mant = mant * 10 + (guint64) (*q++ - '0');
+      frac = (int) (q - dot);
     }
-  if (q != end || n_digits == 0 || mant >= (G_GUINT64_CONSTANT (1) << 53) || frac > 22)
+  n_digits = (int) (q - digits) - (dot != NULL);
+  /* at most 18 digits (no overflow); below 2^53 the integer is exact */
+  if (q != end || n_digits <= 0 || n_digits > 18 || mant >= (G_GUINT64_CONSTANT (1) << 53) || frac > 22)
     {
       char buf[64];
       if (end - p >= (ptrdiff_t) sizeof buf)
