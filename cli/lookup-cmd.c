@@ -14,6 +14,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -724,6 +725,14 @@ bulk_mapped (Bulk *bulk, gboolean *mapped)
           to = nl != NULL ? nl + 1 : end;
         }
       ok = round_run (bulk, text, to);
+      /* the round's pages are done with: out of the process (they stay in
+       * the page cache), so a long input does not grow it */
+      {
+        gsize page = (gsize) sysconf (_SC_PAGESIZE);
+        gsize from = (gsize) text & ~(page - 1), upto = (gsize) to & ~(page - 1);
+        if (upto > from)
+          madvise ((void *) from, upto - from, MADV_DONTNEED);
+      }
       text = to;
     }
   /* what was read is consumed, as a read would have left it */
