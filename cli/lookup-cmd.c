@@ -12,6 +12,9 @@
 
 #include <errno.h>
 #include <math.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -747,6 +750,14 @@ bulk (RlBoundaryIndex *index, gboolean country_only, guint jobs)
              { index, NULL, NULL, FALSE }, TRUE };
   gboolean ok, mapped, read_ok = TRUE, verify_ok;
 
+#ifdef __GLIBC__
+  /* The run's large buffers (batches, answers) from the heap rather than
+   * mappings of their own: glibc maps each allocation of 128 kB or more
+   * apart and unmaps it when freed, and with several threads each
+   * unmapping interrupts the other cores. */
+  mallopt (M_MMAP_THRESHOLD, 64 << 20);
+  mallopt (M_TRIM_THRESHOLD, 128 << 20);
+#endif
   for (guint t = 0; t < jobs; t++)
     {
       b.workers[t].round = &b.round;
