@@ -47,6 +47,10 @@
 #pragma once
 
 #include <xxhash.h>
+#ifdef RL_HAVE_XXH3_DISPATCH
+/* the same functions, on the CPU's widest vectors (meson.build) */
+#include <xxh_x86dispatch.h>
+#endif
 
 #include <stdint.h>
 #include <stddef.h>
