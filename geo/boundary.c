@@ -874,8 +874,14 @@ near_search_up (Near *nr, const Path *path)
 
 /* A point just past the nearest edge: way 0 continues the line from the
  * query through the nearest point, ways 1 and 2 step off the edge along its
- * normal (needed where the nearest point is a vertex of a sharp corner). */
-static void
+ * normal (needed where the nearest point is a vertex of a sharp corner).
+ * Where the nearest point is an end of the edge (a vertex), ways 3 and 4
+ * step along the edge from it and a little to either side: the tip of a
+ * narrow spike of the other country, seen from outside it, has its inside
+ * in none of the first three directions, but just beside its own edge. */
+#define BEYOND_WAYS 5
+
+static gboolean
 beyond_point (const Near *nr, int way, double *x, double *y)
 {
   double dx = nr->bx - nr->ax, dy = nr->by - nr->ay, l2 = dx * dx + dy * dy, t = 0, px, py, len, l, ux, uy;
@@ -891,6 +897,23 @@ beyond_point (const Near *nr, int way, double *x, double *y)
       ux = px / len;
       uy = py / len;
     }
+  else if (way >= 3)
+    {
+      /* along the edge into it (from its nearer end), a fifth of that to the side */
+      double along = MIN (BEYOND_M, l / 2), side = way == 4 ? -1 : 1, ex, ey;
+
+      if (!(l > 0) || (t > 0 && t < 1))
+        return FALSE;
+      ex = (t == 0 ? dx : -dx) / l;
+      ey = (t == 0 ? dy : -dy) / l;
+      ux = ex * along - ey * side * along / 5;
+      uy = ey * along + ex * side * along / 5;
+      px += ux;
+      py += uy;
+      *x = wrap_lon (nr->qx + px / MAX (nr->kx, 1e-6));
+      *y = CLAMP (nr->qy + py / nr->ky, -90.0, 90.0);
+      return TRUE;
+    }
   else
     {
       double side = way == 2 ? -1 : 1;
@@ -901,6 +924,7 @@ beyond_point (const Near *nr, int way, double *x, double *y)
   py += uy * BEYOND_M;
   *x = wrap_lon (nr->qx + px / MAX (nr->kx, 1e-6));
   *y = CLAMP (nr->qy + py / nr->ky, -90.0, 90.0);
+  return TRUE;
 }
 
 static void
@@ -952,11 +976,10 @@ static gboolean
 label_across (const RlBoundaryIndex *index, const Near *nr, guint16 own, guint16 *other)
 {
   *other = own;
-  for (int way = 0; way < 3 && label_country (index, *other) == label_country (index, own); way++)
+  for (int way = 0; way < BEYOND_WAYS && label_country (index, *other) == label_country (index, own); way++)
     {
       double bx, by;
-      beyond_point (nr, way, &bx, &by);
-      if (!label_near (index, nr, bx, by, other))
+      if (beyond_point (nr, way, &bx, &by) && !label_near (index, nr, bx, by, other))
         return FALSE;
     }
   return TRUE;
@@ -1271,7 +1294,7 @@ lookup_at (const RlBoundaryIndex *index, double lat, double lon, guint32 entry, 
   for (guint attempt = 0; attempt <= MAX_SKIPPED_EDGES; attempt++)
     {
       guint16 other = label;
-      double bx, by;
+      double bx = nr.qx, by = nr.qy;
 
       nr.best_m = RL_BOUNDARY_EXACT_M;
       nr.found = FALSE;
@@ -1294,9 +1317,13 @@ lookup_at (const RlBoundaryIndex *index, double lat, double lon, guint32 entry, 
         return FALSE;
       if (!nr.found)
         return TRUE;
-      for (int way = 0; way < 3 && label_country (index, other) == country; way++)
+      for (int way = 0; way < BEYOND_WAYS && label_country (index, other) == country; way++)
         {
-          beyond_point (&nr, way, &bx, &by);
+          double wx, wy;
+          if (!beyond_point (&nr, way, &wx, &wy))
+            continue;
+          bx = wx;
+          by = wy;
           if (!label_near (index, &nr, bx, by, &other))
             return FALSE;
         }

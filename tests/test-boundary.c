@@ -267,27 +267,33 @@ test_enclave_border (void)
   g_assert_cmpfloat (r.border_m, <, 1500);
 }
 
-/* Near these points the nearest edges lie inside one country (both sides
- * the same), and the search looks past them, a bounded number of times.
- * Each border between two countries is stored once for each of them; when
- * the search counted the second copy of a skipped edge as one more edge
- * (reversed, it measures a hair farther), it spent its budget on copies and
- * answered the distance of an edge with the same country on both sides,
- * with no neighbour.  The real border lies a little farther. */
+/* Borders that the search used to miss.  The nearest edge counts as a
+ * border only where a point just past it has another country; at the tip
+ * of a narrow spike of the neighbour, seen from outside the spike, no point
+ * straight on from the query nor square off the edge lies inside it, only
+ * one just beside the edge: such a tip counted as no border, and the search
+ * went on to farther edges, up to a budget, then answered the last one's
+ * distance with no neighbour.  Where the nearest edges lie inside one
+ * country (a larger neighbour's edge inside a smaller one's, where the
+ * source's polygons overlap; a territory's coast inside its own sea) the
+ * budget ran out on them; and a skipped edge could be found again (its
+ * distance squared from the rounded root fell a hair below the measure)
+ * until the budget was spent. */
 static void
 test_border_past_inner_edges (void)
 {
   static const struct { double lat, lon; const char *cc, *other; double min_m, max_m; const char *what; } cases[] = {
+    /* spike tips */
+    { 26.454126, 87.892237, "IN", "NP", 800, 880, "Bihar by the Nepalese border (was 841 m, no neighbour)" },
+    { 53.674512, 32.492502, "RU", "BY", 340, 400, "Smolensk oblast by Belarus (was 369 m, no neighbour)" },
+    { 46.210318, 20.726605, "HU", "RO", 300, 360, "Makó by the Romanian border (was 332 m, no neighbour)" },
+    { 26.256855, 88.674396, "BD", "IN", 540, 600, "Panchagarh by the Indian border (was 569 m, no neighbour)" },
+    { 49.492377, 5.968289, "LU", "FR", 60, 85, "Esch-sur-Alzette by the French border (was 71 m, no neighbour)" },
+    { 2.329398, 9.805934, "GQ", "CM", 1100, 1180, "Rio Ntem by the Cameroonian border (was 1139 m, no neighbour)" },
+    { 54.065473, 73.765558, "RU", "KZ", 1250, 1300, "Omsk oblast by the Kazakh border (was 1411 m)" },
+    { 55.167042, 136.715432, "--", "RU", 1820, 1900, "Sea of Okhotsk off Khabarovsk krai (was 1863 m, no neighbour)" },
+    /* inner edges first */
     { 49.386374, 20.327852, "SK", "PL", 5, 15, "Tatra foothills by the Polish border (was 3 m, no neighbour)" },
-    { 26.454126, 87.892237, "IN", "NP", 1300, 1500, "Bihar by the Nepalese border (was 841 m)" },
-    { 53.674512, 32.492502, "RU", "BY", 480, 580, "Smolensk oblast by Belarus (was 369 m)" },
-    { 46.210318, 20.726605, "HU", "RO", 560, 660, "Makó by the Romanian border (was 332 m)" },
-    { 26.256855, 88.674396, "BD", "IN", 680, 780, "Panchagarh by the Indian border (was 569 m)" },
-    /* the search found the same inner edge again and again (its distance
-     * squared from the rounded root came out a hair below the measure)
-     * until it gave up and answered that edge's distance */
-    { 49.492377, 5.968289, "LU", "FR", 80, 120, "Esch-sur-Alzette by the French border (was 71 m, no neighbour)" },
-    { 2.329398, 9.805934, "GQ", "CM", 1180, 1280, "Rio Ntem by the Cameroonian border (was 1139 m, no neighbour)" },
     /* an edge of Israel's feature runs inside the Palestinian one */
     { 31.390461, 34.951745, "PS", "IL", 4500, 4700, "south of Hebron (was 122 m, no neighbour)" },
     /* Guadeloupe's land lies inside its own sea: the coast is no border;
@@ -308,6 +314,73 @@ test_border_past_inner_edges (void)
       g_assert_cmpfloat (r.border_m, >=, cases[i].min_m);
       g_assert_cmpfloat (r.border_m, <=, cases[i].max_m);
     }
+}
+
+/* The distance against the labels alone: no point of a circle a little
+ * inside the reported distance has another country than the point's (the
+ * search never reports a border farther than the nearest one), and a point
+ * of a circle a little outside it has (it reports a border that is there:
+ * the circle is sampled finely, as the tip of a neighbour's narrow spike
+ * touches it only over a short arc).  Random points of three areas with
+ * many borders; gaps of the source (border_area) left out. */
+static gboolean
+ring_has_other (double lat, double lon, double r_m, guint n, RlCountry own, RlCountry *seen)
+{
+  for (guint k = 0; k < n; k++)
+    {
+      double a = 2 * G_PI * k / n;
+      double y = lat + r_m * sin (a) / (6371008.8 * G_PI / 180);
+      double x = lon + r_m * cos (a) / (6371008.8 * G_PI / 180 * cos (lat * G_PI / 180));
+      RlCountry c;
+
+      g_assert_true (rl_boundary_lookup_country (index_, y, x, &c));
+      if (c != own)
+        {
+          *seen = c;
+          return TRUE;
+        }
+    }
+  return FALSE;
+}
+
+static void
+test_distance_rings (void)
+{
+  static const struct { double lat0, lat1, lon0, lon1; } areas[] = {
+    { 45, 52, 2, 24 },      /* central Europe */
+    { 0, 16, -17, 30 },     /* West and Central Africa */
+    { 20, 45, 60, 100 },    /* Central and South Asia */
+  };
+  g_autoptr(GRand) rand = g_rand_new_with_seed (314);
+  guint checked = 0, outer_checked = 0;
+
+  for (gsize a = 0; a < G_N_ELEMENTS (areas); a++)
+    for (guint k = 0; k < 4000; k++)
+      {
+        double lat = g_rand_double_range (rand, areas[a].lat0, areas[a].lat1);
+        double lon = g_rand_double_range (rand, areas[a].lon0, areas[a].lon1);
+        RlBoundaryResult r;
+        RlCountry seen = RL_COUNTRY_NONE;
+        char c1[3], c2[3];
+
+        g_assert_true (rl_boundary_lookup (index_, lat, lon, &r));
+        if (r.border_area || r.border_m < 10 || r.border_m >= RL_BOUNDARY_EXACT_M)
+          continue;
+        if (ring_has_other (lat, lon, r.border_m - 3, 360, r.country, &seen))
+          g_error ("%.6f %.6f: %s, border %.1f m, but %s %.0f m away", lat, lon, rl_country_to_string (r.country, c1),
+                   r.border_m, rl_country_to_string (seen, c2), r.border_m - 3);
+        checked++;
+        if (outer_checked < 30)
+          {
+            if (!ring_has_other (lat, lon, r.border_m + 3, 20000, r.country, &seen))
+              g_error ("%.6f %.6f: %s, border %.1f m, but nothing else %.0f m away", lat, lon,
+                       rl_country_to_string (r.country, c1), r.border_m, r.border_m + 3);
+            outer_checked++;
+          }
+      }
+  g_test_message ("%u points within %.0f m of a border checked, %u of them outside too", checked,
+                  RL_BOUNDARY_EXACT_M, outer_checked);
+  g_assert_cmpuint (checked, >, 500);
 }
 
 /* ---- gaps of the source ------------------------------------------------ */
@@ -1042,6 +1115,7 @@ main (int argc, char **argv)
   g_test_add_func ("/boundary/sea-edges", test_sea_edges);
   g_test_add_func ("/boundary/enclave-border", test_enclave_border);
   g_test_add_func ("/boundary/border-past-inner-edges", test_border_past_inner_edges);
+  g_test_add_func ("/boundary/distance-rings", test_distance_rings);
   g_test_add_func ("/boundary/seams-and-poles", test_seams_and_poles);
   g_test_add_func ("/boundary/gaps", test_gaps);
   g_test_add_func ("/boundary/round-trip", test_round_trip);
