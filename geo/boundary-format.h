@@ -118,6 +118,31 @@ typedef struct {
   uint16_t reserved;
 } RlBidxFeature;
 
+/* The point-in-polygon test's crossings, in a leaf's quantised
+ * coordinates: does edge a-b cross the horizontal segment y = sy, x in
+ * [xa, xb), or the vertical one x = sx, y in [ya, yb)?  One definition for
+ * the reader's labels (geo/boundary.c) and the generator's inner flags
+ * (tools/boundary-gen/leaf-flags.c), which must agree. */
+static inline int
+rl_bidx_cross_h (double ax, double ay, double bx, double by, double sy, double xa, double xb)
+{
+  double x;
+  if ((ay > sy) == (by > sy))
+    return 0;
+  x = ax + (sy - ay) * (bx - ax) / (by - ay);
+  return x >= xa && x < xb;
+}
+
+static inline int
+rl_bidx_cross_v (double ax, double ay, double bx, double by, double sx, double ya, double yb)
+{
+  double y;
+  if ((ax > sx) == (bx > sx))
+    return 0;
+  y = ay + (sx - ax) * (by - ay) / (bx - ax);
+  return y >= ya && y < yb;
+}
+
 /* The checksum: XXH3-64 (libxxhash) over the header up to its checksum
  * field, then over the rest of the file.  The reader checks it over the
  * whole index at every open, so it has to run at memory speed: zlib's

@@ -256,26 +256,6 @@ rl_boundary_index_new_from_bytes (GBytes *bytes, const char *name, GError **erro
 
 /* ---- point in polygon ------------------------------------------------- */
 
-static inline gboolean
-cross_h (double ax, double ay, double bx, double by, double sy, double xa, double xb)
-{
-  double x;
-  if ((ay > sy) == (by > sy))
-    return FALSE;
-  x = ax + (sy - ay) * (bx - ax) / (by - ay);
-  return x >= xa && x < xb;
-}
-
-static inline gboolean
-cross_v (double ax, double ay, double bx, double by, double sx, double ya, double yb)
-{
-  double y;
-  if ((ax > sx) == (bx > sx))
-    return FALSE;
-  y = ay + (sx - ax) * (by - ay) / (bx - ax);
-  return y >= ya && y < yb;
-}
-
 /* Grown leaf box, as the generator quantised it. */
 static inline void
 leaf_frame (const Box *box, double *gx0, double *gy0, double *sx, double *sy)
@@ -417,9 +397,9 @@ leaf_label (const RlBoundaryIndex *index, guint32 offset, const Box *box, double
                 continue;
               double ax = p[2 * i - 2], ay = p[2 * i - 1], bx = p[2 * i], by = p[2 * i + 1];
               if (change & 1)
-                parity ^= cross_h (ax, ay, bx, by, qy, hx0, hx1);
+                parity ^= rl_bidx_cross_h (ax, ay, bx, by, qy, hx0, hx1);
               if (change & 2)
-                parity ^= cross_v (ax, ay, bx, by, rx, vy0, vy1);
+                parity ^= rl_bidx_cross_v (ax, ay, bx, by, rx, vy0, vy1);
             }
         }
       /* the first group that holds the point is the smallest feature

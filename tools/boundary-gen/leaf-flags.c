@@ -154,27 +154,6 @@ rl_leaf_mark_mirrors (uint16_t *leaf, size_t n_words)
 
 /* ---- inner chains --------------------------------------------------------- */
 
-/* The reader's crossing tests (geo/boundary.c, leaf_label ()). */
-static bool
-cross_h (const QEdge *e, double sy, double xa, double xb)
-{
-  double x;
-  if ((e->ay > sy) == (e->by > sy))
-    return false;
-  x = e->ax + (sy - e->ay) * (e->bx - e->ax) / (e->by - e->ay);
-  return x >= xa && x < xb;
-}
-
-static bool
-cross_v (const QEdge *e, double sx, double ya, double yb)
-{
-  double y;
-  if ((e->ax > sx) == (e->bx > sx))
-    return false;
-  y = e->ay + (sx - e->ax) * (e->by - e->ay) / (e->bx - e->ax);
-  return y >= ya && y < yb;
-}
-
 /* The label the reader gives (x, y) from this leaf: the smallest feature
  * whose parity there is odd, else the base label. */
 static uint16_t
@@ -192,8 +171,9 @@ qleaf_label (const QLeaf *l, double x, double y)
         break;
       for (size_t i = gr->first; i < gr->first + gr->n; i++)
         {
-          parity ^= cross_h (&l->edges[i], y, hx0, hx1);
-          parity ^= cross_v (&l->edges[i], l->rx, vy0, vy1);
+          const QEdge *e = &l->edges[i];
+          parity ^= (unsigned) rl_bidx_cross_h (e->ax, e->ay, e->bx, e->by, y, hx0, hx1);
+          parity ^= (unsigned) rl_bidx_cross_v (e->ax, e->ay, e->bx, e->by, l->rx, vy0, vy1);
         }
       if (parity ^ gr->inside)
         {
