@@ -83,7 +83,10 @@ class TestCapabilities(ReglocdTestCase):
                '--addamb=cap_net_admin,cap_net_raw', '--', '-c',
                'exec "$0" --no-bus --no-apply --config "$1"', REGLOCD, self.config]
         env = dict(os.environ, STATE_DIRECTORY=os.path.join(self.dir, 'nobody-state'))
-        log = open(os.path.join(self.dir, 'nobody.log'), 'w+')
+        # appending: the daemon shares this file's offset, and the polling
+        # below moves it back to 0 (without O_APPEND a line written then
+        # lands over the start of the log)
+        log = open(os.path.join(self.dir, 'nobody.log'), 'a+')
         p = subprocess.Popen(cmd, env=env, stdout=log, stderr=subprocess.STDOUT)
         try:
             def dropped():
