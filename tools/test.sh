@@ -19,7 +19,11 @@ run_suite () {
   sk=$(sed -n 's/^Skipped: *\([0-9]*\).*/\1/p' "$out" | tail -1)
   passed=$((passed + ${ok:-0})); failed=$((failed + ${fl:-0} + ${to:-0})); skipped=$((skipped + ${sk:-0}))
   rm -f "$out"
+  # rc is tee's (the pipeline's last command): the counts say whether
+  # meson test failed, and no summary at all means it did not run through
   [ $rc -eq 0 ] || status=1
+  [ $((${fl:-0} + ${to:-0})) -eq 0 ] || status=1
+  [ -n "$ok" ] || status=1
 }
 status=0
 
