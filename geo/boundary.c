@@ -615,6 +615,28 @@ wrap_lon (double d)
   return d;
 }
 
+/* The point of nr's nearest edge nearest the query, local metres; returns
+ * where along the edge it lies (0 at a, 1 at b). */
+static inline double
+near_point (const Near *nr, double *px, double *py)
+{
+  double dx = nr->bx - nr->ax, dy = nr->by - nr->ay, l2 = dx * dx + dy * dy, t = 0;
+
+  if (l2 > 0)
+    t = CLAMP (-(nr->ax * dx + nr->ay * dy) / l2, 0.0, 1.0);
+  *px = nr->ax + t * dx;
+  *py = nr->ay + t * dy;
+  return t;
+}
+
+/* Local metres around nr's query back to longitude and latitude. */
+static inline void
+near_to_lonlat (const Near *nr, double px, double py, double *lon, double *lat)
+{
+  *lon = wrap_lon (nr->qx + px / MAX (nr->kx, 1e-6));
+  *lat = CLAMP (nr->qy + py / nr->ky, -90.0, 90.0);
+}
+
 static void
 near_leaf (Near *nr, guint32 offset, const Box *box)
 {
@@ -864,14 +886,10 @@ near_search_up (Near *nr, const Path *path)
 static gboolean
 beyond_point (const Near *nr, int way, double *x, double *y)
 {
-  double dx = nr->bx - nr->ax, dy = nr->by - nr->ay, l2 = dx * dx + dy * dy, t = 0, px, py, len, l, ux, uy;
+  double dx = nr->bx - nr->ax, dy = nr->by - nr->ay, l = sqrt (dx * dx + dy * dy), px, py, len, ux, uy, step = BEYOND_M;
+  double t = near_point (nr, &px, &py);
 
-  if (l2 > 0)
-    t = CLAMP (-(nr->ax * dx + nr->ay * dy) / l2, 0.0, 1.0);
-  px = nr->ax + t * dx;
-  py = nr->ay + t * dy;
   len = sqrt (px * px + py * py);
-  l = sqrt (l2);
   if (way == 0 && len > 1e-3)
     {
       ux = px / len;
@@ -888,11 +906,7 @@ beyond_point (const Near *nr, int way, double *x, double *y)
       ey = (t == 0 ? dy : -dy) / l;
       ux = ex * along - ey * side * along / 5;
       uy = ey * along + ex * side * along / 5;
-      px += ux;
-      py += uy;
-      *x = wrap_lon (nr->qx + px / MAX (nr->kx, 1e-6));
-      *y = CLAMP (nr->qy + py / nr->ky, -90.0, 90.0);
-      return TRUE;
+      step = 1;
     }
   else
     {
@@ -900,10 +914,7 @@ beyond_point (const Near *nr, int way, double *x, double *y)
       ux = l > 0 ? -dy / l * side : side;
       uy = l > 0 ? dx / l * side : 0;
     }
-  px += ux * BEYOND_M;
-  py += uy * BEYOND_M;
-  *x = wrap_lon (nr->qx + px / MAX (nr->kx, 1e-6));
-  *y = CLAMP (nr->qy + py / nr->ky, -90.0, 90.0);
+  near_to_lonlat (nr, px + ux * step, py + uy * step, x, y);
   return TRUE;
 }
 
@@ -951,15 +962,29 @@ nearest_edge (const RlBoundaryIndex *index, double lon, double lat, double limit
   return nearest_edge_in (index, lon, lat, entry, &box, FALSE, limit_m, nr);
 }
 
-/* The label just past nr's nearest edge, seen from a point labelled own. */
+/* The label just past nr's nearest edge, seen from a point labelled own;
+ * *x, *y (when given): the point it was read at (the query when none
+ * was). */
 static gboolean
-label_across (const RlBoundaryIndex *index, const Near *nr, guint16 own, guint16 *other)
+label_across (const RlBoundaryIndex *index, const Near *nr, guint16 own, guint16 *other, double *x, double *y)
 {
   *other = own;
+  if (x != NULL)
+    {
+      *x = nr->qx;
+      *y = nr->qy;
+    }
   for (int way = 0; way < BEYOND_WAYS && label_country (index, *other) == label_country (index, own); way++)
     {
       double bx, by;
-      if (beyond_point (nr, way, &bx, &by) && !label_near (index, nr, bx, by, other))
+      if (!beyond_point (nr, way, &bx, &by))
+        continue;
+      if (x != NULL)
+        {
+          *x = bx;
+          *y = by;
+        }
+      if (!label_near (index, nr, bx, by, other))
         return FALSE;
     }
   return TRUE;
@@ -977,20 +1002,17 @@ label_across (const RlBoundaryIndex *index, const Near *nr, guint16 own, guint16
 static gboolean
 gap_test (const RlBoundaryIndex *index, const Near *nr, gboolean *gap, RlCountry *a, RlCountry *b)
 {
-  double dx = nr->bx - nr->ax, dy = nr->by - nr->ay, l2 = dx * dx + dy * dy, t = 0, px, py, d, ux, uy;
+  double dx = nr->bx - nr->ax, dy = nr->by - nr->ay, l2 = dx * dx + dy * dy, px, py, d, ux, uy;
   double cx, cy;
   guint16 across, label;
   Near far;
 
   *gap = FALSE;
-  if (!label_across (index, nr, RL_BIDX_LABEL_NONE, &across))
+  if (!label_across (index, nr, RL_BIDX_LABEL_NONE, &across, NULL, NULL))
     return FALSE;
   if (across == RL_BIDX_LABEL_NONE)
     return TRUE;
-  if (l2 > 0)
-    t = CLAMP (-(nr->ax * dx + nr->ay * dy) / l2, 0.0, 1.0);
-  px = nr->ax + t * dx;
-  py = nr->ay + t * dy;
+  near_point (nr, &px, &py);
   d = sqrt (px * px + py * py);
   if (d > 0.5)
     {
@@ -1004,8 +1026,7 @@ gap_test (const RlBoundaryIndex *index, const Near *nr, gboolean *gap, RlCountry
       guint16 side;
       ux = l > 0 ? -dy / l : 1;
       uy = l > 0 ? dx / l : 0;
-      x = wrap_lon (nr->qx + ux / MAX (nr->kx, 1e-6));
-      y = CLAMP (nr->qy + uy / nr->ky, -90.0, 90.0);
+      near_to_lonlat (nr, ux, uy, &x, &y);
       if (!label_at (index, x, y, &side))
         return FALSE;
       if (side != RL_BIDX_LABEL_NONE)
@@ -1014,15 +1035,14 @@ gap_test (const RlBoundaryIndex *index, const Near *nr, gboolean *gap, RlCountry
           uy = -uy;
         }
     }
-  cx = wrap_lon (nr->qx + (px + ux * RL_BOUNDARY_GAP_M) / MAX (nr->kx, 1e-6));
-  cy = CLAMP (nr->qy + (py + uy * RL_BOUNDARY_GAP_M) / nr->ky, -90.0, 90.0);
+  near_to_lonlat (nr, px + ux * RL_BOUNDARY_GAP_M, py + uy * RL_BOUNDARY_GAP_M, &cx, &cy);
   /* A little short of the full radius: an edge that only grazes the disc
    * does not close the sea. */
   if (!nearest_edge (index, cx, cy, 0.9 * RL_BOUNDARY_GAP_M, &far, &label))
     return FALSE;
   if (label == RL_BIDX_LABEL_NONE && !far.found)
     return TRUE;
-  if (label == RL_BIDX_LABEL_NONE && !label_across (index, &far, RL_BIDX_LABEL_NONE, &label))
+  if (label == RL_BIDX_LABEL_NONE && !label_across (index, &far, RL_BIDX_LABEL_NONE, &label, NULL, NULL))
     return FALSE;
   *gap = TRUE;
   *a = label_country (index, across);
@@ -1031,9 +1051,8 @@ gap_test (const RlBoundaryIndex *index, const Near *nr, gboolean *gap, RlCountry
    * side lies another way.  Look around the point once. */
   for (guint k = 0; k < 8 && *b == *a; k++)
     {
-      double ang = k * G_PI / 4, r = 2 * RL_BOUNDARY_GAP_M;
-      double x = wrap_lon (nr->qx + r * cos (ang) / MAX (nr->kx, 1e-6));
-      double y = CLAMP (nr->qy + r * sin (ang) / nr->ky, -90.0, 90.0);
+      double ang = k * G_PI / 4, r = 2 * RL_BOUNDARY_GAP_M, x, y;
+      near_to_lonlat (nr, r * cos (ang), r * sin (ang), &x, &y);
       if (!label_at (index, x, y, &label))
         return FALSE;
       if (label != RL_BIDX_LABEL_NONE)
@@ -1051,20 +1070,16 @@ gap_test (const RlBoundaryIndex *index, const Near *nr, gboolean *gap, RlCountry
 static gboolean
 open_sea_past (const RlBoundaryIndex *index, const Near *nr, gboolean *maybe_gap)
 {
-  double dx = nr->bx - nr->ax, dy = nr->by - nr->ay, l2 = dx * dx + dy * dy, t = 0, px, py, d, x, y;
+  double px, py, d, x, y;
   guint16 label;
   Near far;
 
   *maybe_gap = TRUE;
-  if (l2 > 0)
-    t = CLAMP (-(nr->ax * dx + nr->ay * dy) / l2, 0.0, 1.0);
-  px = nr->ax + t * dx;
-  py = nr->ay + t * dy;
+  near_point (nr, &px, &py);
   d = sqrt (px * px + py * py);
   if (d < 1e-3)
     return TRUE;
-  x = wrap_lon (nr->qx + px * (1 + RL_BOUNDARY_GAP_M / d) / MAX (nr->kx, 1e-6));
-  y = CLAMP (nr->qy + py * (1 + RL_BOUNDARY_GAP_M / d) / nr->ky, -90.0, 90.0);
+  near_to_lonlat (nr, px * (1 + RL_BOUNDARY_GAP_M / d), py * (1 + RL_BOUNDARY_GAP_M / d), &x, &y);
   if (!nearest_edge (index, x, y, 0.9 * RL_BOUNDARY_GAP_M, &far, &label))
     return FALSE;
   *maybe_gap = label != RL_BIDX_LABEL_NONE || far.found;
@@ -1273,8 +1288,8 @@ lookup_at (const RlBoundaryIndex *index, double lat, double lon, guint32 entry, 
     }
   for (guint attempt = 0; attempt <= MAX_SKIPPED_EDGES; attempt++)
     {
-      guint16 other = label;
-      double bx = nr.qx, by = nr.qy;
+      guint16 other;
+      double bx, by;
 
       nr.best_m = RL_BOUNDARY_EXACT_M;
       nr.found = FALSE;
@@ -1297,16 +1312,8 @@ lookup_at (const RlBoundaryIndex *index, double lat, double lon, guint32 entry, 
         return FALSE;
       if (!nr.found)
         return TRUE;
-      for (int way = 0; way < BEYOND_WAYS && label_country (index, other) == country; way++)
-        {
-          double wx, wy;
-          if (!beyond_point (&nr, way, &wx, &wy))
-            continue;
-          bx = wx;
-          by = wy;
-          if (!label_near (index, &nr, bx, by, &other))
-            return FALSE;
-        }
+      if (!label_across (index, &nr, label, &other, &bx, &by))
+        return FALSE;
       out->border_m = nr.best_m;
       if (country == RL_COUNTRY_NONE && attempt == 0 && nr.best_m < RL_BOUNDARY_GAP_M)
         {
