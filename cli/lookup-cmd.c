@@ -527,6 +527,19 @@ round_worker (gpointer data)
   return NULL;
 }
 
+/* The end of the line that runs through @at (past its newline), or @end:
+ * where a piece of [.., end) of about the wanted size may stop. */
+static const char *
+line_end_from (const char *at, const char *end)
+{
+  const char *nl;
+
+  if (at >= end)
+    return end;
+  nl = memchr (at, '\n', end - at);
+  return nl != NULL ? nl + 1 : end;
+}
+
 /* [text, end) cut into chunks at line ends, about CHUNKS_PER_JOB for each
  * thread. */
 static guint
@@ -539,14 +552,9 @@ round_cut (GArray *chunks, guint jobs, const char *text, const char *end)
 
   while (from < end)
     {
-      const char *to = (gsize) (end - from) <= want ? end : from + want;
+      const char *to = line_end_from ((gsize) (end - from) <= want ? end : from + want, end);
       Chunk *c;
 
-      if (to < end)
-        {
-          const char *nl = memchr (to, '\n', end - to);
-          to = nl != NULL ? nl + 1 : end;
-        }
       if (n == chunks->len)
         {
           Chunk fresh = { NULL, NULL, g_string_sized_new (1 << 16) };
@@ -630,12 +638,11 @@ typedef struct {
   Worker *workers;
   guint jobs;
   Verify verify;
-  gboolean verify_ok;
 } Bulk;
 
 /* One round on the run's threads (this one among them), its answers
  * written; FALSE when they cannot be (a write error, or the index failed
- * its check: bulk->verify_ok). */
+ * its check: bulk->verify.ok). */
 static gboolean
 round_run (Bulk *bulk, const char *text, const char *end)
 {
@@ -654,10 +661,7 @@ round_run (Bulk *bulk, const char *text, const char *end)
   for (guint t = 1; t < jobs; t++)
     g_thread_join (threads[t]);
   if (!verify_wait (&bulk->verify))
-    {
-      bulk->verify_ok = FALSE;
-      return FALSE;
-    }
+    return FALSE;
   for (guint i = 0; i < r->n_chunks && ok; i++)
     ok = write_all (STDOUT_FILENO, r->chunks[i].out->str, r->chunks[i].out->len);
   return ok;
@@ -720,13 +724,8 @@ bulk_mapped (Bulk *bulk, gboolean *mapped)
   end = g_mapped_file_get_contents (file) + st.st_size;
   while (text < end && ok)
     {
-      const char *to = (gsize) (end - text) <= ROUND_BYTES ? end : text + ROUND_BYTES;
+      const char *to = line_end_from ((gsize) (end - text) <= ROUND_BYTES ? end : text + ROUND_BYTES, end);
 
-      if (to < end)
-        {
-          const char *nl = memchr (to, '\n', end - to);
-          to = nl != NULL ? nl + 1 : end;
-        }
       ok = round_run (bulk, text, to);
       /* the round's pages are done with: out of the process (they stay in
        * the page cache), so a long input does not grow it */
@@ -747,7 +746,7 @@ static int
 bulk (RlBoundaryIndex *index, gboolean country_only, guint jobs)
 {
   Bulk b = { { NULL, 0, 0 }, g_array_new (FALSE, FALSE, sizeof (Chunk)), g_new0 (Worker, jobs), jobs,
-             { index, NULL, NULL, FALSE }, TRUE };
+             { index, NULL, NULL, FALSE } };
   gboolean ok, mapped, read_ok = TRUE, verify_ok;
 
 #ifdef __GLIBC__
@@ -767,7 +766,7 @@ bulk (RlBoundaryIndex *index, gboolean country_only, guint jobs)
   ok = bulk_mapped (&b, &mapped);
   if (!mapped)
     ok = bulk_read (&b, &read_ok);
-  verify_ok = verify_wait (&b.verify) && b.verify_ok;
+  verify_ok = verify_wait (&b.verify);
   for (guint i = 0; i < b.chunks->len; i++)
     g_string_free (g_array_index (b.chunks, Chunk, i).out, TRUE);
   g_array_unref (b.chunks);
