@@ -2,10 +2,8 @@
  * is in replay-gps.c, where tests inject their own lookup). */
 #include "replay/replay-gps.h"
 
-#include <errno.h>
-#include <fcntl.h>
+#include <glib/gstdio.h>
 #include <sys/stat.h>
-#include <unistd.h>
 
 /* Logs up to this size are read into memory; longer ones are mapped. */
 #define READ_MAX (1u << 20)
@@ -15,36 +13,14 @@
 static GBytes *
 read_small (const char *path)
 {
-  struct stat st;
+  GStatBuf st;
   char *buf;
-  gsize got = 0;
-  int fd = open (path, O_RDONLY | O_CLOEXEC);
+  gsize len;
 
-  if (fd < 0)
+  if (g_stat (path, &st) != 0 || !S_ISREG (st.st_mode) || st.st_size <= 0 || st.st_size > READ_MAX ||
+      !g_file_get_contents (path, &buf, &len, NULL))
     return NULL;
-  if (fstat (fd, &st) != 0 || !S_ISREG (st.st_mode) || st.st_size <= 0 || st.st_size > READ_MAX)
-    {
-      close (fd);
-      return NULL;
-    }
-  buf = g_malloc ((gsize) st.st_size);
-  while (got < (gsize) st.st_size)
-    {
-      gssize r = read (fd, buf + got, (gsize) st.st_size - got);
-      if (r < 0 && errno == EINTR)
-        continue;
-      if (r < 0)
-        {
-          g_free (buf);
-          close (fd);
-          return NULL;
-        }
-      if (r == 0)
-        break;
-      got += (gsize) r;
-    }
-  close (fd);
-  return g_bytes_new_take (buf, got);
+  return g_bytes_new_take (buf, len);
 }
 
 gboolean
