@@ -125,12 +125,7 @@ grep -q '"file":"[^"]*/04-three-aps-timezone.scn".*"final":"DE"' "$tmp/race.out"
 # The index's checksum is checked beside the workers: a corrupt index is no
 # index (each log's line is that of a run without one), never answers from it.
 if [ -f "${REGLOC_BOUNDARY_INDEX:-}" ]; then
-  python3 - "$REGLOC_BOUNDARY_INDEX" "$tmp/corrupt.idx" <<'PY'
-import sys
-data = bytearray(open(sys.argv[1], "rb").read())
-data[len(data) - 3] ^= 0x40   # one bit of the last leaf
-open(sys.argv[2], "wb").write(data)
-PY
+  python3 "$src/tests/corrupt-index.py" "$REGLOC_BOUNDARY_INDEX" "$tmp/corrupt.idx"
   REGLOC_BOUNDARY_INDEX="$tmp/corrupt.idx" "$regloc" replay --batch --jobs 2 "$tmp/logs" > "$tmp/corrupt.out" 2>/dev/null || true
   REGLOC_BOUNDARY_INDEX="$tmp/no-such.idx" "$regloc" replay --batch --jobs 2 "$tmp/logs" > "$tmp/none.out" 2>/dev/null || true
   cmp "$tmp/corrupt.out" "$tmp/none.out" || fail "a corrupt index: other lines than no index"
