@@ -69,7 +69,7 @@ class TestCapabilities(ReglocdTestCase):
             self.assertEqual(int(s['CapAmb'], 16), 0, f'CapAmb of thread {tid}')
             self.assertEqual(s['NoNewPrivs'], '1', f'NoNewPrivs of thread {tid}')
             self.assertEqual(s['Uid'].split()[1], '0', 'root stays root: it owns the state directory')
-        self.assertRegex(self.daemon_log(), r'Privileges: keeping cap_net_admin; dropped .*cap_sys_admin')
+        self.wait_for_log(r'Privileges: keeping cap_net_admin; dropped .*cap_sys_admin', 'the privilege log line')
         # Still fully working after the drop: the bus, the config, the timezone.
         self.wait_for(lambda: 'Europe/Berlin' in self.source('timezone')[3], 'the timezone source')
         self.assertEqual(self.get('Country'), '00')
