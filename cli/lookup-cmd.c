@@ -196,42 +196,36 @@ parse_field (const char *p, const char *end, double min, double max, double *out
   return TRUE;
 }
 
-/* "%.0f" of a distance: round half to even (the current rounding mode, as
- * printf rounds), then the digits. */
-static void
-append_metres (GString *out, double m)
-{
-  char buf[24];
-  int i = sizeof buf;
-  guint64 v;
-
-  if (!(m >= 0 && m < 1e15))
-    {
-      g_string_append_printf (out, "%.0f", m);
-      return;
-    }
-  v = (guint64) nearbyint (m);
-  do
-    {
-      buf[--i] = (char) ('0' + v % 10);
-      v /= 10;
-    }
-  while (v != 0);
-  g_string_append_len (out, buf + i, sizeof buf - i);
-}
-
 static inline gboolean
 is_sep (char c)
 {
   return c == ' ' || c == '\t' || c == ',';
 }
 
-/* The points of a block of input lines are looked up in the order of the
- * index's quadtree (the order the generator laid out its nodes and leaves
- * in), not in the order they came: near borders every lookup reads a leaf
- * and the nodes above it, and in input order nearly each of those reads is
- * a cache miss.  The answers are then written in input order. */
-#define BATCH_LINES 65536u
+/* A round of input (up to ROUND_BYTES of whole lines) goes through these
+ * steps, each shared by the run's threads:
+ *
+ *   1. parse: the round is cut into chunks at line ends; each chunk's lines
+ *      are counted, then go into the chunk's own run of slots (a slot a
+ *      line), with the point and its quadtree key;
+ *   2. sort: the round's points in the order of the index's quadtree (the
+ *      order the generator laid out its nodes and leaves in): near borders
+ *      every lookup reads a leaf and the nodes above it, and in input order
+ *      nearly each of those reads is a cache miss.  Sorting the whole round
+ *      at once, not each chunk, gives each thread a part of the world;
+ *   3. look up: the sorted points in pieces, the answers back into the
+ *      points' slots;
+ *   4. format: each chunk's answers, in input order, into its own buffer.
+ *
+ * The buffers are written in the chunks' order; only the read and the
+ * write are serial (and the sort, a few milliseconds). */
+#define ROUND_BYTES (16u << 20)
+#define CHUNK_MIN_BYTES (64u << 10)
+#define CHUNK_MAX_BYTES (1u << 20)
+#define CHUNKS_PER_JOB 8u
+/* points looked up in one piece of step 3 */
+#define PIECE_POINTS 8192u
+#define PIECES_PER_JOB 8u
 #define RL_LOOKUP_MAX_JOBS 64u
 
 typedef enum {
@@ -248,22 +242,97 @@ static const char *const line_errors[] = {
   [LINE_ERR_LON] = "ERR\tlongitude is not a number in [-180, 180]\n",
 };
 
+/* Memory of its own mapping, in huge pages where the kernel has them for
+ * the asking: on some machines (virtual ones above all) a page fault on
+ * each 4 kB page of the run's buffers costs more than their share of the
+ * lookups.  Kept from round to round, mapped again when a round needs
+ * more. */
 typedef struct {
+  gpointer block;
+  gsize bytes;
+} Area;
+
+static void
+area_free (Area *a)
+{
+  if (a->block != NULL)
+    munmap (a->block, a->bytes);
+  a->block = NULL;
+  a->bytes = 0;
+}
+
+/* TRUE when it was mapped again (what it held is gone). */
+static gboolean
+area_reserve (Area *a, gsize bytes)
+{
+  if (bytes <= a->bytes)
+    return FALSE;
+  bytes = MAX (bytes, a->bytes + a->bytes / 2);
+  area_free (a);
+  a->block = mmap (NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (a->block == MAP_FAILED)
+    g_error ("cannot map %" G_GSIZE_FORMAT " bytes: %s", bytes, g_strerror (errno));
+#ifdef MADV_HUGEPAGE
+  madvise (a->block, bytes, MADV_HUGEPAGE);
+#endif
+  a->bytes = bytes;
+  return TRUE;
+}
+
+typedef struct {
+  const char *text, *end;   /* whole lines (the last may lack its newline at the end of input) */
+  char *out;                /* its answers (in the round's output mapping) */
+  gsize out_len;
+  guint32 base;             /* its first slot */
+  guint32 n_slots;          /* its lines (slots reserved) */
+  guint32 n_used;           /* answer lines (slots used, from base) */
+  guint32 n_points;         /* its points: (key, slot) at key[base..], order[base..] */
+  guint32 bucket[256];      /* its points by the key's top byte; then where they go */
+} Chunk;
+
+/* The round's slots and its sort, one allocation, kept from round to
+ * round (grown when a round has more lines). */
+typedef struct {
+  guint8 *kind;             /* LineKind */
+  double *latlon;           /* lat, lon */
+  RlCountry *country;       /* answers */
+  double *border_m;
+  guint8 *ok;
+  guint32 *key, *order;     /* the points: key and slot, then sorted */
+  guint32 *tmp_key, *tmp_order;
+  guint32 n_points;         /* sorted points */
+  Area area;
+} Slots;
+
+/* A thread's buffers for step 3: a piece's points in sorted order and
+ * their answers. */
+typedef struct {
+  double *latlon;
+  RlCountry *country;
+  double *border_m;
+  gboolean *ok;
+  gpointer block;
+} Piece;
+
+typedef struct Round Round;
+typedef void (*RoundStep) (Round *r, guint item, guint worker);
+
+struct Round {
   const RlBoundaryIndex *index;
   gboolean country_only;
-  guint n;                  /* lines in the batch */
-  guint8 *kind;             /* LineKind */
-  double *lat, *lon;
-  double *sorted;           /* lat, lon in lookup order */
-  guint32 *key, *order, *tmp_key, *tmp_order;
-  RlCountry *s_country;     /* answers in lookup order */
-  double *s_border_m;
-  gboolean *s_ok;
-  RlCountry *country;       /* answers in input order */
-  double *border_m;
-  gboolean *failed;
-  gpointer block;           /* all the arrays above */
-} Batch;
+  Chunk *chunks;
+  guint n_chunks;
+  Slots slots;
+  Area output;              /* the chunks' answers */
+  Piece *pieces;            /* one a thread */
+  guint n_pieces;
+  guint piece_len;
+  guint32 bucket_start[257];   /* the sort's ranges by the key's top byte */
+  /* the step running and its items, taken by the threads in turn */
+  RoundStep step;
+  guint n_items;
+  gint next;                /* atomic */
+};
 
 /* The next array of n items of size bytes from *at (8-aligned). */
 static gpointer
@@ -275,90 +344,171 @@ carve (guint8 **at, gsize n, gsize size)
   return p;
 }
 
-/* The arrays are one allocation: one mapping to make and unmap (with two
- * threads, each unmapping costs the other core an interrupt). */
 static void
-batch_init (Batch *b, const RlBoundaryIndex *index, gboolean country_only)
+slots_reserve (Slots *s, gsize n)
 {
-  const gsize n = BATCH_LINES;
-  /* the fourteen arrays below, each rounded up to 8 bytes */
-  gsize bytes = n * (sizeof (guint8) + 2 * sizeof (double) + 2 * sizeof (double) + 4 * sizeof (guint32) +
-                     sizeof (RlCountry) + sizeof (double) + sizeof (gboolean) + sizeof (RlCountry) + sizeof (double) +
-                     sizeof (gboolean)) + 14 * 8;
+  const gsize each = sizeof (guint8) + 2 * sizeof (double) + sizeof (RlCountry) + sizeof (double) + sizeof (guint8) +
+                     4 * sizeof (guint32);
   guint8 *at;
 
-  b->index = index;
-  b->country_only = country_only;
-  b->n = 0;
-  b->block = g_malloc (bytes);
-  at = b->block;
-  b->kind = carve (&at, n, sizeof (guint8));
-  b->lat = carve (&at, n, sizeof (double));
-  b->lon = carve (&at, n, sizeof (double));
-  b->sorted = carve (&at, 2 * n, sizeof (double));
-  b->key = carve (&at, n, sizeof (guint32));
-  b->order = carve (&at, n, sizeof (guint32));
-  b->tmp_key = carve (&at, n, sizeof (guint32));
-  b->tmp_order = carve (&at, n, sizeof (guint32));
-  b->s_country = carve (&at, n, sizeof (RlCountry));
-  b->s_border_m = carve (&at, n, sizeof (double));
-  b->s_ok = carve (&at, n, sizeof (gboolean));
-  b->country = carve (&at, n, sizeof (RlCountry));
-  b->border_m = carve (&at, n, sizeof (double));
-  b->failed = carve (&at, n, sizeof (gboolean));
-}
-
-static void
-batch_clear (Batch *b)
-{
-  g_clear_pointer (&b->block, g_free);
-}
-
-/* One line of bulk input (without its newline) into the batch. */
-static void
-bulk_line (Batch *b, const char *line, const char *end)
-{
-  const char *f[2][2];
-  guint n = 0, i = b->n;
-  const char *p = line;
-
-  b->kind[i] = LINE_NOTHING;
-  while (end > line && end[-1] == '\r')
-    end--;
-  while (p < end && (*p == ' ' || *p == '\t'))
-    p++;
-  if (p < end && *p == '#')
+  if (!area_reserve (&s->area, n * each + 9 * 8))
     return;
-  b->n++;
-  for (p = line; p < end;)
+  n = (s->area.bytes - 9 * 8) / each;
+  at = s->area.block;
+  s->kind = carve (&at, n, sizeof (guint8));
+  s->latlon = carve (&at, 2 * n, sizeof (double));
+  s->country = carve (&at, n, sizeof (RlCountry));
+  s->border_m = carve (&at, n, sizeof (double));
+  s->ok = carve (&at, n, sizeof (guint8));
+  s->key = carve (&at, n, sizeof (guint32));
+  s->order = carve (&at, n, sizeof (guint32));
+  s->tmp_key = carve (&at, n, sizeof (guint32));
+  s->tmp_order = carve (&at, n, sizeof (guint32));
+}
+
+static void
+piece_init (Piece *p)
+{
+  const gsize n = PIECE_POINTS;
+  guint8 *at = p->block = g_malloc (n * (2 * sizeof (double) + sizeof (RlCountry) + sizeof (double) +
+                                         sizeof (gboolean)) + 4 * 8);
+
+  p->latlon = carve (&at, 2 * n, sizeof (double));
+  p->country = carve (&at, n, sizeof (RlCountry));
+  p->border_m = carve (&at, n, sizeof (double));
+  p->ok = carve (&at, n, sizeof (gboolean));
+}
+
+/* The run's threads: started once, each step of each round handed to
+ * them (a thread started for each step costs more than a short step). */
+typedef struct {
+  Round *round;
+  guint id;
+} Worker;
+
+typedef struct {
+  GMutex lock;
+  GCond wake, done;
+  guint generation;         /* steps handed out */
+  guint busy;               /* threads still in the current step */
+  gboolean quit;
+  Worker *workers;
+  GThread **threads;
+  guint jobs;
+} Pool;
+
+static void
+worker_run (Worker *w)
+{
+  Round *r = w->round;
+
+  for (;;)
     {
-      const char *tok;
-      while (p < end && is_sep (*p))
-        p++;
-      if (p == end)
+      gint i = g_atomic_int_add (&r->next, 1);
+      if (i >= (gint) r->n_items)
         break;
-      tok = p;
-      while (p < end && !is_sep (*p))
-        p++;
-      if (n == 2)
-        {
-          b->kind[i] = LINE_ERR_FIELDS;
-          return;
-        }
-      f[n][0] = tok;
-      f[n][1] = p;
-      n++;
+      r->step (r, (guint) i, w->id);
     }
-  if (n == 0)
-    b->kind[i] = LINE_NOTHING;
-  else if (n != 2)
-    b->kind[i] = LINE_ERR_FIELDS;
-  else if (!parse_field (f[0][0], f[0][1], -90.0, 90.0, &b->lat[i]))
-    b->kind[i] = LINE_ERR_LAT;
-  else if (!parse_field (f[1][0], f[1][1], -180.0, 180.0, &b->lon[i]))
-    b->kind[i] = LINE_ERR_LON;
-  else
-    b->kind[i] = LINE_POINT;
+}
+
+typedef struct {
+  Pool *pool;
+  guint id;
+} PoolThread;
+
+static gpointer
+pool_thread (gpointer data)
+{
+  Pool *pool = ((PoolThread *) data)->pool;
+  Worker *w = &pool->workers[((PoolThread *) data)->id];
+  guint seen = 0;
+
+  g_free (data);
+  g_mutex_lock (&pool->lock);
+  for (;;)
+    {
+      while (pool->generation == seen && !pool->quit)
+        g_cond_wait (&pool->wake, &pool->lock);
+      if (pool->quit)
+        break;
+      seen = pool->generation;
+      g_mutex_unlock (&pool->lock);
+      worker_run (w);
+      g_mutex_lock (&pool->lock);
+      if (--pool->busy == 0)
+        g_cond_signal (&pool->done);
+    }
+  g_mutex_unlock (&pool->lock);
+  return NULL;
+}
+
+static void
+pool_init (Pool *pool, Round *r, guint jobs)
+{
+  g_mutex_init (&pool->lock);
+  g_cond_init (&pool->wake);
+  g_cond_init (&pool->done);
+  pool->generation = 0;
+  pool->busy = 0;
+  pool->quit = FALSE;
+  pool->jobs = jobs;
+  pool->workers = g_new0 (Worker, jobs);
+  pool->threads = g_new0 (GThread *, jobs);
+  for (guint t = 0; t < jobs; t++)
+    {
+      pool->workers[t].round = r;
+      pool->workers[t].id = t;
+    }
+  /* thread 0 is the caller's */
+  for (guint t = 1; t < jobs; t++)
+    {
+      PoolThread *pt = g_new (PoolThread, 1);
+      pt->pool = pool;
+      pt->id = t;
+      pool->threads[t] = g_thread_new ("lookup", pool_thread, pt);
+    }
+}
+
+static void
+pool_clear (Pool *pool)
+{
+  g_mutex_lock (&pool->lock);
+  pool->quit = TRUE;
+  g_cond_broadcast (&pool->wake);
+  g_mutex_unlock (&pool->lock);
+  for (guint t = 1; t < pool->jobs; t++)
+    g_thread_join (pool->threads[t]);
+  g_free (pool->threads);
+  g_free (pool->workers);
+  g_mutex_clear (&pool->lock);
+  g_cond_clear (&pool->wake);
+  g_cond_clear (&pool->done);
+}
+
+/* Runs @step on items [0, n) on every thread of the pool, this one among
+ * them; returns when all are done. */
+static void
+round_step (Pool *pool, Round *r, RoundStep step, guint n)
+{
+  r->step = step;
+  r->n_items = n;
+  r->next = 0;
+  if (pool->jobs > 1 && n > 1)
+    {
+      g_mutex_lock (&pool->lock);
+      pool->busy = pool->jobs - 1;
+      pool->generation++;
+      g_cond_broadcast (&pool->wake);
+      g_mutex_unlock (&pool->lock);
+    }
+  worker_run (&pool->workers[0]);
+  if (pool->jobs > 1 && n > 1)
+    {
+      g_mutex_lock (&pool->lock);
+      while (pool->busy > 0)
+        g_cond_wait (&pool->done, &pool->lock);
+      g_mutex_unlock (&pool->lock);
+    }
 }
 
 /* x and y cell (2^16 to a side) interleaved, y in the higher bit of each
@@ -383,148 +533,278 @@ quadtree_key (double lat, double lon)
   return spread_bits (x) | spread_bits (y) << 1;
 }
 
-/* The batch's points, sorted by key (LSD radix sort, 8 bits a pass). */
-static guint
-batch_sort (Batch *b)
+/* The number of newlines in [p, end), eight bytes at a time. */
+static guint32
+count_newlines (const char *p, const char *end)
 {
-  guint m = 0;
+  const guint64 low7 = G_GUINT64_CONSTANT (0x7f7f7f7f7f7f7f7f);
+  const guint64 nl = G_GUINT64_CONSTANT (0x0a0a0a0a0a0a0a0a);
+  guint64 n = 0;
 
-  for (guint i = 0; i < b->n; i++)
-    if (b->kind[i] == LINE_POINT)
-      {
-        b->key[m] = quadtree_key (b->lat[i], b->lon[i]);
-        b->order[m++] = i;
-      }
-  for (guint shift = 0; shift < 32; shift += 8)
+  for (; end - p >= 8; p += 8)
     {
-      guint count[257] = { 0 };
-      guint32 *k, *o;
-      for (guint i = 0; i < m; i++)
-        count[((b->key[i] >> shift) & 0xffu) + 1]++;
-      for (guint d = 1; d < 257; d++)
-        count[d] += count[d - 1];
-      for (guint i = 0; i < m; i++)
-        {
-          guint slot = count[(b->key[i] >> shift) & 0xffu]++;
-          b->tmp_key[slot] = b->key[i];
-          b->tmp_order[slot] = b->order[i];
-        }
-      k = b->key;
-      b->key = b->tmp_key;
-      b->tmp_key = k;
-      o = b->order;
-      b->order = b->tmp_order;
-      b->tmp_order = o;
+      guint64 w, x, zero;
+      memcpy (&w, p, 8);
+      x = w ^ nl;
+      /* 0x80 in each byte of x that is zero, exactly */
+      zero = ~(((x & low7) + low7) | x | low7);
+      n += ((zero >> 7) * G_GUINT64_CONSTANT (0x0101010101010101)) >> 56;
     }
-  return m;
+  for (; p < end; p++)
+    n += *p == '\n';
+  return (guint32) n;
 }
 
-/* Looks up the batch's points in quadtree order, then appends the answers
- * in input order. */
+/* One line of bulk input (without its newline) into the next slot of @c
+ * (a blank line or a comment takes none). */
 static void
-batch_run (Batch *b, GString *out)
+bulk_line (Slots *s, Chunk *c, const char *line, const char *end)
 {
-  guint m = batch_sort (b);
-  char cc[3];
+  const char *f[2][2];
+  guint n = 0;
+  guint32 slot = c->base + c->n_used;
+  const char *p = line;
+  guint8 kind;
 
-  /* the points in that order first, so the lookups read them in sequence */
-  for (guint j = 0; j < m; j++)
+  while (end > line && end[-1] == '\r')
+    end--;
+  while (p < end && (*p == ' ' || *p == '\t'))
+    p++;
+  if (p < end && *p == '#')
+    return;
+  for (p = line; p < end;)
     {
-      b->sorted[2 * j] = b->lat[b->order[j]];
-      b->sorted[2 * j + 1] = b->lon[b->order[j]];
-    }
-  rl_boundary_lookup_many (b->index, m, b->sorted, b->s_country, b->country_only ? NULL : b->s_border_m, b->s_ok);
-  for (guint j = 0; j < m; j++)
-    {
-      guint i = b->order[j];
-      b->failed[i] = !b->s_ok[j];
-      b->country[i] = b->s_country[j];
-      if (!b->country_only)
-        b->border_m[i] = b->s_border_m[j];
-    }
-  for (guint i = 0; i < b->n; i++)
-    {
-      if (b->kind[i] == LINE_NOTHING)
-        continue;
-      if (b->kind[i] != LINE_POINT)
-        g_string_append (out, line_errors[b->kind[i]]);
-      else if (b->failed[i])
-        g_string_append (out, "ERR\tlookup failed (corrupt index)\n");
-      else
+      const char *tok;
+      while (p < end && is_sep (*p))
+        p++;
+      if (p == end)
+        break;
+      tok = p;
+      while (p < end && !is_sep (*p))
+        p++;
+      if (n == 2)
         {
-          g_string_append_len (out, rl_country_to_string (b->country[i], cc), 2);
-          if (!b->country_only)
-            {
-              g_string_append_c (out, '\t');
-              append_metres (out, b->border_m[i]);
-            }
-          g_string_append_c (out, '\n');
+          n = 3;
+          break;
         }
+      f[n][0] = tok;
+      f[n][1] = p;
+      n++;
     }
-  b->n = 0;
+  if (n == 0)
+    return;
+  if (n != 2)
+    kind = LINE_ERR_FIELDS;
+  else if (!parse_field (f[0][0], f[0][1], -90.0, 90.0, &s->latlon[2 * slot]))
+    kind = LINE_ERR_LAT;
+  else if (!parse_field (f[1][0], f[1][1], -180.0, 180.0, &s->latlon[2 * slot + 1]))
+    kind = LINE_ERR_LON;
+  else
+    kind = LINE_POINT;
+  s->kind[slot] = kind;
+  c->n_used++;
+  if (kind == LINE_POINT)
+    {
+      s->key[c->base + c->n_points] = quadtree_key (s->latlon[2 * slot], s->latlon[2 * slot + 1]);
+      s->order[c->base + c->n_points] = slot;
+      c->bucket[s->key[c->base + c->n_points] >> 24]++;
+      c->n_points++;
+    }
 }
 
-/* The input is read in rounds of whole lines (up to ROUND_BYTES); a round
- * is cut into chunks at line ends, and the threads take the chunks in turn
- * (one chunk is one or a few batches: parse, look up in the index's order,
- * format into the chunk's own buffer).  Taking small chunks in turn keeps
- * both cores busy to the end of a round even when one runs slower; the
- * buffers are written in the chunks' order, so the answers come in input
- * order.  Only the read and the write are serial. */
-#define ROUND_BYTES (16u << 20)
-#define CHUNK_MIN_BYTES (64u << 10)
-#define CHUNK_MAX_BYTES (1u << 20)
-#define CHUNKS_PER_JOB 8u
-
-typedef struct {
-  const char *text, *end;   /* whole lines (the last may lack its newline at the end of input) */
-  GString *out;
-} Chunk;
-
-typedef struct {
-  Chunk *chunks;
-  guint n_chunks;
-  gint next;                /* the next chunk to take (atomic) */
-} Round;
-
-/* A thread of the run: its batch lives as long as the run. */
-typedef struct {
-  Round *round;
-  Batch batch;
-} Worker;
-
+/* Step 0: a chunk's lines counted (its slots). */
 static void
-chunk_run (Chunk *c, Batch *b)
+step_count (Round *r, guint i, guint worker)
 {
+  Chunk *c = &r->chunks[i];
+
+  c->n_slots = count_newlines (c->text, c->end) + 1;
+}
+
+/* Step 1: a chunk's lines parsed into its slots. */
+static void
+step_parse (Round *r, guint i, guint worker)
+{
+  Chunk *c = &r->chunks[i];
   const char *p = c->text;
 
+  c->n_used = 0;
+  c->n_points = 0;
+  memset (c->bucket, 0, sizeof c->bucket);
   while (p < c->end)
     {
       const char *nl = memchr (p, '\n', c->end - p);
       const char *stop = nl != NULL ? nl : c->end;
-      bulk_line (b, p, stop);
+      bulk_line (&r->slots, c, p, stop);
       p = nl != NULL ? nl + 1 : c->end;
-      if (b->n == BATCH_LINES)
-        batch_run (b, c->out);
     }
-  batch_run (b, c->out);
 }
 
-/* One thread's share of a round: chunks until none is left. */
-static gpointer
-round_worker (gpointer data)
+/* Step 2, the sort by key, in two parts: first the points of each chunk
+ * into the ranges of their key's top byte (the ranges from the chunks'
+ * counts, chunk by chunk within a range), then each range sorted on its
+ * own by the lower 24 bits (LSD radix sort, a byte a pass).  Both parts
+ * run on every thread. */
+static void
+round_buckets (Round *r)
 {
-  Worker *w = data;
-  Round *r = w->round;
+  guint32 at = 0;
 
-  for (;;)
+  for (guint b = 0; b < 256; b++)
     {
-      gint i = g_atomic_int_add (&r->next, 1);
-      if (i >= (gint) r->n_chunks)
-        break;
-      chunk_run (&r->chunks[i], &w->batch);
+      r->bucket_start[b] = at;
+      for (guint i = 0; i < r->n_chunks; i++)
+        {
+          guint32 n = r->chunks[i].bucket[b];
+          r->chunks[i].bucket[b] = at;
+          at += n;
+        }
     }
-  return NULL;
+  r->bucket_start[256] = at;
+  r->slots.n_points = at;
+}
+
+/* A chunk's points into their ranges (tmp_key, tmp_order). */
+static void
+step_scatter (Round *r, guint i, guint worker)
+{
+  Slots *s = &r->slots;
+  Chunk *c = &r->chunks[i];
+
+  for (guint32 j = c->base; j < c->base + c->n_points; j++)
+    {
+      guint32 at = c->bucket[s->key[j] >> 24]++;
+      s->tmp_key[at] = s->key[j];
+      s->tmp_order[at] = s->order[j];
+    }
+}
+
+/* A range sorted by the three lower bytes: tmp → key/order → tmp →
+ * key/order. */
+static void
+step_sort (Round *r, guint b, guint worker)
+{
+  Slots *s = &r->slots;
+  guint32 from = r->bucket_start[b], to = r->bucket_start[b + 1];
+  guint32 *key = s->tmp_key, *order = s->tmp_order, *key2 = s->key, *order2 = s->order;
+
+  if (to - from < 2)
+    {
+      if (to > from)
+        {
+          s->key[from] = s->tmp_key[from];
+          s->order[from] = s->tmp_order[from];
+        }
+      return;
+    }
+  for (guint shift = 0; shift < 24; shift += 8)
+    {
+      guint32 count[257] = { 0 };
+      guint32 *k, *o;
+
+      for (guint32 i = from; i < to; i++)
+        count[((key[i] >> shift) & 0xffu) + 1]++;
+      count[0] = from;
+      for (guint d = 1; d < 257; d++)
+        count[d] += count[d - 1];
+      for (guint32 i = from; i < to; i++)
+        {
+          guint32 at = count[(key[i] >> shift) & 0xffu]++;
+          key2[at] = key[i];
+          order2[at] = order[i];
+        }
+      k = key;
+      key = key2;
+      key2 = k;
+      o = order;
+      order = order2;
+      order2 = o;
+    }
+}
+
+/* Step 3: a piece of the sorted points looked up, the answers into their
+ * slots. */
+static void
+step_lookup (Round *r, guint i, guint worker)
+{
+  Slots *s = &r->slots;
+  Piece *p = &r->pieces[worker];
+  guint32 from = i * r->piece_len, to = MIN (s->n_points, from + r->piece_len);
+  guint32 n = to > from ? to - from : 0;
+
+  for (guint32 j = 0; j < n; j++)
+    {
+      guint32 slot = s->order[from + j];
+      p->latlon[2 * j] = s->latlon[2 * slot];
+      p->latlon[2 * j + 1] = s->latlon[2 * slot + 1];
+    }
+  rl_boundary_lookup_many (r->index, n, p->latlon, p->country, r->country_only ? NULL : p->border_m, p->ok);
+  for (guint32 j = 0; j < n; j++)
+    {
+      guint32 slot = s->order[from + j];
+      s->ok[slot] = p->ok[j] != FALSE;
+      s->country[slot] = p->country[j];
+      if (!r->country_only)
+        s->border_m[slot] = p->border_m[j];
+    }
+}
+
+/* The longest answer lines: a point's (a distance below 10^15 - 1 m,
+ * fifteen digits at most) and an error's (bulk () checks them). */
+#define POINT_LINE_MAX (sizeof "CC\t999999999999999\n" - 1)
+#define ERROR_LINE_MAX 48u
+#define LOOKUP_FAILED "ERR\tlookup failed (corrupt index)\n"
+
+/* Step 4: a chunk's answers, in input order, into its part of the round's
+ * output mapping (room for the longest lines).  A distance that is not in
+ * [0, 10^15) m cannot come from a sound index (the search starts at
+ * RL_BOUNDARY_EXACT_M and only shrinks it): a failed lookup. */
+static void
+step_format (Round *r, guint i, guint worker)
+{
+  const Slots *s = &r->slots;
+  Chunk *c = &r->chunks[i];
+  char *w = c->out, cc[3];
+
+  for (guint32 slot = c->base; slot < c->base + c->n_used; slot++)
+    {
+      const char *line = NULL;
+      double m = r->country_only ? 0 : s->border_m[slot];
+
+      if (s->kind[slot] != LINE_POINT)
+        line = line_errors[s->kind[slot]];
+      else if (!s->ok[slot] || !(m >= 0 && m < 1e15 - 1))
+        line = LOOKUP_FAILED;
+      if (line != NULL)
+        {
+          gsize n = strlen (line);
+          memcpy (w, line, n);
+          w += n;
+          continue;
+        }
+      memcpy (w, rl_country_to_string (s->country[slot], cc), 2);
+      w += 2;
+      if (!r->country_only)
+        {
+          /* "%.0f": round half to even (the current rounding mode, as
+           * printf rounds), then the digits */
+          char buf[16];
+          int d = sizeof buf;
+          guint64 v = (guint64) nearbyint (m);
+
+          do
+            {
+              buf[--d] = (char) ('0' + v % 10);
+              v /= 10;
+            }
+          while (v != 0);
+          *w++ = '\t';
+          memcpy (w, buf + d, sizeof buf - d);
+          w += sizeof buf - d;
+        }
+      *w++ = '\n';
+    }
+  c->out_len = (gsize) (w - c->out);
 }
 
 /* The end of the line that runs through @at (past its newline), or @end:
@@ -557,13 +837,12 @@ round_cut (GArray *chunks, guint jobs, const char *text, const char *end)
 
       if (n == chunks->len)
         {
-          Chunk fresh = { NULL, NULL, g_string_sized_new (1 << 16) };
+          Chunk fresh = { 0 };
           g_array_append_val (chunks, fresh);
         }
       c = &g_array_index (chunks, Chunk, n);
       c->text = from;
       c->end = to;
-      g_string_truncate (c->out, 0);
       from = to;
       n++;
     }
@@ -635,7 +914,7 @@ verify_wait (Verify *v)
 typedef struct {
   Round round;
   GArray *chunks;           /* Chunk, reused from round to round */
-  Worker *workers;
+  Pool pool;
   guint jobs;
   Verify verify;
 } Bulk;
@@ -646,24 +925,44 @@ typedef struct {
 static gboolean
 round_run (Bulk *bulk, const char *text, const char *end)
 {
-  GThread *threads[RL_LOOKUP_MAX_JOBS];
   Round *r = &bulk->round;
-  guint jobs;
+  guint32 slots = 0;
   gboolean ok = TRUE;
 
   r->n_chunks = round_cut (bulk->chunks, bulk->jobs, text, end);
   r->chunks = (Chunk *) (void *) bulk->chunks->data;
-  r->next = 0;
-  jobs = MIN (bulk->jobs, MAX (r->n_chunks, 1u));
-  for (guint t = 1; t < jobs; t++)
-    threads[t] = g_thread_new ("lookup", round_worker, &bulk->workers[t]);
-  round_worker (&bulk->workers[0]);
-  for (guint t = 1; t < jobs; t++)
-    g_thread_join (threads[t]);
+  round_step (&bulk->pool, r, step_count, r->n_chunks);
+  for (guint i = 0; i < r->n_chunks; i++)
+    {
+      r->chunks[i].base = slots;
+      slots += r->chunks[i].n_slots;
+    }
+  slots_reserve (&r->slots, slots);
+  round_step (&bulk->pool, r, step_parse, r->n_chunks);
+  round_buckets (r);
+  round_step (&bulk->pool, r, step_scatter, r->n_chunks);
+  round_step (&bulk->pool, r, step_sort, 256);
+  /* pieces of at most PIECE_POINTS, about PIECES_PER_JOB for each thread */
+  r->piece_len = CLAMP (r->slots.n_points / (bulk->jobs * PIECES_PER_JOB) + 1, 256u, PIECE_POINTS);
+  r->n_pieces = (r->slots.n_points + r->piece_len - 1) / r->piece_len;
+  round_step (&bulk->pool, r, step_lookup, r->n_pieces);
+  {
+    gsize at = 0;
+    for (guint i = 0; i < r->n_chunks; i++)
+      at += r->chunks[i].n_points * POINT_LINE_MAX + (r->chunks[i].n_used - r->chunks[i].n_points) * ERROR_LINE_MAX;
+    area_reserve (&r->output, MAX (at, 1));
+    at = 0;
+    for (guint i = 0; i < r->n_chunks; i++)
+      {
+        r->chunks[i].out = (char *) r->output.block + at;
+        at += r->chunks[i].n_points * POINT_LINE_MAX + (r->chunks[i].n_used - r->chunks[i].n_points) * ERROR_LINE_MAX;
+      }
+  }
+  round_step (&bulk->pool, r, step_format, r->n_chunks);
   if (!verify_wait (&bulk->verify))
     return FALSE;
   for (guint i = 0; i < r->n_chunks && ok; i++)
-    ok = write_all (STDOUT_FILENO, r->chunks[i].out->str, r->chunks[i].out->len);
+    ok = write_all (STDOUT_FILENO, r->chunks[i].out, r->chunks[i].out_len);
   return ok;
 }
 
@@ -726,6 +1025,14 @@ bulk_mapped (Bulk *bulk, gboolean *mapped)
     {
       const char *to = line_end_from ((gsize) (end - text) <= ROUND_BYTES ? end : text + ROUND_BYTES, end);
 
+#ifdef MADV_POPULATE_READ
+      /* the round's pages in one call, rather than a fault each */
+      {
+        gsize page = (gsize) sysconf (_SC_PAGESIZE);
+        gsize from = (gsize) text & ~(page - 1);
+        madvise ((void *) from, (gsize) to - from, MADV_POPULATE_READ);
+      }
+#endif
       ok = round_run (bulk, text, to);
       /* the round's pages are done with: out of the process (they stay in
        * the page cache), so a long input does not grow it */
@@ -745,34 +1052,38 @@ bulk_mapped (Bulk *bulk, gboolean *mapped)
 static int
 bulk (RlBoundaryIndex *index, gboolean country_only, guint jobs)
 {
-  Bulk b = { { NULL, 0, 0 }, g_array_new (FALSE, FALSE, sizeof (Chunk)), g_new0 (Worker, jobs), jobs,
-             { index, NULL, NULL, FALSE } };
+  Bulk b = { .chunks = g_array_new (FALSE, FALSE, sizeof (Chunk)), .jobs = jobs, .verify = { index, NULL, NULL, FALSE } };
   gboolean ok, mapped, read_ok = TRUE, verify_ok;
 
 #ifdef __GLIBC__
-  /* The run's large buffers (batches, answers) from the heap rather than
-   * mappings of their own: glibc maps each allocation of 128 kB or more
-   * apart and unmaps it when freed, and with several threads each
+  /* The run's large buffers (slots, pieces, answers) from the heap rather
+   * than mappings of their own: glibc maps each allocation of 128 kB or
+   * more apart and unmaps it when freed, and with several threads each
    * unmapping interrupts the other cores. */
   mallopt (M_MMAP_THRESHOLD, 64 << 20);
   mallopt (M_TRIM_THRESHOLD, 128 << 20);
 #endif
+  b.round.index = index;
+  b.round.country_only = country_only;
+  b.round.pieces = g_new0 (Piece, jobs);
+  for (guint i = 0; i < G_N_ELEMENTS (line_errors); i++)
+    g_assert (line_errors[i] == NULL || strlen (line_errors[i]) <= ERROR_LINE_MAX);
+  g_assert (strlen (LOOKUP_FAILED) <= ERROR_LINE_MAX);
   for (guint t = 0; t < jobs; t++)
-    {
-      b.workers[t].round = &b.round;
-      batch_init (&b.workers[t].batch, index, country_only);
-    }
+    piece_init (&b.round.pieces[t]);
+  pool_init (&b.pool, &b.round, jobs);
   b.verify.thread = g_thread_new ("verify", verify_run, &b.verify);
   ok = bulk_mapped (&b, &mapped);
   if (!mapped)
     ok = bulk_read (&b, &read_ok);
   verify_ok = verify_wait (&b.verify);
-  for (guint i = 0; i < b.chunks->len; i++)
-    g_string_free (g_array_index (b.chunks, Chunk, i).out, TRUE);
+  pool_clear (&b.pool);
   g_array_unref (b.chunks);
   for (guint t = 0; t < jobs; t++)
-    batch_clear (&b.workers[t].batch);
-  g_free (b.workers);
+    g_free (b.round.pieces[t].block);
+  g_free (b.round.pieces);
+  area_free (&b.round.slots.area);
+  area_free (&b.round.output);
   if (!verify_ok)
     {
       g_printerr ("regloc lookup: error: %s\n", b.verify.error->message);
