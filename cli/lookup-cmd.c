@@ -290,14 +290,24 @@ typedef struct {
   guint32 bucket[256];      /* its points by the key's top byte; then where they go */
 } Chunk;
 
+/* A point line's slot: the point until it is looked up (step 3 reads it
+ * into its piece first), then its answer. */
+typedef union {
+  struct {
+    double lat, lon;
+  } in;
+  struct {
+    double border_m;
+    RlCountry country;
+    guint8 ok;
+  } out;
+} SlotPoint;
+
 /* The round's slots and its sort, one allocation, kept from round to
  * round (grown when a round has more lines). */
 typedef struct {
   guint8 *kind;             /* LineKind */
-  double *latlon;           /* lat, lon */
-  RlCountry *country;       /* answers */
-  double *border_m;
-  guint8 *ok;
+  SlotPoint *point;
   guint32 *key, *order;     /* the points: key and slot, then sorted */
   guint32 *tmp_key, *tmp_order;
   guint32 n_points;         /* sorted points */
@@ -347,19 +357,15 @@ carve (guint8 **at, gsize n, gsize size)
 static void
 slots_reserve (Slots *s, gsize n)
 {
-  const gsize each = sizeof (guint8) + 2 * sizeof (double) + sizeof (RlCountry) + sizeof (double) + sizeof (guint8) +
-                     4 * sizeof (guint32);
+  const gsize each = sizeof (guint8) + sizeof (SlotPoint) + 4 * sizeof (guint32);
   guint8 *at;
 
-  if (!area_reserve (&s->area, n * each + 9 * 8))
+  if (!area_reserve (&s->area, n * each + 6 * 8))
     return;
-  n = (s->area.bytes - 9 * 8) / each;
+  n = (s->area.bytes - 6 * 8) / each;
   at = s->area.block;
   s->kind = carve (&at, n, sizeof (guint8));
-  s->latlon = carve (&at, 2 * n, sizeof (double));
-  s->country = carve (&at, n, sizeof (RlCountry));
-  s->border_m = carve (&at, n, sizeof (double));
-  s->ok = carve (&at, n, sizeof (guint8));
+  s->point = carve (&at, n, sizeof (SlotPoint));
   s->key = carve (&at, n, sizeof (guint32));
   s->order = carve (&at, n, sizeof (guint32));
   s->tmp_key = carve (&at, n, sizeof (guint32));
@@ -595,9 +601,9 @@ bulk_line (Slots *s, Chunk *c, const char *line, const char *end)
     return;
   if (n != 2)
     kind = LINE_ERR_FIELDS;
-  else if (!parse_field (f[0][0], f[0][1], -90.0, 90.0, &s->latlon[2 * slot]))
+  else if (!parse_field (f[0][0], f[0][1], -90.0, 90.0, &s->point[slot].in.lat))
     kind = LINE_ERR_LAT;
-  else if (!parse_field (f[1][0], f[1][1], -180.0, 180.0, &s->latlon[2 * slot + 1]))
+  else if (!parse_field (f[1][0], f[1][1], -180.0, 180.0, &s->point[slot].in.lon))
     kind = LINE_ERR_LON;
   else
     kind = LINE_POINT;
@@ -605,7 +611,7 @@ bulk_line (Slots *s, Chunk *c, const char *line, const char *end)
   c->n_used++;
   if (kind == LINE_POINT)
     {
-      s->key[c->base + c->n_points] = quadtree_key (s->latlon[2 * slot], s->latlon[2 * slot + 1]);
+      s->key[c->base + c->n_points] = quadtree_key (s->point[slot].in.lat, s->point[slot].in.lon);
       s->order[c->base + c->n_points] = slot;
       c->bucket[s->key[c->base + c->n_points] >> 24]++;
       c->n_points++;
@@ -735,17 +741,17 @@ step_lookup (Round *r, guint i, guint worker)
   for (guint32 j = 0; j < n; j++)
     {
       guint32 slot = s->order[from + j];
-      p->latlon[2 * j] = s->latlon[2 * slot];
-      p->latlon[2 * j + 1] = s->latlon[2 * slot + 1];
+      p->latlon[2 * j] = s->point[slot].in.lat;
+      p->latlon[2 * j + 1] = s->point[slot].in.lon;
     }
   rl_boundary_lookup_many (r->index, n, p->latlon, p->country, r->country_only ? NULL : p->border_m, p->ok);
   for (guint32 j = 0; j < n; j++)
     {
       guint32 slot = s->order[from + j];
-      s->ok[slot] = p->ok[j] != FALSE;
-      s->country[slot] = p->country[j];
-      if (!r->country_only)
-        s->border_m[slot] = p->border_m[j];
+      SlotPoint *sp = &s->point[slot];
+      sp->out.ok = p->ok[j] != FALSE;
+      sp->out.country = p->country[j];
+      sp->out.border_m = r->country_only ? 0 : p->border_m[j];
     }
 }
 
@@ -769,11 +775,11 @@ step_format (Round *r, guint i, guint worker)
   for (guint32 slot = c->base; slot < c->base + c->n_used; slot++)
     {
       const char *line = NULL;
-      double m = r->country_only ? 0 : s->border_m[slot];
+      const SlotPoint *sp = &s->point[slot];
 
       if (s->kind[slot] != LINE_POINT)
         line = line_errors[s->kind[slot]];
-      else if (!s->ok[slot] || !(m >= 0 && m < 1e15 - 1))
+      else if (!sp->out.ok || !(sp->out.border_m >= 0 && sp->out.border_m < 1e15 - 1))
         line = LOOKUP_FAILED;
       if (line != NULL)
         {
@@ -782,7 +788,7 @@ step_format (Round *r, guint i, guint worker)
           w += n;
           continue;
         }
-      memcpy (w, rl_country_to_string (s->country[slot], cc), 2);
+      memcpy (w, rl_country_to_string (sp->out.country, cc), 2);
       w += 2;
       if (!r->country_only)
         {
@@ -790,7 +796,7 @@ step_format (Round *r, guint i, guint worker)
            * printf rounds), then the digits */
           char buf[16];
           int d = sizeof buf;
-          guint64 v = (guint64) nearbyint (m);
+          guint64 v = (guint64) nearbyint (sp->out.border_m);
 
           do
             {
