@@ -926,9 +926,17 @@ near_init (Near *nr, const RlBoundaryIndex *index, double lon, double lat, guint
   nr->qx = lon;
   nr->qy = lat;
   nr->ky = EARTH_M_PER_DEG;
-  nr->kx = EARTH_M_PER_DEG * cos (lat * G_PI / 180.0);
-  nr->kmin = EARTH_M_PER_DEG * cos (MIN (90.0, fabs (lat) + RL_BOUNDARY_EXACT_M / EARTH_M_PER_DEG) * G_PI / 180.0);
-  nr->kmin = MAX (nr->kmin, 0.0);
+  {
+    /* kmin = cos (|lat| + reach) from the sine and cosine of |lat| (one
+     * call), a hair smaller than computed, as a bound may be */
+    const double reach = RL_BOUNDARY_EXACT_M / EARTH_M_PER_DEG * G_PI / 180.0;
+    double a = fabs (lat) * G_PI / 180.0, c = cos (a), sn = sin (a);
+
+    nr->kx = EARTH_M_PER_DEG * c;
+    nr->kmin = fabs (lat) + RL_BOUNDARY_EXACT_M / EARTH_M_PER_DEG >= 90.0 ? 0.0 :
+               EARTH_M_PER_DEG * (c * cos (reach) - sn * sin (reach)) * (1 - 1e-12);
+    nr->kmin = MAX (nr->kmin, 0.0);
+  }
   /* Searches reach RL_BOUNDARY_EXACT_M at most (with a margin for the
    * rounding of this test). */
   nr->wrap = !(nr->kmin > 0 && (180.0 - fabs (lon)) * nr->kmin > 2 * RL_BOUNDARY_EXACT_M);
