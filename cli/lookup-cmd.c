@@ -224,8 +224,8 @@ is_sep (char c)
 #define CHUNK_MAX_BYTES (1u << 20)
 #define CHUNKS_PER_JOB 8u
 /* points looked up in one piece of step 3 */
-#define PIECE_POINTS 8192u
-#define PIECES_PER_JOB 8u
+#define PIECE_POINTS 2048u
+#define PIECES_PER_JOB 32u
 #define RL_LOOKUP_MAX_JOBS 64u
 
 typedef enum {
