@@ -113,6 +113,14 @@ cat "$tmp/many" | "$regloc" lookup - | cmp -s - "$tmp/many.out" || fail "piped i
 { head -n 1000 > /dev/null; "$regloc" lookup -; } < "$tmp/many" > "$tmp/rest.out"
 tail -n +1001 "$tmp/many" | "$regloc" lookup - | cmp -s - "$tmp/rest.out" || fail "a file read from its offset: other answers"
 [ -s "$tmp/rest.out" ] || fail "a file read from its offset: no answers"
+# More than one round (16 MB of input each, the points of a round sorted
+# together, its buffers kept for the next): the lines six times over give
+# the answers six times over, mapped and piped.
+for k in 1 2 3 4 5 6; do cat "$tmp/many"; done > "$tmp/six"
+[ "$(wc -c < "$tmp/six")" -gt $((16 << 20)) ] || fail "the six-fold input is not longer than a round"
+for k in 1 2 3 4 5 6; do cat "$tmp/many.out"; done > "$tmp/six.want"
+"$regloc" lookup - < "$tmp/six" | cmp -s - "$tmp/six.want" || fail "several rounds, mapped: other answers"
+cat "$tmp/six" | "$regloc" lookup - -j 3 | cmp -s - "$tmp/six.want" || fail "several rounds, piped: other answers"
 printf '48.5738 7.8027\n-33.8688 151.2093' > "$tmp/nolf"
 [ "$("$regloc" lookup - --country-only < "$tmp/nolf" | tr '\n' ' ')" = "DE AU " ] || fail "mapped file without a last newline"
 : > "$tmp/empty"
