@@ -387,12 +387,15 @@ piece_init (Piece *p)
 
 /* The run's threads: started once, each step of each round handed to
  * them (a thread started for each step costs more than a short step). */
+typedef struct Pool Pool;
+
 typedef struct {
+  Pool *pool;
   Round *round;
   guint id;
 } Worker;
 
-typedef struct {
+struct Pool {
   GMutex lock;
   GCond wake, done;
   guint generation;         /* steps handed out */
@@ -401,7 +404,7 @@ typedef struct {
   Worker *workers;
   GThread **threads;
   guint jobs;
-} Pool;
+};
 
 static void
 worker_run (Worker *w)
@@ -417,19 +420,13 @@ worker_run (Worker *w)
     }
 }
 
-typedef struct {
-  Pool *pool;
-  guint id;
-} PoolThread;
-
 static gpointer
 pool_thread (gpointer data)
 {
-  Pool *pool = ((PoolThread *) data)->pool;
-  Worker *w = &pool->workers[((PoolThread *) data)->id];
+  Worker *w = data;
+  Pool *pool = w->pool;
   guint seen = 0;
 
-  g_free (data);
   g_mutex_lock (&pool->lock);
   for (;;)
     {
@@ -462,17 +459,13 @@ pool_init (Pool *pool, Round *r, guint jobs)
   pool->threads = g_new0 (GThread *, jobs);
   for (guint t = 0; t < jobs; t++)
     {
+      pool->workers[t].pool = pool;
       pool->workers[t].round = r;
       pool->workers[t].id = t;
     }
   /* thread 0 is the caller's */
   for (guint t = 1; t < jobs; t++)
-    {
-      PoolThread *pt = g_new (PoolThread, 1);
-      pt->pool = pool;
-      pt->id = t;
-      pool->threads[t] = g_thread_new ("lookup", pool_thread, pt);
-    }
+    pool->threads[t] = g_thread_new ("lookup", pool_thread, &pool->workers[t]);
 }
 
 static void
@@ -496,10 +489,12 @@ pool_clear (Pool *pool)
 static void
 round_step (Pool *pool, Round *r, RoundStep step, guint n)
 {
+  gboolean shared = pool->jobs > 1 && n > 1;
+
   r->step = step;
   r->n_items = n;
   r->next = 0;
-  if (pool->jobs > 1 && n > 1)
+  if (shared)
     {
       g_mutex_lock (&pool->lock);
       pool->busy = pool->jobs - 1;
@@ -508,7 +503,7 @@ round_step (Pool *pool, Round *r, RoundStep step, guint n)
       g_mutex_unlock (&pool->lock);
     }
   worker_run (&pool->workers[0]);
-  if (pool->jobs > 1 && n > 1)
+  if (shared)
     {
       g_mutex_lock (&pool->lock);
       while (pool->busy > 0)
@@ -694,15 +689,7 @@ step_sort (Round *r, guint b, guint worker)
   guint32 from = r->bucket_start[b], to = r->bucket_start[b + 1];
   guint32 *key = s->tmp_key, *order = s->tmp_order, *key2 = s->key, *order2 = s->order;
 
-  if (to - from < 2)
-    {
-      if (to > from)
-        {
-          s->key[from] = s->tmp_key[from];
-          s->order[from] = s->tmp_order[from];
-        }
-      return;
-    }
+  /* three passes, so the range ends in key/order, however short */
   for (guint shift = 0; shift < 24; shift += 8)
     {
       guint32 count[257] = { 0 };
@@ -760,6 +747,13 @@ step_lookup (Round *r, guint i, guint worker)
 #define POINT_LINE_MAX (sizeof "CC\t999999999999999\n" - 1)
 #define ERROR_LINE_MAX 48u
 #define LOOKUP_FAILED "ERR\tlookup failed (corrupt index)\n"
+
+/* The room a chunk's answers may take: the longest lines. */
+static gsize
+chunk_out_room (const Chunk *c)
+{
+  return (gsize) c->n_points * POINT_LINE_MAX + (gsize) (c->n_used - c->n_points) * ERROR_LINE_MAX;
+}
 
 /* Step 4: a chunk's answers, in input order, into its part of the round's
  * output mapping (room for the longest lines).  A distance that is not in
@@ -955,13 +949,13 @@ round_run (Bulk *bulk, const char *text, const char *end)
   {
     gsize at = 0;
     for (guint i = 0; i < r->n_chunks; i++)
-      at += r->chunks[i].n_points * POINT_LINE_MAX + (r->chunks[i].n_used - r->chunks[i].n_points) * ERROR_LINE_MAX;
+      at += chunk_out_room (&r->chunks[i]);
     area_reserve (&r->output, MAX (at, 1));
     at = 0;
     for (guint i = 0; i < r->n_chunks; i++)
       {
         r->chunks[i].out = (char *) r->output.block + at;
-        at += r->chunks[i].n_points * POINT_LINE_MAX + (r->chunks[i].n_used - r->chunks[i].n_points) * ERROR_LINE_MAX;
+        at += chunk_out_room (&r->chunks[i]);
       }
   }
   round_step (&bulk->pool, r, step_format, r->n_chunks);
@@ -1012,6 +1006,7 @@ bulk_mapped (Bulk *bulk, gboolean *mapped)
   struct stat st;
   off_t at;
   const char *text, *end;
+  gsize page;
   gboolean ok = TRUE;
 
   *mapped = FALSE;
@@ -1027,27 +1022,21 @@ bulk_mapped (Bulk *bulk, gboolean *mapped)
   *mapped = TRUE;
   text = g_mapped_file_get_contents (file) + at;
   end = g_mapped_file_get_contents (file) + st.st_size;
+  page = (gsize) sysconf (_SC_PAGESIZE);
   while (text < end && ok)
     {
       const char *to = line_end_from ((gsize) (end - text) <= ROUND_BYTES ? end : text + ROUND_BYTES, end);
+      gsize from = (gsize) text & ~(page - 1), upto = (gsize) to & ~(page - 1);
 
 #ifdef MADV_POPULATE_READ
       /* the round's pages in one call, rather than a fault each */
-      {
-        gsize page = (gsize) sysconf (_SC_PAGESIZE);
-        gsize from = (gsize) text & ~(page - 1);
-        madvise ((void *) from, (gsize) to - from, MADV_POPULATE_READ);
-      }
+      madvise ((void *) from, (gsize) to - from, MADV_POPULATE_READ);
 #endif
       ok = round_run (bulk, text, to);
-      /* the round's pages are done with: out of the process (they stay in
-       * the page cache), so a long input does not grow it */
-      {
-        gsize page = (gsize) sysconf (_SC_PAGESIZE);
-        gsize from = (gsize) text & ~(page - 1), upto = (gsize) to & ~(page - 1);
-        if (upto > from)
-          madvise ((void *) from, upto - from, MADV_DONTNEED);
-      }
+      /* the round's whole pages are done with: out of the process (they
+       * stay in the page cache), so a long input does not grow it */
+      if (upto > from)
+        madvise ((void *) from, upto - from, MADV_DONTNEED);
       text = to;
     }
   /* what was read is consumed, as a read would have left it */
