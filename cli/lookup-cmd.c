@@ -885,7 +885,8 @@ fill (char *buf, gsize cap, gsize *have, gboolean *eof)
 
 /* The index's checksum and entries, checked on their own thread while the
  * first round is read and looked up (RL_BOUNDARY_OPEN_VERIFY_LATER); no
- * answer is written before they passed. */
+ * answer is written before they passed.  The thread first maps the whole
+ * index: a bulk run reads most of its pages. */
 typedef struct {
   RlBoundaryIndex *index;
   GThread *thread;
@@ -898,6 +899,7 @@ verify_run (gpointer data)
 {
   Verify *v = data;
 
+  rl_boundary_index_populate (v->index);
   v->ok = rl_boundary_index_verify (v->index, &v->error);
   return NULL;
 }

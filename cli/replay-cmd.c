@@ -56,6 +56,7 @@ options_clear (Options *o)
 }
 
 static int rl_replay_batch (Options *o, int argc, char **argv);
+
 static int die (int code, const char *fmt, ...) G_GNUC_PRINTF (2, 3);
 
 static int
@@ -123,22 +124,23 @@ map_document (const char *kind, const RlTrack *track, const RlReplay *replay, co
 /* The tables every log shares are read once.  The boundary index is
  * opened with its header checked only (RL_BOUNDARY_OPEN_VERIFY_LATER): its
  * checksum, which reads all 19 MB, runs on a thread of its own while the
- * workers replay; no line is kept before it passed, and should it fail, a
- * log replayed with the index is replayed again without it.  The timezone
- * tables are read the first time a log needs them (--timezone, a
- * scenario), by whichever worker comes first: most batches of GPS logs
- * never do. */
+ * workers replay.  No line is written before it passed; the workers do not
+ * wait for it, they keep their lines.  Should it fail, every log replayed
+ * with the index is replayed again without it, and no later log uses it.
+ * The timezone tables are read the first time a log needs them
+ * (--timezone, a scenario), by whichever worker comes first: most batches
+ * of GPS logs never do. */
 typedef struct {
   const Options *o;
   const RlConfig *config;
   const RlRegulatory *regulatory;
   RlBoundaryIndex *index;        /* checked or not yet */
   GThread *verifier;
-  gsize verified_ready;
-  gboolean index_bad;            /* it failed the check */
   gsize tzmap_ready;
   RlTzMap *tzmap;
-  GMutex lock;
+  GMutex lock;                   /* guards what follows */
+  gboolean checked;              /* the index's check is over (or there is no index) */
+  gboolean index_bad;            /* it failed the check */
   guint n;
   guint next_out;      /* the first line not yet written */
   gboolean writing;    /* a worker is writing lines out */
@@ -146,26 +148,51 @@ typedef struct {
   char **rows;         /* its row of the summary table */
   gboolean *failed;    /* an error, or not the expected country */
   gboolean *unreadable;
+  gboolean *with_index;  /* replayed with the index before its check was over */
 } Batch;
 
+static void batch_replay (Batch *b, guint i, const RlBoundaryIndex *index, char **line_out, char **row_out,
+                          gboolean *failed_out, gboolean *unreadable_out);
+static void batch_write_ready (Batch *b);
+
+/* Keeps log @i's results (called locked). */
+static void
+batch_store (Batch *b, guint i, char *line, char *row, gboolean failed, gboolean unreadable, gboolean with_index)
+{
+  g_free (b->lines[i]);
+  g_free (b->rows[i]);
+  b->lines[i] = line;
+  b->rows[i] = row;
+  b->failed[i] = failed;
+  b->unreadable[i] = unreadable;
+  b->with_index[i] = with_index;
+}
+
+/* The check, on its own thread.  When it fails, the logs already replayed
+ * with the index are replayed again here, without it (the workers redo the
+ * ones they are on); then the kept lines go out. */
 static gpointer
 batch_verify_index (gpointer data)
 {
-  return GINT_TO_POINTER (rl_boundary_index_verify (data, NULL));
-}
+  Batch *b = data;
+  gboolean ok = rl_boundary_index_verify (b->index, NULL);
 
-/* The index once its check is over: NULL when it failed (or there is
- * none).  The first caller waits for the check. */
-static const RlBoundaryIndex *
-batch_index_checked (Batch *b)
-{
-  if (g_once_init_enter (&b->verified_ready))
-    {
-      if (b->verifier != NULL)
-        b->index_bad = !GPOINTER_TO_INT (g_thread_join (g_steal_pointer (&b->verifier)));
-      g_once_init_leave (&b->verified_ready, 1);
-    }
-  return b->index_bad ? NULL : b->index;
+  g_mutex_lock (&b->lock);
+  b->index_bad = !ok;
+  for (guint i = 0; !ok && i < b->n; i++)
+    if (b->lines[i] != NULL && b->with_index[i])
+      {
+        char *line, *row;
+        gboolean failed, unreadable;
+        g_mutex_unlock (&b->lock);
+        batch_replay (b, i, NULL, &line, &row, &failed, &unreadable);
+        g_mutex_lock (&b->lock);
+        batch_store (b, i, line, row, failed, unreadable, FALSE);
+      }
+  b->checked = TRUE;
+  batch_write_ready (b);
+  g_mutex_unlock (&b->lock);
+  return NULL;
 }
 
 static const RlTzMap *
@@ -271,7 +298,7 @@ seconds_text (gint64 us)
 static void
 batch_write_ready (Batch *b)
 {
-  if (b->writing)
+  if (b->writing || !b->checked)
     return;
   b->writing = TRUE;
   while (b->next_out < b->n && b->lines[b->next_out] != NULL)
@@ -290,6 +317,12 @@ batch_write_ready (Batch *b)
 /* One log replayed with @index (or none): its JSON line, its row of the
  * table, whether it failed (an error or not the expected country) and
  * whether it could not be read. */
+static void
+batch_add_note (const char *note, gpointer user_data)
+{
+  json_builder_add_string_value (user_data, note);
+}
+
 static void
 batch_replay (Batch *b, guint i, const RlBoundaryIndex *index, char **line_out, char **row_out, gboolean *failed_out,
               gboolean *unreadable_out)
@@ -387,18 +420,7 @@ batch_replay (Batch *b, guint i, const RlBoundaryIndex *index, char **line_out, 
       json_member_s (jb, "final_state", rl_state_to_string (final->state));
       json_builder_set_member_name (jb, "notes");
       json_builder_begin_array (jb);
-      {
-        g_autofree char *doc = rl_replay_format (replay, "json", NULL);
-        g_autoptr (JsonParser) parser = json_parser_new ();
-        /* the notes as the JSON report has them */
-        if (doc != NULL && json_parser_load_from_data (parser, doc, -1, NULL))
-          {
-            JsonObject *summary = json_object_get_object_member (json_node_get_object (json_parser_get_root (parser)), "summary");
-            JsonArray *notes = summary && json_object_has_member (summary, "notes") ? json_object_get_array_member (summary, "notes") : NULL;
-            for (guint k = 0; notes != NULL && k < json_array_get_length (notes); k++)
-              json_builder_add_string_value (jb, json_array_get_string_element (notes, k));
-          }
-      }
+      rl_replay_foreach_note (replay, batch_add_note, jb);   /* as the JSON report has them */
       if (bad_expect != NULL)
         json_builder_add_string_value (jb, bad_expect);
       json_builder_end_array (jb);
@@ -433,22 +455,26 @@ batch_one (gpointer data, gpointer user_data)
 {
   guint i = GPOINTER_TO_UINT (data) - 1;
   Batch *b = user_data;
+  const RlBoundaryIndex *index;
   char *line, *row;
   gboolean failed, unreadable;
 
-  batch_replay (b, i, b->index, &line, &row, &failed, &unreadable);
-  if (b->index != NULL && batch_index_checked (b) == NULL)
+  g_mutex_lock (&b->lock);
+  index = b->index_bad ? NULL : b->index;
+  g_mutex_unlock (&b->lock);
+  batch_replay (b, i, index, &line, &row, &failed, &unreadable);
+  g_mutex_lock (&b->lock);
+  if (index != NULL && b->index_bad)
     {
-      /* the index failed its check: this log again, without it */
+      /* the index failed its check meanwhile: this log again, without it */
+      g_mutex_unlock (&b->lock);
       g_free (line);
       g_free (row);
       batch_replay (b, i, NULL, &line, &row, &failed, &unreadable);
+      g_mutex_lock (&b->lock);
+      index = NULL;
     }
-  g_mutex_lock (&b->lock);
-  b->lines[i] = line;
-  b->rows[i] = row;
-  b->failed[i] = failed;
-  b->unreadable[i] = unreadable;
+  batch_store (b, i, line, row, failed, unreadable, index != NULL);
   batch_write_ready (b);
   g_mutex_unlock (&b->lock);
 }
@@ -536,7 +562,6 @@ rl_replay_batch (Options *o, int argc, char **argv)
   {
     g_autofree char *index_path = rl_data_path (RL_DATA_BOUNDARY_INDEX, config->boundary_index);
     b.index = rl_boundary_index_open_full (index_path, RL_BOUNDARY_OPEN_VERIFY_LATER, NULL);
-    b.verifier = b.index != NULL ? g_thread_new ("replay-index", batch_verify_index, b.index) : NULL;
   }
   n = files->len;
   g_ptr_array_add (files, NULL);
@@ -557,12 +582,16 @@ rl_replay_batch (Options *o, int argc, char **argv)
   b.rows = g_new0 (char *, n);
   b.failed = g_new0 (gboolean, n);
   b.unreadable = g_new0 (gboolean, n);
+  b.with_index = g_new0 (gboolean, n);
+  b.checked = b.index == NULL;
+  b.verifier = b.index != NULL ? g_thread_new ("replay-index", batch_verify_index, &b) : NULL;
 
   GThreadPool *pool = g_thread_pool_new (batch_one, &b, MAX (jobs, 1), TRUE, NULL);
   for (guint i = 0; i < n; i++)
     g_thread_pool_push (pool, GUINT_TO_POINTER (i + 1), NULL);
   g_thread_pool_free (pool, FALSE, TRUE);   /* waits for every log: the workers write the lines */
-  batch_index_checked (&b);                 /* joins the check when no log waited for it */
+  if (b.verifier != NULL)
+    g_thread_join (b.verifier);             /* it writes the lines kept for it */
 
   g_autoptr (GString) table = g_string_new (NULL);
   g_string_append_printf (table, "%7s %-12s %7s %7s %5s %5s %-8s %-5s  %s\n", "FIXES", "DECIDED", "FIRST", "ON 00", "CHG", "CONFL", "EXPECTED", "FINAL", "LOG");
@@ -582,6 +611,7 @@ rl_replay_batch (Options *o, int argc, char **argv)
   g_free (b.rows);
   g_free (b.failed);
   g_free (b.unreadable);
+  g_free (b.with_index);
   g_mutex_clear (&b.lock);
   return failures ? RL_EXIT_FAILURE : RL_EXIT_OK;
 }

@@ -52,8 +52,7 @@ typedef enum {
    * rl_boundary_index_verify ().  Lookups are safe before it (every read of
    * the index is bounded on its own) but their answers are not to be given
    * out until it returned TRUE.  For a bulk run that verifies on one
-   * thread while it reads its input on another; the pages the check
-   * touched stay mapped. */
+   * thread while it reads its input on another. */
   RL_BOUNDARY_OPEN_VERIFY_LATER = 1 << 0,
 } RlBoundaryOpenFlags;
 
@@ -62,6 +61,10 @@ RlBoundaryIndex *rl_boundary_index_open_full (const char *path, RlBoundaryOpenFl
  * were done).  It only reads the index: it may run on one thread while
  * others look up. */
 gboolean rl_boundary_index_verify (RlBoundaryIndex *index, GError **error);
+/* Maps every page of a file-backed index at once, for a caller about to
+ * read most of it (a bulk lookup): one call instead of a page fault at a
+ * time.  Only a hint; it may run on one thread while others look up. */
+void rl_boundary_index_populate (RlBoundaryIndex *index);
 /* The same checks over an index in memory (@name for messages); the fuzz
  * target uses it so a read past the end is caught at the exact byte. */
 RlBoundaryIndex *rl_boundary_index_new_from_bytes (GBytes *bytes, const char *name, GError **error);

@@ -150,6 +150,14 @@ rl_replay_note (RlReplay *r, const char *fmt, ...)
   g_ptr_array_add (r->notes, g_utf8_make_valid (text, -1));
 }
 
+void
+rl_replay_foreach_note (const RlReplay *r, void (*func) (const char *note, gpointer user_data), gpointer user_data)
+{
+  for (guint i = 0; i < r->notes->len; i++)
+    if (r->notes->pdata[i] != NULL)   /* a slot's marker */
+      func (r->notes->pdata[i], user_data);
+}
+
 /* A slot is a marker (a NULL entry) in the notes; its notes go in before it. */
 gpointer
 rl_replay_note_slot (RlReplay *r)

@@ -67,6 +67,9 @@ gpointer rl_replay_note_slot (RlReplay *replay);
 void rl_replay_note_at (RlReplay *replay, gpointer slot, const char *fmt, ...) G_GNUC_PRINTF (3, 4);
 void rl_replay_note_slot_close (RlReplay *replay, gpointer slot);
 void rl_replay_note_slot_drop (RlReplay *replay, gpointer slot);
+/* The notes so far, in order, as the reports print them: @func is called
+ * with each note's text. */
+void rl_replay_foreach_note (const RlReplay *replay, void (*func) (const char *note, gpointer user_data), gpointer user_data);
 /* Keep every evidence item for `--evidence`. */
 void rl_replay_set_keep_evidence (RlReplay *replay, gboolean keep);
 

@@ -822,6 +822,31 @@ expect_open_error (const guint8 *data, gsize len, int code_, const char *what)
   g_unlink (path);
 }
 
+/* An index opened to be checked later fails that check, whether the check
+ * reads the file (pread) or the mapping every page of which was mapped
+ * first (a bulk lookup); a sound one passes both ways. */
+static void
+expect_verify_later (const guint8 *data, gsize len, gboolean sound, const char *what)
+{
+  g_autofree char *path = write_temp (data, len);
+
+  for (int populate = 0; populate < 2; populate++)
+    {
+      g_autoptr(GError) error = NULL;
+      g_autoptr(RlBoundaryIndex) idx = rl_boundary_index_open_full (path, RL_BOUNDARY_OPEN_VERIFY_LATER, &error);
+
+      g_assert_no_error (error);
+      g_assert_nonnull (idx);
+      if (populate)
+        rl_boundary_index_populate (idx);
+      if (rl_boundary_index_verify (idx, &error) != sound)
+        g_error ("%s (%s): the later check said %s", what, populate ? "mapping" : "file", sound ? "corrupt" : "sound");
+      if (!sound)
+        g_assert_error (error, RL_BOUNDARY_ERROR, RL_BOUNDARY_ERROR_CORRUPT);
+    }
+  g_unlink (path);
+}
+
 static void
 test_corrupt (void)
 {
@@ -840,8 +865,13 @@ test_corrupt (void)
   expect_open_error (buf, len / 2, RL_BOUNDARY_ERROR_CORRUPT, "truncated to half");
   expect_open_error (buf, len - 1, RL_BOUNDARY_ERROR_CORRUPT, "one byte short");
 
+  expect_verify_later (buf, len, TRUE, "the index as built");
   buf[len - 3] ^= 0x40;
   expect_open_error (buf, len, RL_BOUNDARY_ERROR_CORRUPT, "one bit flipped in the last leaf");
+  expect_verify_later (buf, len, FALSE, "one bit flipped in the last leaf");
+  buf[len - 3] ^= 0x40;
+  buf[len / 3] ^= 0x01;   /* in the middle of a 256 kB piece of the file check */
+  expect_verify_later (buf, len, FALSE, "one bit flipped a third of the way in");
   memcpy (buf, orig, len);
   buf[h->grid_offset + 12345] ^= 0x01;
   expect_open_error (buf, len, RL_BOUNDARY_ERROR_CORRUPT, "one bit flipped in the grid");
