@@ -818,6 +818,48 @@ near_entry (Near *nr, guint32 entry, Box box, guint depth)
   near_entry_in_reach (nr, entry, &box, depth);
 }
 
+/* A quarter of a box: c & 1 the east half, c & 2 the north half. */
+static inline Box
+quarter (const Box *b, double cx, double cy, guint c)
+{
+  Box q = { (c & 1) ? cx : b->x0, (c & 2) ? cy : b->y0, (c & 1) ? b->x1 : cx, (c & 2) ? b->y1 : cy };
+  return q;
+}
+
+/* How far v lies outside [lo, hi], in degrees (0 inside). */
+static inline double
+gap (double v, double lo, double hi)
+{
+  if (v >= lo && v <= hi)
+    return 0;
+  return v < lo ? lo - v : v - hi;
+}
+
+/* box_dist2 () of each quarter of b, the same values; where the search
+ * does not wrap (nearly always), from two gaps an axis instead of four
+ * boxes. */
+static inline void
+quarters_dist2 (const Near *nr, const Box *b, double cx, double cy, double d2[4])
+{
+  double dx[2], dy[2];
+
+  if (nr->wrap)
+    {
+      for (guint c = 0; c < 4; c++)
+        {
+          Box q = quarter (b, cx, cy, c);
+          d2[c] = box_dist2 (nr, &q);
+        }
+      return;
+    }
+  dx[0] = gap (nr->qx, b->x0, cx) * nr->kmin;
+  dx[1] = gap (nr->qx, cx, b->x1) * nr->kmin;
+  dy[0] = gap (nr->qy, b->y0, cy) * EARTH_M_PER_DEG;
+  dy[1] = gap (nr->qy, cy, b->y1) * EARTH_M_PER_DEG;
+  for (guint c = 0; c < 4; c++)
+    d2[c] = dy[c >> 1] * dy[c >> 1] + dx[c & 1] * dx[c & 1];
+}
+
 /* A node's children within best_m, nearest child first: its edges shrink
  * best_m and prune the rest.  Each child's box is tested here, before the
  * entry is read. */
@@ -825,7 +867,7 @@ static void
 near_node (Near *nr, guint32 node, const Box *box, guint depth)
 {
   const RlBoundaryIndex *index = nr->index;
-  double cx = (box->x0 + box->x1) / 2, cy = (box->y0 + box->y1) / 2;
+  double cx = (box->x0 + box->x1) / 2, cy = (box->y0 + box->y1) / 2, d2[4];
   guint first;
 
   if (depth >= index->max_depth || node >= index->n_nodes)
@@ -834,13 +876,16 @@ near_node (Near *nr, guint32 node, const Box *box, guint depth)
       return;
     }
   first = (nr->qx >= cx ? 1 : 0) | (nr->qy >= cy ? 2 : 0);
+  quarters_dist2 (nr, box, cx, cy, d2);
   for (guint k = 0; k < 4 && !nr->bad; k++)
     {
       guint c = first ^ k;
-      Box cb = { (c & 1) ? cx : box->x0, (c & 2) ? cy : box->y0, (c & 1) ? box->x1 : cx, (c & 2) ? box->y1 : cy };
 
-      if (box_dist2 (nr, &cb) < nr->best_m * nr->best_m)
-        near_entry_in_reach (nr, index->nodes[(gsize) node * 4 + c], &cb, depth + 1);
+      if (d2[c] < nr->best_m * nr->best_m)
+        {
+          Box cb = quarter (box, cx, cy, c);
+          near_entry_in_reach (nr, index->nodes[(gsize) node * 4 + c], &cb, depth + 1);
+        }
     }
 }
 
@@ -901,12 +946,18 @@ near_search_up (Near *nr, const Path *path)
       const Box *b = &path->box[l];
       double cx = (b->x0 + b->x1) / 2, cy = (b->y0 + b->y1) / 2;
       guint own = path->child[l];
+      double d2[4];
 
+      quarters_dist2 (nr, b, cx, cy, d2);
       for (guint k = 1; k < 4 && !nr->bad; k++)
         {
           guint c = own ^ k;
-          Box cb = { (c & 1) ? cx : b->x0, (c & 2) ? cy : b->y0, (c & 1) ? b->x1 : cx, (c & 2) ? b->y1 : cy };
-          near_entry (nr, nr->index->nodes[(gsize) path->node[l] * 4 + c], cb, RL_BIDX_GRID_DEPTH + l + 1);
+
+          if (d2[c] < nr->best_m * nr->best_m)
+            {
+              Box cb = quarter (b, cx, cy, c);
+              near_entry_in_reach (nr, nr->index->nodes[(gsize) path->node[l] * 4 + c], &cb, RL_BIDX_GRID_DEPTH + l + 1);
+            }
         }
       if ((nr->qy - b->y0) * EARTH_M_PER_DEG >= nr->best_m && (b->y1 - nr->qy) * EARTH_M_PER_DEG >= nr->best_m &&
           (nr->qx - b->x0) * nr->kmin >= nr->best_m && (b->x1 - nr->qx) * nr->kmin >= nr->best_m)
