@@ -56,7 +56,6 @@ options_clear (Options *o)
 }
 
 static int rl_replay_batch (Options *o, int argc, char **argv);
-
 static int die (int code, const char *fmt, ...) G_GNUC_PRINTF (2, 3);
 
 static int
@@ -150,50 +149,6 @@ typedef struct {
   gboolean *unreadable;
   gboolean *with_index;  /* replayed with the index before its check was over */
 } Batch;
-
-static void batch_replay (Batch *b, guint i, const RlBoundaryIndex *index, char **line_out, char **row_out,
-                          gboolean *failed_out, gboolean *unreadable_out);
-static void batch_write_ready (Batch *b);
-
-/* Keeps log @i's results (called locked). */
-static void
-batch_store (Batch *b, guint i, char *line, char *row, gboolean failed, gboolean unreadable, gboolean with_index)
-{
-  g_free (b->lines[i]);
-  g_free (b->rows[i]);
-  b->lines[i] = line;
-  b->rows[i] = row;
-  b->failed[i] = failed;
-  b->unreadable[i] = unreadable;
-  b->with_index[i] = with_index;
-}
-
-/* The check, on its own thread.  When it fails, the logs already replayed
- * with the index are replayed again here, without it (the workers redo the
- * ones they are on); then the kept lines go out. */
-static gpointer
-batch_verify_index (gpointer data)
-{
-  Batch *b = data;
-  gboolean ok = rl_boundary_index_verify (b->index, NULL);
-
-  g_mutex_lock (&b->lock);
-  b->index_bad = !ok;
-  for (guint i = 0; !ok && i < b->n; i++)
-    if (b->lines[i] != NULL && b->with_index[i])
-      {
-        char *line, *row;
-        gboolean failed, unreadable;
-        g_mutex_unlock (&b->lock);
-        batch_replay (b, i, NULL, &line, &row, &failed, &unreadable);
-        g_mutex_lock (&b->lock);
-        batch_store (b, i, line, row, failed, unreadable, FALSE);
-      }
-  b->checked = TRUE;
-  batch_write_ready (b);
-  g_mutex_unlock (&b->lock);
-  return NULL;
-}
 
 static const RlTzMap *
 batch_tzmap (Batch *b)
@@ -314,15 +269,15 @@ batch_write_ready (Batch *b)
   b->writing = FALSE;
 }
 
-/* One log replayed with @index (or none): its JSON line, its row of the
- * table, whether it failed (an error or not the expected country) and
- * whether it could not be read. */
 static void
 batch_add_note (const char *note, gpointer user_data)
 {
   json_builder_add_string_value (user_data, note);
 }
 
+/* One log replayed with @index (or none): its JSON line, its row of the
+ * table, whether it failed (an error or not the expected country) and
+ * whether it could not be read. */
 static void
 batch_replay (Batch *b, guint i, const RlBoundaryIndex *index, char **line_out, char **row_out, gboolean *failed_out,
               gboolean *unreadable_out)
@@ -448,6 +403,46 @@ batch_replay (Batch *b, guint i, const RlBoundaryIndex *index, char **line_out, 
   *row_out = row;
   *failed_out = failed;
   *unreadable_out = unreadable;
+}
+
+/* Keeps log @i's results (called locked). */
+static void
+batch_store (Batch *b, guint i, char *line, char *row, gboolean failed, gboolean unreadable, gboolean with_index)
+{
+  g_free (b->lines[i]);
+  g_free (b->rows[i]);
+  b->lines[i] = line;
+  b->rows[i] = row;
+  b->failed[i] = failed;
+  b->unreadable[i] = unreadable;
+  b->with_index[i] = with_index;
+}
+
+/* The check, on its own thread.  When it fails, the logs already replayed
+ * with the index are replayed again here, without it (the workers redo the
+ * ones they are on); then the kept lines go out. */
+static gpointer
+batch_verify_index (gpointer data)
+{
+  Batch *b = data;
+  gboolean ok = rl_boundary_index_verify (b->index, NULL);
+
+  g_mutex_lock (&b->lock);
+  b->index_bad = !ok;
+  for (guint i = 0; !ok && i < b->n; i++)
+    if (b->lines[i] != NULL && b->with_index[i])
+      {
+        char *line, *row;
+        gboolean failed, unreadable;
+        g_mutex_unlock (&b->lock);
+        batch_replay (b, i, NULL, &line, &row, &failed, &unreadable);
+        g_mutex_lock (&b->lock);
+        batch_store (b, i, line, row, failed, unreadable, FALSE);
+      }
+  b->checked = TRUE;
+  batch_write_ready (b);
+  g_mutex_unlock (&b->lock);
+  return NULL;
 }
 
 static void

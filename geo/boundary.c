@@ -29,7 +29,7 @@ struct RlBoundaryIndex {
   gboolean verified;   /* checksum and entries checked */
   gboolean populated;  /* every page mapped (rl_boundary_index_populate) */
   GMappedFile *file;
-  int fd;              /* the mapped file, for the checksum; -1: none */
+  int fd;              /* the mapped file, until its checksum is read; -1: none */
   GBytes *bytes;
   const guint8 *data;
   gsize size;
@@ -159,7 +159,6 @@ validate_header (RlBoundaryIndex *index, GError **error)
   return TRUE;
 }
 
-/* The checksum over the whole file, then the entries. */
 /* The checksum of a mapped index, read from its file with pread () in
  * pieces that stay in the cache instead of through the mapping.  Through
  * the mapping, the first pass over 19 MB of 4 kB pages took 10-12 ms (and
@@ -197,6 +196,7 @@ checksum_file (const RlBoundaryIndex *index, guint64 *sum, GError **error)
   return TRUE;
 }
 
+/* The checksum over the whole file, then the entries. */
 static gboolean
 verify (RlBoundaryIndex *index, GError **error)
 {
@@ -211,6 +211,11 @@ verify (RlBoundaryIndex *index, GError **error)
     }
   else
     sum = rl_bidx_checksum (index->data, index->size);
+  if (index->fd >= 0)
+    {
+      close (index->fd);   /* nothing else reads it */
+      index->fd = -1;
+    }
   if (sum != h->checksum)
     return corrupt (error, path, "checksum mismatch");
   if (!entries_ok (index, index->grid, (guint64) 1 << (2 * RL_BIDX_GRID_DEPTH)))
@@ -1633,10 +1638,7 @@ chains_entry (Chains *ch, guint32 entry, Box box, guint depth)
             return;
           }
         for (guint c = 0; c < 4; c++)
-          {
-            Box cb = { (c & 1) ? cx : box.x0, (c & 2) ? cy : box.y0, (c & 1) ? box.x1 : cx, (c & 2) ? box.y1 : cy };
-            chains_entry (ch, index->nodes[(gsize) node * 4 + c], cb, depth + 1);
-          }
+          chains_entry (ch, index->nodes[(gsize) node * 4 + c], quarter (&box, cx, cy, c), depth + 1);
         return;
       }
     default:
