@@ -40,6 +40,11 @@ int
 main (int argc, char **argv)
 {
   setlocale (LC_ALL, "");
+  /* Numbers the C way in every locale: what regloc writes is read by
+   * programs (JSON, GeoJSON, KML, SVG, CSV, the reasons on the bus), and a
+   * de_DE or fr_FR locale would write "48,57" for 48.57.  Messages and the
+   * character set stay the user's. */
+  setlocale (LC_NUMERIC, "C");
   if (argc < 2 || strcmp (argv[1], "--help") == 0 || strcmp (argv[1], "-h") == 0 || strcmp (argv[1], "help") == 0)
     {
       usage (argc < 2 ? stderr : stdout);

@@ -93,8 +93,8 @@ class ReglocdTestCase(dbusmock.DBusTestCase):
         obj.SetAllowed(dbus.Array(allowed, signature='s'), dbus_interface=dbusmock.MOCK_IFACE)
         return obj
 
-    def start_daemon(self, *args, wait=True):
-        env = dict(os.environ, STATE_DIRECTORY=self.state, G_DEBUG='fatal-criticals')
+    def start_daemon(self, *args, wait=True, env=None):
+        env = dict(os.environ, STATE_DIRECTORY=self.state, G_DEBUG='fatal-criticals', **(env or {}))
         self.log = open(os.path.join(self.dir, 'reglocd.log'), 'a+')
         self.daemon = subprocess.Popen(VALGRIND + [REGLOCD, '--config', self.config, '--verbose'] + list(args),
                                        env=env, stdout=self.log, stderr=subprocess.STDOUT)
@@ -241,6 +241,27 @@ class TestProperties(ReglocdTestCase):
                 self.assertIn('LastChange', c[1])
         states = [c[1]['State'] for c in seen if 'State' in c[1]]
         self.assertIn('tentative', states)
+
+    def test_numbers_with_a_decimal_point_in_every_locale(self):
+        '''Under systemd a service gets the system's LANG: a German one must
+        not turn "confidence 0.45" into "confidence 0,45" in the texts
+        that programs and bug reports read.'''
+        source = '/usr/share/i18n/locales/de_DE'
+        if not (os.path.exists(source) and shutil.which('localedef')):
+            self.skipTest('SKIP: no de_DE locale source or localedef (Debian package locales)')
+        loc = os.path.join(self.dir, 'locale')
+        os.mkdir(loc)
+        subprocess.run(['localedef', '-i', 'de_DE', '-f', 'UTF-8', os.path.join(loc, 'de_DE.UTF-8')],
+                       capture_output=True)
+        numeric = subprocess.run(['/usr/bin/printf', '%.1f', '1.5'], capture_output=True, text=True,
+                                 env=dict(os.environ, LOCPATH=loc, LC_ALL='de_DE.UTF-8')).stdout
+        self.assertEqual(numeric, '1,5', 'the test locale must write a decimal comma')
+        self.start_daemon(env={'LOCPATH': loc, 'LC_ALL': 'de_DE.UTF-8'})
+        self.wait_for(lambda: self.source('timezone')[1], 'the timezone source')
+        texts = [self.get('Reason'), self.call('Explain')[0]]
+        self.assertTrue(any(re.search(r'confidence \d\.\d\d', t) for t in texts), texts)
+        for t in texts:
+            self.assertNotRegex(t, r'\d,\d')
 
     @unittest.skipUnless(shutil.which('busctl'), 'busctl not found (Debian package systemd)')
     def test_busctl_reads_the_properties(self):
