@@ -60,7 +60,16 @@ country_name (GHashTable *names, RlCountry country)
   if (country == RL_COUNTRY_NONE)
     return NULL;
   name = g_hash_table_lookup (names, rl_country_to_string (country, code));
-  return name ? name : "";
+  return name;
+}
+
+/* The name for text, or what the code is when tzdata's table has none
+ * (XK, Kosovo's code in the boundary data, is user-assigned). */
+static const char *
+country_text (GHashTable *names, RlCountry country)
+{
+  const char *name = country_name (names, country);
+  return name ? name : "no name: not an ISO 3166-1 code";
 }
 
 static gboolean
@@ -125,16 +134,16 @@ print_one (const RlBoundaryResult *r, double lat, double lon, gboolean json)
       return;
     }
   if (r->country != RL_COUNTRY_NONE)
-    printf ("country: %s (%s)\n", cc, country_name (names, r->country));
+    printf ("country: %s (%s)\n", cc, country_text (names, r->country));
   else
-    printf ("country: -- (no country: international waters)\n");
+    printf ("country: -- (no country: international waters, or land the boundary data leaves out)\n");
   if (r->border_area)
     printf ("border: on it, with %s (%s): a gap in the boundary data between the two\n", nc,
-            country_name (names, r->neighbour));
+            country_text (names, r->neighbour));
   else if (!exact)
     printf ("border: more than %.0f m away\n", RL_BOUNDARY_EXACT_M);
   else if (r->neighbour != RL_COUNTRY_NONE)
-    printf ("border: %.0f m, with %s (%s)\n", r->border_m, nc, country_name (names, r->neighbour));
+    printf ("border: %.0f m, with %s (%s)\n", r->border_m, nc, country_text (names, r->neighbour));
   else if (r->country != RL_COUNTRY_NONE)
     printf ("border: %.0f m, to the edge of the territorial waters\n", r->border_m);
   else

@@ -171,7 +171,7 @@ validate_header (RlBoundaryIndex *index, GError **error)
 static gboolean
 checksum_file (const RlBoundaryIndex *index, guint64 *sum, GError **error)
 {
-  enum { PIECE = 256 * 1024 };
+  enum { PIECE = 64 * 1024 };
   g_autofree guint8 *piece = g_malloc (PIECE);
   XXH3_state_t *state = rl_bidx_sum_begin (index->data);
   gsize at = sizeof (RlBidxHeader);
