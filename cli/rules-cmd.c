@@ -17,6 +17,8 @@ typedef struct {
   RlRegDomain *domain;
   char **changes;
   char *source;              /* the file, or "reglocd" */
+  char *asked;               /* a territory without an entry of its own ("JE"), or NULL */
+  char *note;                /* why its rules are another code's (data/territories.tsv) */
 } Rules;
 
 static void
@@ -25,6 +27,30 @@ rules_clear (Rules *r)
   rl_reg_domain_free (r->domain);
   g_strfreev (r->changes);
   g_free (r->source);
+  g_free (r->asked);
+  g_free (r->note);
+}
+
+/* A code the database lacks but the territory table names (JE → GB,
+ * BQ → 00): the rules that apply there, as the daemon applies them. */
+static RlRegDomain *
+territory_domain (const char *source, const RlConfig *config, RlCountry country, const guint8 *data, gsize len,
+                  Rules *out, GError **error)
+{
+  g_autoptr (RlRegulatory) reg = rl_regulatory_load (source, config->territories, NULL);
+  const char *note = rl_regulatory_territory_note (reg, country);
+  RlCountry rules;
+  char cc[3];
+
+  if (note == NULL)
+    return NULL;
+  rules = rl_regulatory_map (country, reg);
+  if (rules == RL_COUNTRY_NONE)
+    rules = RL_COUNTRY_WORLD;
+  out->asked = g_strdup (rl_country_to_string (country, cc));
+  out->note = g_strdup (note);
+  g_clear_error (error);
+  return rl_regdb_parse_domain (data, len, rules, error);
 }
 
 static char **
@@ -68,6 +94,8 @@ rules_from_file (const char *text, const char *regdb, const char *config_path, R
   if (!g_file_get_contents (out->source, &data, &len, &error))
     return fail (RL_EXIT_FAILURE, "cannot read the regulatory database: %s", error->message);
   out->domain = rl_regdb_parse_domain ((const guint8 *) data, len, country, &error);
+  if (out->domain == NULL && g_error_matches (error, RL_REGDB_ERROR, RL_REGDB_ERROR_UNKNOWN_COUNTRY))
+    out->domain = territory_domain (out->source, config, country, (const guint8 *) data, len, out, &error);
   if (out->domain != NULL)
     world = rl_regdb_parse_domain ((const guint8 *) data, len, RL_COUNTRY_WORLD, &error);
   if (world == NULL)
@@ -137,6 +165,8 @@ print_text (const Rules *r)
 {
   char cc[3], region[16];
 
+  if (r->asked != NULL)
+    printf ("%s has no entry in the database; these rules apply there: %s\n", r->asked, r->note);
   printf ("Country %s, DFS region %s (%s)\n", rl_country_to_string (r->domain->country, cc),
           rl_dfs_region_to_string (r->domain->dfs_region, region), r->source);
   printf ("Rules (frequencies, max bandwidth, max EIRP, flags):\n");
@@ -213,6 +243,14 @@ print_json (const Rules *r)
   json_builder_add_string_value (b, rl_dfs_region_to_string (r->domain->dfs_region, region));
   json_builder_set_member_name (b, "source");
   json_builder_add_string_value (b, r->source);
+  if (r->asked != NULL)
+    {
+      /* the code asked for, a territory that uses "country"'s rules */
+      json_builder_set_member_name (b, "territory");
+      json_builder_add_string_value (b, r->asked);
+      json_builder_set_member_name (b, "territory_note");
+      json_builder_add_string_value (b, r->note);
+    }
   json_builder_set_member_name (b, "rules");
   json_builder_begin_array (b);
   for (guint i = 0; i < r->domain->n_rules; i++)
