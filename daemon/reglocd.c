@@ -214,10 +214,10 @@ main (int argc, char **argv)
    * can take seconds to load), a reload request must not end the daemon. */
   signal (SIGHUP, SIG_IGN);
   setlocale (LC_ALL, "");
-  /* Numbers the C way in every locale: what regloc writes is read by
-   * programs (JSON, GeoJSON, KML, SVG, CSV, the reasons on the bus), and a
-   * de_DE or fr_FR locale would write "48,57" for 48.57.  Messages and the
-   * character set stay the user's. */
+  /* Numbers the C way under any system locale (systemd passes LANG to
+   * services): the reasons on the bus are read by programs and quoted in
+   * bug reports, and de_DE would write "confidence 0,85".  Messages and
+   * the character set stay the locale's. */
   setlocale (LC_NUMERIC, "C");
   /* A peer that hangs up (gpsd, a bus client) must give an EPIPE to the
    * code that wrote, never end the daemon. */
