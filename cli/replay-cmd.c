@@ -269,12 +269,6 @@ batch_write_ready (Batch *b)
   b->writing = FALSE;
 }
 
-static void
-batch_add_note (const char *note, gpointer user_data)
-{
-  json_builder_add_string_value (user_data, note);
-}
-
 /* One log replayed with @index (or none): its JSON line, its row of the
  * table, whether it failed (an error or not the expected country) and
  * whether it could not be read. */
@@ -375,7 +369,7 @@ batch_replay (Batch *b, guint i, const RlBoundaryIndex *index, char **line_out, 
       json_member_s (jb, "final_state", rl_state_to_string (final->state));
       json_builder_set_member_name (jb, "notes");
       json_builder_begin_array (jb);
-      rl_replay_foreach_note (replay, batch_add_note, jb);   /* as the JSON report has them */
+      rl_replay_foreach_note (replay, rl_report_json_note, jb);
       if (bad_expect != NULL)
         json_builder_add_string_value (jb, bad_expect);
       json_builder_end_array (jb);

@@ -162,7 +162,8 @@ validate_header (RlBoundaryIndex *index, GError **error)
 /* The checksum of a mapped index, read from its file with pread () in
  * pieces that stay in the cache instead of through the mapping.  Through
  * the mapping, the first pass over 19 MB of 4 kB pages took 10-12 ms (and
- * left every page resident); read in 256 kB pieces it takes 3-5 ms, and
+ * left every page resident); read in 64 kB pieces (a buffer from the heap,
+ * not a fresh mapping that faults each page) it takes 3-5 ms, and
  * the mapping keeps only the pages lookups use.  A bulk lookup, which maps
  * every page anyway (rl_boundary_index_populate), still reads through the
  * mapping: its lookups then find the index in the cache.  The descriptor

@@ -93,6 +93,12 @@ text_row (GString *s, const RlTimelineEntry *e)
 }
 
 static void
+text_note (const char *note, gpointer s)
+{
+  g_string_append_printf (s, "  note: %s\n", note);
+}
+
+static void
 text_summary (GString *s, const RlReplay *r)
 {
   guint switches;
@@ -118,9 +124,7 @@ text_summary (GString *s, const RlReplay *r)
   for (GList *l = keys; l != NULL; l = l->next)
     g_string_append_printf (s, "  %s: %" G_GUINT64_FORMAT "\n", (const char *) l->data,
                             *(guint64 *) g_hash_table_lookup (r->counters, l->data));
-  for (guint i = 0; i < r->notes->len; i++)
-    if (r->notes->pdata[i] != NULL)
-      g_string_append_printf (s, "  note: %s\n", (const char *) r->notes->pdata[i]);
+  rl_replay_foreach_note (r, text_note, s);
   if (r->final != NULL)
     g_string_append_printf (s, "  final:     %s %s (%s)\n  why:       %s\n", rl_country_to_string (r->final->country, cc),
                             rl_state_to_string (r->final->state), rl_reason_to_string (r->final->reason),
@@ -141,6 +145,12 @@ format_text (const RlReplay *r)
 }
 
 /* ---- JSON -------------------------------------------------------------- */
+
+void
+rl_report_json_note (const char *note, gpointer builder)
+{
+  json_builder_add_string_value (builder, note);
+}
 
 static void
 json_member_string (JsonBuilder *b, const char *name, const char *value)
@@ -252,9 +262,7 @@ json_summary (JsonBuilder *b, const RlReplay *r)
   json_counts (b, r);
   json_builder_set_member_name (b, "notes");
   json_builder_begin_array (b);
-  for (guint i = 0; i < r->notes->len; i++)
-    if (r->notes->pdata[i] != NULL)
-      json_builder_add_string_value (b, r->notes->pdata[i]);
+  rl_replay_foreach_note (r, rl_report_json_note, b);
   json_builder_end_array (b);
   if (r->final != NULL)
     {

@@ -22,6 +22,9 @@ void rl_report_writer_attach (RlReportWriter *writer, RlReplay *replay);
 /* After the run: the summary (text), the document (json). */
 void rl_report_writer_finish (RlReportWriter *writer, const RlReplay *replay);
 void rl_report_writer_free (RlReportWriter *writer);
+/* For rl_replay_foreach_note (): adds a note to a JsonBuilder's open
+ * array, as the JSON report's "notes" has it. */
+void rl_report_json_note (const char *note, gpointer builder);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (RlReportWriter, rl_report_writer_free)
 
 G_END_DECLS
