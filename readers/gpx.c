@@ -493,11 +493,19 @@ rl_gpx_sniff (const char *data, gsize len)
 {
   gsize limit = MIN (len, (gsize) 4096);
 
-  /* The root element comes after the XML declaration and comments. */
+  /* The root element comes after the XML declaration and comments; it may
+   * carry a namespace prefix (<g:gpx xmlns:g="http://www.topografix.com/…">). */
   for (gsize i = 0; i + 4 <= limit; i++)
-    if (memcmp (data + i, "<gpx", 4) == 0 && (i + 4 == limit || data[i + 4] == ' ' ||
-                                               data[i + 4] == '\n' || data[i + 4] == '\r' ||
-                                               data[i + 4] == '\t' || data[i + 4] == '>'))
-      return TRUE;
+    if (data[i] == '<')
+      {
+        gsize k = i + 1, name;
+        while (k < limit && (g_ascii_isalnum (data[k]) || data[k] == '_' || data[k] == '-' || data[k] == '.'))
+          k++;
+        name = k < limit && data[k] == ':' && k > i + 1 ? k + 1 : i + 1;
+        if (name + 3 <= limit && memcmp (data + name, "gpx", 3) == 0 &&
+            (name + 3 == limit || data[name + 3] == ' ' || data[name + 3] == '\n' || data[name + 3] == '\r' ||
+             data[name + 3] == '\t' || data[name + 3] == '>'))
+          return TRUE;
+      }
   return FALSE;
 }

@@ -602,15 +602,19 @@ hex_value (char c)
   return -1;
 }
 
+/* A talker and sentence type (GPRMC), or a proprietary address: P, a
+ * maker's code and its own type, 3 to 9 characters in all (PUBX, PMTK001,
+ * PGRME, PQTMVER). */
 static gboolean
 looks_like_address (const char *p, gsize avail)
 {
-  if (avail < 6)
+  gsize n = 0;
+
+  while (n < avail && n < 10 && (g_ascii_isupper (p[n]) || g_ascii_isdigit (p[n])))
+    n++;
+  if (n >= avail || p[n] != ',')
     return FALSE;
-  for (int i = 0; i < 5; i++)
-    if (!g_ascii_isupper (p[i]) && !g_ascii_isdigit (p[i]))
-      return FALSE;
-  return p[5] == ',';
+  return n == 5 || (p[0] == 'P' && n >= 3);
 }
 
 static void
@@ -993,6 +997,7 @@ rl_nmea_sniff (const char *data, gsize len)
 {
   /* A receiver log may open with binary noise: look a little way in. */
   gsize limit = MIN (len, (gsize) 4096);
+  guint bare = 0;
 
   for (gsize i = 0; i < limit; i++)
     if (data[i] == '$' && looks_like_address (data + i + 1, len - i - 1))
@@ -1001,6 +1006,10 @@ rl_nmea_sniff (const char *data, gsize len)
         const char *end = nl ? nl : data + len;
         const char *star = memchr (data + i, '*', (gsize) (end - data - i));
         if (star != NULL && end - star >= 3 && g_ascii_isxdigit (star[1]) && g_ascii_isxdigit (star[2]))
+          return TRUE;
+        /* Whole lines of sentences without their checksum are NMEA too
+         * (the reader rejects each one, and the replay says why). */
+        if (star == NULL && nl != NULL && (i == 0 || data[i - 1] == '\n') && ++bare == 3)
           return TRUE;
       }
   return FALSE;

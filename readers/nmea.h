@@ -36,7 +36,8 @@ const RlGpsParseStats *rl_nmea_reader_stats (const RlNmeaReader *reader);
 void rl_nmea_reader_free (RlNmeaReader *reader);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (RlNmeaReader, rl_nmea_reader_free)
 
-/* TRUE when @data looks like NMEA: a checksummed sentence near the start. */
+/* TRUE when @data looks like NMEA: a checksummed sentence near the start,
+ * or three whole lines of sentences without their checksums. */
 gboolean rl_nmea_sniff (const char *data, gsize len);
 
 G_END_DECLS

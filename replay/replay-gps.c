@@ -274,6 +274,10 @@ gps_finish (RlEventStream *self)
       rl_replay_note_at (r, g->note_slot, "%s: %s: the document ends there; the points before it were used",
                          g->file, rl_gpx_reader_error (g->gpx)->message);
     }
+  if (g->format == FMT_NMEA && stats->fixes == 0 && stats->records > 0 &&
+      stats->rejected[RL_GPS_REJECT_TRUNCATED] == stats->records)
+    rl_replay_note_at (r, g->note_slot, "%s: no sentence ends in a checksum ('*' and two hex digits): regloc reads only "
+                       "checked sentences, so the log gives no fix (was it written without checksums, or cut?)", g->file);
   rl_replay_note_at (r, g->note_slot, "%s: %s, %" G_GUINT64_FORMAT " records, %" G_GUINT64_FORMAT " fixes, %"
                      G_GUINT64_FORMAT " rejected", g->file, g->format_name, stats->records, stats->fixes,
                      rl_gps_parse_stats_rejected_total (stats));

@@ -149,6 +149,13 @@ test_sniff (void)
 
   g_assert_true (rl_gpx_sniff (gpx, strlen (gpx)));
   g_assert_false (rl_gpx_sniff (nmea, strlen (nmea)));
+  /* a namespace prefix on the root element */
+  {
+    const char *prefixed = "<?xml version=\"1.0\"?>\n<g:gpx xmlns:g=\"http://www.topografix.com/GPX/1/1\" version=\"1.1\">";
+    g_assert_true (rl_gpx_sniff (prefixed, strlen (prefixed)));
+  }
+  g_assert_false (rl_gpx_sniff ("<?xml version=\"1.0\"?><gpxdata>", 31));
+  g_assert_false (rl_gpx_sniff ("<?xml version=\"1.0\"?><kml:kml>", 30));
 }
 
 int

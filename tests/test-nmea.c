@@ -391,6 +391,41 @@ test_sniff (void)
   g_assert_false (rl_nmea_sniff (gpx, strlen (gpx)));
   g_assert_false (rl_nmea_sniff ("", 0));
   g_assert_false (rl_nmea_sniff ("$GPGGA,1", 8));
+  {
+    /* whole lines of sentences without checksums are NMEA (each is then
+     * rejected); one such line, or one cut off, is not enough */
+    const char *bare = "$GPGGA,101500.00,4833.000,N,00745.000,E,1,08,1.2,150.0,M,48.0,M,,\r\n"
+                       "$GPRMC,101500.00,A,4833.000,N,00745.000,E,0.0,0.0,180524,,,A\r\n"
+                       "$GPGSA,A,3,09,11,12,15,24,28,30,31,,,,,1.6,1.0,1.3\r\n";
+    g_auto (Result) r = { 0 };
+    g_assert_true (rl_nmea_sniff (bare, strlen (bare)));
+    g_assert_false (rl_nmea_sniff (bare, strlen (bare) - 1));
+    g_assert_false (rl_nmea_sniff (strchr (bare, '\n') + 1, strlen (strchr (bare, '\n') + 1)));
+    parse (&r, bare, strlen (bare));
+    g_assert_cmpuint (r.fixes->len, ==, 0);
+    g_assert_cmpuint (r.stats.rejected[RL_GPS_REJECT_TRUNCATED], ==, 3);
+  }
+}
+
+/* Proprietary sentences of any length (u-blox PUBX, MediaTek PMTK001,
+ * Garmin PGRME) are sentences we do not read, not noise. */
+static void
+test_proprietary (void)
+{
+  g_auto (Result) r = { 0 };
+  const char *log[] = {
+    "PUBX,00,101500.00,4833.00000,N,00745.00000,E,150.0,G3,2.1,2.0,0.007,77.52,0.007,,0.92,1.19,0.77,9,0,0",
+    "PMTK001,314,3",
+    "PGRME,15.0,M,45.0,M,25.0,M",
+    "GPRMC,101500.00,A,4833.000,N,00745.000,E,0.0,0.0,180524,,,A",
+    NULL,
+  };
+
+  parse_bodies (&r, log);
+  g_assert_cmpuint (r.fixes->len, ==, 1);
+  g_assert_cmpuint (r.stats.ignored, ==, 3);
+  g_assert_cmpuint (r.stats.noise_bytes, ==, 0);
+  g_assert_cmpuint (rl_gps_parse_stats_rejected_total (&r.stats), ==, 0);
 }
 
 static void
@@ -434,6 +469,7 @@ main (int argc, char **argv)
   g_test_add_func ("/nmea/accuracy", test_accuracy_sentences);
   g_test_add_func ("/nmea/every-byte-damaged", test_every_byte_damaged);
   g_test_add_func ("/nmea/sniff", test_sniff);
+  g_test_add_func ("/nmea/proprietary", test_proprietary);
   g_test_add_func ("/nmea/garbage", test_garbage_never_crashes);
   return g_test_run ();
 }

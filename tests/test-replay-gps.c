@@ -436,6 +436,30 @@ test_sound_clock_not_file_order (void)
   g_assert_nonnull (strstr (text, "gps.rejected.time_backwards: 1\n"));
 }
 
+/* A log written without checksums is read as NMEA, and the replay says
+ * why it gave no fix instead of calling the file an unknown format. */
+static void
+test_no_checksums (void)
+{
+  g_autoptr (RlConfig) config = rl_config_new_default ();
+  g_autoptr (RlReplay) replay = rl_replay_new (config, regulatory);
+  g_autoptr (GError) error = NULL;
+  g_autofree char *text = NULL;
+  RlGpsEvidenceParams params;
+  g_autoptr (GString) log = g_string_new (NULL);
+
+  params_for (&params, config);
+  for (guint i = 0; i < 5; i++)
+    g_string_append_printf (log, "$GPRMC,1200%02u.00,A,4834.470,N,00747.430,E,0.0,0.0,180524,,,A\r\n", i);
+  g_assert_cmpstr (rl_gps_detect_format (log->str, log->len), ==, "nmea");
+  g_assert_true (rl_replay_load_gps_data (replay, "bare.nmea", log->str, log->len, NULL, NULL, &params, 250, &error));
+  g_assert_no_error (error);
+  rl_replay_run (replay, FALSE);
+  text = format_text (replay);
+  g_assert_nonnull (strstr (text, "bare.nmea: no sentence ends in a checksum"));
+  g_assert_nonnull (strstr (text, "gps.fixes_used: 0\n"));
+}
+
 int
 main (int argc, char **argv)
 {
@@ -458,6 +482,7 @@ main (int argc, char **argv)
   g_test_add_func ("/replay-gps/detect-and-merge", test_detect_and_merge);
   g_test_add_func ("/replay-gps/broken-clock", test_broken_clock);
   g_test_add_func ("/replay-gps/sound-clock", test_sound_clock_not_file_order);
+  g_test_add_func ("/replay-gps/no-checksums", test_no_checksums);
   ret = g_test_run ();
   rl_regulatory_free (regulatory);
   return ret;
