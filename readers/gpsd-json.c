@@ -23,13 +23,19 @@ gboolean
 rl_gps_fix_from_gps_data (const struct gps_data_t *data, RlGpsFix *fix, RlGpsReject *why)
 {
   const struct gps_fix_t *f = &data->fix;
+  /* A position the receiver did not measure is no fix (as GGA quality 6-8
+   * and the RMC modes E, M and S): dead reckoning alone, a position
+   * surveyed in or typed (time only), a simulator.  GNSS aided by dead
+   * reckoning (STATUS_GNSSDR) is a fix. */
+  gboolean unmeasured = f->mode >= MODE_2D && (data->set & STATUS_SET) &&
+                        (f->status == STATUS_DR || f->status == STATUS_TIME || f->status == STATUS_SIM);
 
   rl_gps_fix_init (fix);
-  if (f->mode < MODE_2D)
+  if (f->mode < MODE_2D || unmeasured)
     {
       /* With a time it is an event: the receiver lost its fix then.
        * (MODE_NOT_SEEN is no such statement: nothing was said.) */
-      if (f->mode == MODE_NO_FIX && (data->set & TIME_SET) && f->time.tv_sec > 0 &&
+      if ((f->mode == MODE_NO_FIX || unmeasured) && (data->set & TIME_SET) && f->time.tv_sec > 0 &&
           f->time.tv_sec <= G_GINT64_CONSTANT (253402300799) && f->time.tv_nsec >= 0 &&
           f->time.tv_nsec < 1000000000)
         {
@@ -122,6 +128,12 @@ tpv_to_gps_data (JsonObject *obj, struct gps_data_t *gd)
 
   gd->set = MODE_SET;
   gd->fix.mode = member_double (obj, "mode", &v) && v >= 0 && v <= 3 ? (int) v : MODE_NOT_SEEN;
+  /* gpsd writes "status" only when it is not a plain fix */
+  if (member_double (obj, "status", &v) && v >= 0 && v <= 1000)
+    {
+      gd->fix.status = (int) v;
+      gd->set |= STATUS_SET;
+    }
   gd->fix.latitude = gd->fix.longitude = NAN;
   gd->fix.eph = gd->fix.epx = gd->fix.epy = NAN;
   gd->fix.altMSL = gd->fix.altHAE = gd->fix.speed = NAN;

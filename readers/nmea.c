@@ -448,6 +448,16 @@ handle_gga (Parser *ps, const Field *f, guint n)
     ps->ep.altitude_m = optional_signed (f[9]);
 }
 
+/* The mode indicator of NMEA 2.3 (RMC, GLL): A autonomous, D differential
+ * and NMEA 4.1's P precise, R RTK, F float RTK are fixes; N none, E dead
+ * reckoning, M manual input and S simulator are not.  An empty field
+ * (older receivers) says nothing. */
+static gboolean
+mode_is_fix (Field mode)
+{
+  return mode.n == 0 || (mode.n == 1 && strchr ("ADPRF", mode.p[0]) != NULL);
+}
+
 static void
 handle_rmc (Parser *ps, const Field *f, guint n)
 {
@@ -461,8 +471,7 @@ handle_rmc (Parser *ps, const Field *f, guint n)
       return;
     }
   valid = f[2].n == 1 && f[2].p[0] == 'A';
-  /* NMEA 2.3 mode: N no fix, E estimated (dead reckoning) */
-  if (n > 12 && f[12].n == 1 && (f[12].p[0] == 'N' || f[12].p[0] == 'E'))
+  if (n > 12 && !mode_is_fix (f[12]))
     valid = FALSE;
   r = parse_date (ps, f[9], &date_us);
   if (r == VAL_MALFORMED || r == VAL_RANGE)
@@ -536,7 +545,7 @@ handle_gll (Parser *ps, const Field *f, guint n)
       return;
     }
   valid = f[6].n == 1 && f[6].p[0] == 'A';
-  if (n > 7 && f[7].n == 1 && (f[7].p[0] == 'N' || f[7].p[0] == 'E'))
+  if (n > 7 && !mode_is_fix (f[7]))
     valid = FALSE;
   take_position (ps, f[5], f[1], f[2], f[3], f[4], valid, NAN);
 }

@@ -114,6 +114,35 @@ test_altitude_speed_lost (void)
   g_assert_cmpuint (stats.rejected[RL_GPS_REJECT_NO_FIX], ==, 1);
 }
 
+/* gpsd's "status": a position it did not measure (5 dead reckoning, 7
+ * time only: surveyed in or typed, 8 simulated) is no fix but the word
+ * that the fix is lost; DGPS (2), RTK (3) and GNSS with dead reckoning
+ * (6) are fixes. */
+static void
+test_status (void)
+{
+  const char *log =
+    "{\"class\":\"TPV\",\"mode\":3,\"time\":\"2024-06-15T10:15:00.000Z\",\"lat\":50.0520,\"lon\":8.5761,\"eph\":5.0}\n"
+    "{\"class\":\"TPV\",\"status\":2,\"mode\":3,\"time\":\"2024-06-15T10:15:01.000Z\",\"lat\":50.0520,\"lon\":8.5762}\n"
+    "{\"class\":\"TPV\",\"status\":5,\"mode\":3,\"time\":\"2024-06-15T10:15:02.000Z\",\"lat\":50.0520,\"lon\":8.5763}\n"
+    "{\"class\":\"TPV\",\"status\":6,\"mode\":3,\"time\":\"2024-06-15T10:15:03.000Z\",\"lat\":50.0520,\"lon\":8.5764}\n"
+    "{\"class\":\"TPV\",\"status\":8,\"mode\":3,\"time\":\"2024-06-15T10:15:04.000Z\",\"lat\":48.8566,\"lon\":2.3522}\n"
+    "{\"class\":\"TPV\",\"status\":7,\"mode\":2,\"time\":\"2024-06-15T10:15:05.000Z\",\"lat\":48.8566,\"lon\":2.3522}\n"
+    "{\"class\":\"TPV\",\"status\":3,\"mode\":3,\"time\":\"2024-06-15T10:15:06.000Z\",\"lat\":50.0520,\"lon\":8.5765}\n";
+  static const gboolean lost[] = { FALSE, FALSE, TRUE, FALSE, TRUE, TRUE, FALSE };
+  RlGpsParseStats stats;
+  g_autoptr (GArray) fixes = parse (log, strlen (log), &stats);
+
+  g_assert_cmpuint (fixes->len, ==, G_N_ELEMENTS (lost));
+  for (guint i = 0; i < fixes->len; i++)
+    {
+      const RlGpsFix *f = &g_array_index (fixes, RlGpsFix, i);
+      g_assert_true (rl_gps_fix_is_lost (f) == lost[i]);
+      g_assert_true (isnan (f->lat) == lost[i]);
+    }
+  g_assert_cmpuint (stats.fix_lost, ==, 3);
+}
+
 static void
 test_sniff (void)
 {
@@ -147,6 +176,7 @@ main (int argc, char **argv)
   g_test_add_func ("/gpsd-json/captured", test_captured);
   g_test_add_func ("/gpsd-json/bad-lines", test_bad_lines);
   g_test_add_func ("/gpsd-json/sniff", test_sniff);
+  g_test_add_func ("/gpsd-json/status", test_status);
   g_test_add_func ("/gpsd-json/altitude-speed-lost", test_altitude_speed_lost);
   g_test_add_func ("/gpsd-json/prefixes", test_prefixes);
   return g_test_run ();

@@ -407,6 +407,40 @@ test_sniff (void)
   }
 }
 
+/* RMC and GLL say by their mode letter whether the position is a fix: a
+ * simulator (S), a position typed in (M) or dead reckoning (E) is none;
+ * differential (D) and RTK (R) are. */
+static void
+test_mode_indicator (void)
+{
+  static const struct {
+    const char *body;
+    gboolean fix;
+  } cases[] = {
+    { "GPRMC,081500.00,A,5046.400,N,00605.100,E,0.0,0.0,020324,,,A", TRUE },
+    { "GPRMC,081500.00,A,5046.400,N,00605.100,E,0.0,0.0,020324,,,D", TRUE },
+    { "GNRMC,081500.00,A,5046.400,N,00605.100,E,0.0,0.0,020324,,,R,V", TRUE },
+    { "GPRMC,081500.00,A,5046.400,N,00605.100,E,0.0,0.0,020324,,", TRUE },
+    { "GPRMC,081500.00,A,5046.400,N,00605.100,E,0.0,0.0,020324,,,S", FALSE },
+    { "GPRMC,081500.00,A,5046.400,N,00605.100,E,0.0,0.0,020324,,,M", FALSE },
+    { "GPRMC,081500.00,A,5046.400,N,00605.100,E,0.0,0.0,020324,,,E", FALSE },
+    { "GPGLL,5046.400,N,00605.100,E,081500.00,A,S", FALSE },
+    { "GPGLL,5046.400,N,00605.100,E,081500.00,A,D", TRUE },
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_auto (Result) r = { 0 };
+      const char *log[] = { cases[i].body, NULL };
+
+      g_test_message ("%s", cases[i].body);
+      parse_bodies (&r, log);
+      g_assert_cmpuint (r.fixes->len, ==, 1);
+      g_assert_true (rl_gps_fix_is_lost (fix_at (&r, 0)) != cases[i].fix);
+      g_assert_true (isnan (fix_at (&r, 0)->lat) != cases[i].fix);
+    }
+}
+
 /* Proprietary sentences of any length (u-blox PUBX, MediaTek PMTK001,
  * Garmin PGRME) are sentences we do not read, not noise. */
 static void
@@ -470,6 +504,7 @@ main (int argc, char **argv)
   g_test_add_func ("/nmea/every-byte-damaged", test_every_byte_damaged);
   g_test_add_func ("/nmea/sniff", test_sniff);
   g_test_add_func ("/nmea/proprietary", test_proprietary);
+  g_test_add_func ("/nmea/mode-indicator", test_mode_indicator);
   g_test_add_func ("/nmea/garbage", test_garbage_never_crashes);
   return g_test_run ();
 }
