@@ -3,6 +3,7 @@
 #include <string.h>
 #include <gio/gio.h>
 #include <pcap/pcap.h>
+#include <zlib.h>
 #include "core/enum-names.h"
 #include "readers/lazy-lib.h"
 
@@ -60,14 +61,28 @@ le32 (const guint8 *p)
 #define MGMT_HDR_LEN 24
 #define BEACON_FIXED_LEN 12
 
+/* @len bytes of the frame are present, of @wire_len it had on the air.
+ * With its FCS (radiotap and PPI say so) a frame held whole is checked:
+ * a beacon whose bits flipped on the way in may name another country, and
+ * not every driver marks the frames that failed.  A frame the capture cut
+ * short (its snapshot length) cannot be checked; its FCS is not read as
+ * elements. */
 static RlFrameResult
-parse_80211 (const guint8 *f, gsize len, gboolean has_fcs, RlHeardFrame *out)
+parse_80211 (const guint8 *f, gsize len, gsize wire_len, gboolean has_fcs, RlHeardFrame *out)
 {
+  wire_len = MAX (wire_len, len);
   if (has_fcs)
     {
-      if (len < 4)
+      if (wire_len < 4)
         return RL_FRAME_TRUNCATED;
-      len -= 4;
+      if (len == wire_len)
+        {
+          len -= 4;
+          if (crc32 (0, f, (uInt) len) != le32 (f + len))
+            return RL_FRAME_BAD_FCS;
+        }
+      else
+        len = MIN (len, wire_len - 4);
     }
   if (len < 2)
     return RL_FRAME_TRUNCATED;
@@ -108,7 +123,7 @@ check_radio_header (const guint8 *d, gsize caplen, gsize *hlen)
 }
 
 static RlFrameResult
-parse_radiotap (const guint8 *d, gsize caplen, RlHeardFrame *out)
+parse_radiotap (const guint8 *d, gsize caplen, gsize wirelen, RlHeardFrame *out)
 {
   gsize hlen;
   RlFrameResult r = check_radio_header (d, caplen, &hlen);
@@ -151,13 +166,13 @@ parse_radiotap (const guint8 *d, gsize caplen, RlHeardFrame *out)
         }
       pos += radiotap_size[field];
     }
-  return parse_80211 (d + hlen, caplen - hlen, fcs, out);
+  return parse_80211 (d + hlen, caplen - hlen, MAX (wirelen, caplen) - hlen, fcs, out);
 }
 
 #define PPI_FIELD_80211_COMMON 2
 
 static RlFrameResult
-parse_ppi (const guint8 *d, gsize caplen, RlHeardFrame *out)
+parse_ppi (const guint8 *d, gsize caplen, gsize wirelen, RlHeardFrame *out)
 {
   gsize hlen;
   RlFrameResult r = check_radio_header (d, caplen, &hlen);
@@ -189,21 +204,21 @@ parse_ppi (const guint8 *d, gsize caplen, RlHeardFrame *out)
         }
       pos += 4 + flen;
     }
-  return parse_80211 (d + hlen, caplen - hlen, fcs, out);
+  return parse_80211 (d + hlen, caplen - hlen, MAX (wirelen, caplen) - hlen, fcs, out);
 }
 
 RlFrameResult
-rl_frame_parse (int linktype, const guint8 *data, gsize caplen, RlHeardFrame *out)
+rl_frame_parse (int linktype, const guint8 *data, gsize caplen, gsize wirelen, RlHeardFrame *out)
 {
   memset (out, 0, sizeof *out);
   switch (linktype)
     {
     case RL_LINKTYPE_IEEE802_11:
-      return parse_80211 (data, caplen, FALSE, out);
+      return parse_80211 (data, caplen, wirelen, FALSE, out);
     case RL_LINKTYPE_IEEE802_11_RADIOTAP:
-      return parse_radiotap (data, caplen, out);
+      return parse_radiotap (data, caplen, wirelen, out);
     case RL_LINKTYPE_PPI:
-      return parse_ppi (data, caplen, out);
+      return parse_ppi (data, caplen, wirelen, out);
     default:
       return RL_FRAME_NOT_MANAGEMENT;
     }
@@ -266,7 +281,7 @@ rl_pcap_reader_next (RlPcapReader *r, gint64 *time, RlHeardFrame *frame, RlFrame
     }
   if (rc != 1)
     return RL_PCAP_END;
-  *why = rl_frame_parse (r->linktype, data, hdr->caplen, frame);
+  *why = rl_frame_parse (r->linktype, data, hdr->caplen, hdr->len, frame);
   /* the header's time is whatever the file says */
   if (*why == RL_FRAME_OK && (hdr->ts.tv_sec < 0 || hdr->ts.tv_sec > RL_PCAP_MAX_SECONDS ||
                               hdr->ts.tv_usec < 0 || hdr->ts.tv_usec >= G_USEC_PER_SEC))

@@ -35,8 +35,11 @@ typedef struct {
   gsize ies_len;
 } RlHeardFrame;
 
-/* Pure: one captured frame of @linktype; @caplen bytes are present. */
-RlFrameResult rl_frame_parse (int linktype, const guint8 *data, gsize caplen, RlHeardFrame *out);
+/* Pure: one captured frame of @linktype; @caplen bytes are present of the
+ * @wirelen it had (less when the capture's snapshot length cut it).  A
+ * frame that carries its FCS is checked against it when held whole:
+ * RL_FRAME_BAD_FCS when it fails. */
+RlFrameResult rl_frame_parse (int linktype, const guint8 *data, gsize caplen, gsize wirelen, RlHeardFrame *out);
 
 typedef void (*RlPcapFrameFunc) (gint64 time, const RlHeardFrame *frame, gpointer user_data);
 typedef void (*RlPcapSkipFunc) (RlFrameResult why, gpointer user_data);

@@ -5,6 +5,7 @@
 #include <glib/gstdio.h>
 #include <json-glib/json-glib.h>
 #include <pcap/pcap.h>
+#include <zlib.h>
 #include "replay/replay-scans.h"
 #include "readers/pcap-scans.h"
 #include "readers/scanlog.h"
@@ -310,7 +311,7 @@ test_frames (void)
   RlHeardFrame f;
   g_autoptr (GByteArray) a = frame_for (0x80, ap_bssids[0], 5180, -67, "x", "FR ");
 
-  g_assert_cmpint (rl_frame_parse (RL_LINKTYPE_IEEE802_11_RADIOTAP, a->data, a->len, &f), ==, RL_FRAME_OK);
+  g_assert_cmpint (rl_frame_parse (RL_LINKTYPE_IEEE802_11_RADIOTAP, a->data, a->len, a->len, &f), ==, RL_FRAME_OK);
   g_assert_cmpuint (f.freq_mhz, ==, 5180);
   g_assert_true (f.has_signal);
   g_assert_cmpint (f.signal_mbm, ==, -6700);
@@ -320,7 +321,7 @@ test_frames (void)
   g_assert_cmpuint (cie.country, ==, RL_COUNTRY ('F', 'R'));
 
   /* plain 802.11: the frame without its 16-byte radiotap header */
-  g_assert_cmpint (rl_frame_parse (RL_LINKTYPE_IEEE802_11, a->data + 16, a->len - 16, &f), ==, RL_FRAME_OK);
+  g_assert_cmpint (rl_frame_parse (RL_LINKTYPE_IEEE802_11, a->data + 16, a->len - 16, a->len - 16, &f), ==, RL_FRAME_OK);
   g_assert_false (f.has_signal);
 
   /* PPI with an 802.11-common field */
@@ -331,24 +332,46 @@ test_frames (void)
   ph[12 + 18] = (guint8) (gint8) -55;
   g_byte_array_append (ppi, ph, sizeof ph);
   g_byte_array_append (ppi, a->data + 16, a->len - 16);
-  g_assert_cmpint (rl_frame_parse (RL_LINKTYPE_PPI, ppi->data, ppi->len, &f), ==, RL_FRAME_OK);
+  g_assert_cmpint (rl_frame_parse (RL_LINKTYPE_PPI, ppi->data, ppi->len, ppi->len, &f), ==, RL_FRAME_OK);
   g_assert_cmpuint (f.freq_mhz, ==, 5180);
   g_assert_cmpint (f.signal_mbm, ==, -5500);
   g_byte_array_unref (ppi);
 
+  /* the FCS at the end (radiotap flag 0x10) is checked: good, a flipped
+   * bit of the country string, and a capture cut short (unchecked) */
+  {
+    g_autoptr (GByteArray) b = frame_for (0x80, ap_bssids[0], 2437, -60, "x", "DE ");
+    guint32 fcs = (guint32) crc32 (0, b->data + 16, b->len - 16);
+    guint8 le[4] = { fcs & 0xff, (fcs >> 8) & 0xff, (fcs >> 16) & 0xff, fcs >> 24 };
+    gsize at = b->len - 4;
+    g_byte_array_append (b, le, 4);
+    b->data[8] = 0x10;
+    g_assert_cmpint (rl_frame_parse (RL_LINKTYPE_IEEE802_11_RADIOTAP, b->data, b->len, b->len, &f), ==, RL_FRAME_OK);
+    g_assert_cmpint (rl_country_ie_find (f.ies, f.ies_len, &cie), ==, RL_COUNTRY_IE_OK);
+    g_assert_cmpuint (cie.country, ==, RL_COUNTRY ('D', 'E'));
+    while (at > 16 && !(b->data[at] == 'D' && b->data[at + 1] == 'E'))
+      at--;
+    g_assert_cmpuint (at, >, 16);
+    b->data[at + 1] ^= 0x10;   /* "DU" */
+    g_assert_cmpint (rl_frame_parse (RL_LINKTYPE_IEEE802_11_RADIOTAP, b->data, b->len, b->len, &f), ==, RL_FRAME_BAD_FCS);
+    b->data[at + 1] ^= 0x10;
+    g_assert_cmpint (rl_frame_parse (RL_LINKTYPE_IEEE802_11_RADIOTAP, b->data, b->len - 2, b->len, &f), ==, RL_FRAME_OK);
+    g_assert_cmpuint (f.ies_len, ==, b->len - 4 - 16 - 36);
+  }
+
   /* radiotap says the FCS failed */
   a->data[8] = 0x40;
-  g_assert_cmpint (rl_frame_parse (RL_LINKTYPE_IEEE802_11_RADIOTAP, a->data, a->len, &f), ==, RL_FRAME_BAD_FCS);
+  g_assert_cmpint (rl_frame_parse (RL_LINKTYPE_IEEE802_11_RADIOTAP, a->data, a->len, a->len, &f), ==, RL_FRAME_BAD_FCS);
   a->data[8] = 0;
   /* a radiotap length beyond the frame, and every cut of a good frame */
   a->data[2] = 0xff;
-  g_assert_cmpint (rl_frame_parse (RL_LINKTYPE_IEEE802_11_RADIOTAP, a->data, a->len, &f), ==, RL_FRAME_TRUNCATED);
+  g_assert_cmpint (rl_frame_parse (RL_LINKTYPE_IEEE802_11_RADIOTAP, a->data, a->len, a->len, &f), ==, RL_FRAME_TRUNCATED);
   a->data[2] = 16;
   for (gsize n = 0; n < 16 + 36; n++)
-    g_assert_cmpint (rl_frame_parse (RL_LINKTYPE_IEEE802_11_RADIOTAP, a->data, n, &f), !=, RL_FRAME_OK);
+    g_assert_cmpint (rl_frame_parse (RL_LINKTYPE_IEEE802_11_RADIOTAP, a->data, n, n, &f), !=, RL_FRAME_OK);
   /* an authentication frame is management, not a beacon */
   a->data[16] = 0xb0;
-  g_assert_cmpint (rl_frame_parse (RL_LINKTYPE_IEEE802_11_RADIOTAP, a->data, a->len, &f), ==, RL_FRAME_NOT_BEACON);
+  g_assert_cmpint (rl_frame_parse (RL_LINKTYPE_IEEE802_11_RADIOTAP, a->data, a->len, a->len, &f), ==, RL_FRAME_NOT_BEACON);
 }
 
 static void
