@@ -61,16 +61,15 @@ le32 (const guint8 *p)
 #define MGMT_HDR_LEN 24
 #define BEACON_FIXED_LEN 12
 
-/* @len bytes of the frame are present, of @wire_len it had on the air.
- * With its FCS (radiotap and PPI say so) a frame held whole is checked:
- * a beacon whose bits flipped on the way in may name another country, and
- * not every driver marks the frames that failed.  A frame the capture cut
- * short (its snapshot length) cannot be checked; its FCS is not read as
- * elements. */
+/* @len bytes of the frame are present, of @wire_len (≥ @len) it had on
+ * the air.  With its FCS (radiotap and PPI say so) a frame held whole is
+ * checked: a beacon whose bits flipped on the way in may name another
+ * country, and not every driver marks the frames that failed.  A frame
+ * the capture cut short (its snapshot length) cannot be checked; its FCS
+ * is not read as elements. */
 static RlFrameResult
 parse_80211 (const guint8 *f, gsize len, gsize wire_len, gboolean has_fcs, RlHeardFrame *out)
 {
-  wire_len = MAX (wire_len, len);
   if (has_fcs)
     {
       if (wire_len < 4)
@@ -166,7 +165,7 @@ parse_radiotap (const guint8 *d, gsize caplen, gsize wirelen, RlHeardFrame *out)
         }
       pos += radiotap_size[field];
     }
-  return parse_80211 (d + hlen, caplen - hlen, MAX (wirelen, caplen) - hlen, fcs, out);
+  return parse_80211 (d + hlen, caplen - hlen, wirelen - hlen, fcs, out);
 }
 
 #define PPI_FIELD_80211_COMMON 2
@@ -204,13 +203,15 @@ parse_ppi (const guint8 *d, gsize caplen, gsize wirelen, RlHeardFrame *out)
         }
       pos += 4 + flen;
     }
-  return parse_80211 (d + hlen, caplen - hlen, MAX (wirelen, caplen) - hlen, fcs, out);
+  return parse_80211 (d + hlen, caplen - hlen, wirelen - hlen, fcs, out);
 }
 
 RlFrameResult
 rl_frame_parse (int linktype, const guint8 *data, gsize caplen, gsize wirelen, RlHeardFrame *out)
 {
   memset (out, 0, sizeof *out);
+  /* a file may claim fewer bytes on the air than it holds */
+  wirelen = MAX (wirelen, caplen);
   switch (linktype)
     {
     case RL_LINKTYPE_IEEE802_11:

@@ -408,17 +408,29 @@ test_broken_clock (void)
 
 /* A sound clock with one step back is no broken clock: that fix alone is
  * rejected, as before. */
-static void
-test_sound_clock_not_file_order (void)
+/* The text report of one GPS log given in memory (its format detected),
+ * replayed with the default policy. */
+static char *
+replay_log_text (const char *name, const GString *log, const char *date)
 {
   g_autoptr (RlConfig) config = rl_config_new_default ();
   g_autoptr (RlReplay) replay = rl_replay_new (config, regulatory);
   g_autoptr (GError) error = NULL;
-  g_autofree char *text = NULL;
   RlGpsEvidenceParams params;
-  g_autoptr (GString) log = g_string_new (NULL);
 
   params_for (&params, config);
+  g_assert_true (rl_replay_load_gps_data (replay, name, log->str, log->len, NULL, date, &params, 250, &error));
+  g_assert_no_error (error);
+  rl_replay_run (replay, FALSE);
+  return format_text (replay);
+}
+
+static void
+test_sound_clock_not_file_order (void)
+{
+  g_autofree char *text = NULL;
+  g_autoptr (GString) log = g_string_new (NULL);
+
   for (guint i = 0; i < 5; i++)
     {
       g_autofree char *body = g_strdup_printf ("GPGGA,1200%02u.00,4834.470,N,00747.430,E,1,08,1.0,150.0,M,48.0,M,,",
@@ -426,11 +438,7 @@ test_sound_clock_not_file_order (void)
       g_autofree char *line = nmea_sentence (body);
       g_string_append (log, line);
     }
-  g_assert_true (rl_replay_load_gps_data (replay, "repeat.nmea", log->str, log->len, NULL, "2024-01-01", &params,
-                                          250, &error));
-  g_assert_no_error (error);
-  rl_replay_run (replay, FALSE);
-  text = format_text (replay);
+  text = replay_log_text ("repeat.nmea", log, "2024-01-01");
   g_assert_null (strstr (text, "file order"));
   g_assert_nonnull (strstr (text, "gps.fixes_used: 4\n"));
   g_assert_nonnull (strstr (text, "gps.rejected.time_backwards: 1\n"));
@@ -441,21 +449,13 @@ test_sound_clock_not_file_order (void)
 static void
 test_no_checksums (void)
 {
-  g_autoptr (RlConfig) config = rl_config_new_default ();
-  g_autoptr (RlReplay) replay = rl_replay_new (config, regulatory);
-  g_autoptr (GError) error = NULL;
   g_autofree char *text = NULL;
-  RlGpsEvidenceParams params;
   g_autoptr (GString) log = g_string_new (NULL);
 
-  params_for (&params, config);
   for (guint i = 0; i < 5; i++)
     g_string_append_printf (log, "$GPRMC,1200%02u.00,A,4834.470,N,00747.430,E,0.0,0.0,180524,,,A\r\n", i);
   g_assert_cmpstr (rl_gps_detect_format (log->str, log->len), ==, "nmea");
-  g_assert_true (rl_replay_load_gps_data (replay, "bare.nmea", log->str, log->len, NULL, NULL, &params, 250, &error));
-  g_assert_no_error (error);
-  rl_replay_run (replay, FALSE);
-  text = format_text (replay);
+  text = replay_log_text ("bare.nmea", log, NULL);
   g_assert_nonnull (strstr (text, "bare.nmea: no sentence ends in a checksum"));
   g_assert_nonnull (strstr (text, "gps.fixes_used: 0\n"));
 }
