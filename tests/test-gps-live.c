@@ -124,6 +124,75 @@ puts_reached (gpointer data)
   return fx.puts >= GPOINTER_TO_UINT (data);
 }
 
+/* How many devices the gpsd on port serves, asked on a connection of the
+ * test's own (-1: no answer).  gpsfake adds its device over gpsd's control
+ * socket once that socket exists, and gives up without a word when it
+ * cannot connect to it yet: under load its gpsd can come up serving
+ * nothing.  This tells that apart from a source that hears nothing. */
+static int
+gpsd_devices (guint port)
+{
+  struct sockaddr_in sa = { .sin_family = AF_INET, .sin_port = htons (port),
+                            .sin_addr.s_addr = htonl (INADDR_LOOPBACK) };
+  struct timeval tv = { .tv_sec = 5 };
+  g_autoptr (GString) got = g_string_new (NULL);
+  const char *ask = "?DEVICES;\n";
+  int fd = socket (AF_INET, SOCK_STREAM, 0), n = -1;
+  char buf[1024];
+
+  g_assert_cmpint (fd, >=, 0);
+  setsockopt (fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+  if (connect (fd, (struct sockaddr *) &sa, sizeof sa) == 0 &&
+      send (fd, ask, strlen (ask), MSG_NOSIGNAL) == (ssize_t) strlen (ask))
+    {
+      const char *reply = NULL;
+
+      /* gpsd's greeting, then the DEVICES reply: read up to its newline */
+      while ((reply = strstr (got->str, "\"class\":\"DEVICES\"")) == NULL || strchr (reply, '\n') == NULL)
+        {
+          ssize_t r = recv (fd, buf, sizeof buf, 0);
+          if (r <= 0)
+            break;
+          g_string_append_len (got, buf, r);
+        }
+      if (reply != NULL)
+        for (n = 0; (reply = strstr (reply + 1, "\"path\":")) != NULL; n++)
+          ;
+    }
+  close (fd);
+  return n;
+}
+
+/* Starts gpsfake on port and waits for `want` puts in all.  Only a gpsd
+ * that serves no device (gpsfake's race, gpsd_devices ()) is started again,
+ * up to twice; a gpsd serving its device that brings the source nothing
+ * fails the test.  Returns how many times gpsfake was started again. */
+static guint
+start_gpsfake_and_wait (guint port, guint want, const char *when)
+{
+  for (guint again = 0;; again++)
+    {
+      int devices;
+
+      start_gpsfake (port);
+      if (wait_for (puts_reached, GUINT_TO_POINTER (want), 20))
+        return again;
+      devices = gpsd_devices (port);
+      if (devices > 0)
+        {
+          if (wait_for (puts_reached, GUINT_TO_POINTER (want), 60))
+            return again;
+          g_error ("gpsd on port %u serves %d device(s), but no GPS evidence came within 80 s %s",
+                   port, devices, when);
+        }
+      if (again == 2)
+        g_error ("gpsfake on port %u never served its device (%s): %d", port, when, devices);
+      g_test_message ("gpsfake's gpsd on port %u came up serving no device (%d) %s; starting it again",
+                      port, devices, when);
+      stop_gpsfake ();
+    }
+}
+
 static gboolean
 is_unavailable (gpointer data)
 {
@@ -155,7 +224,7 @@ test_live (void)
   RlGpsSourceStats stats;
   RlSource *source;
   guint port = free_port ();
-  guint before;
+  guint before, restarts;
   char cc[3];
 
   g_free (config->gps_host);
@@ -176,9 +245,7 @@ test_live (void)
   g_assert_cmpuint (stats.connects, ==, 0);
   g_assert_cmpuint (stats.retry_in_s, >=, 1);
 
-  start_gpsfake (port);
-  if (!wait_for (puts_reached, GUINT_TO_POINTER (3), 60))
-    g_error ("no GPS evidence from gpsfake on port %u within 60 s", port);
+  restarts = start_gpsfake_and_wait (port, 3, "at the first start");
   g_assert_true (source->available);
   g_assert_cmpint (fx.last.kind, ==, RL_SOURCE_GPS);
   g_assert_cmpstr (fx.last.key, ==, "gps");
@@ -189,7 +256,10 @@ test_live (void)
   /* evidence time is the wall clock, not the receiver's (gpsd dates this log 2034) */
   g_assert_cmpint (ABS (fx.last.observed_at - g_get_real_time ()), <, 120 * G_USEC_PER_SEC);
   rl_gps_source_get_stats (source, &stats);
-  g_assert_cmpuint (stats.connects, ==, 1);
+  if (restarts == 0)
+    g_assert_cmpuint (stats.connects, ==, 1);
+  else   /* regloc may have reached a gpsd that served nothing */
+    g_assert_cmpuint (stats.connects, >=, 1);
   g_assert_cmpuint (stats.retry_in_s, ==, 0);
 
   /* gpsd goes away */
@@ -197,17 +267,21 @@ test_live (void)
   if (!wait_for (is_unavailable, source, 20))
     g_error ("source still available 20 s after gpsd was killed");
   rl_gps_source_get_stats (source, &stats);
-  g_assert_cmpuint (stats.disconnects, ==, 1);
+  if (restarts == 0)
+    g_assert_cmpuint (stats.disconnects, ==, 1);
+  else
+    g_assert_cmpuint (stats.disconnects, >=, 1);
   g_assert_nonnull (strstr (source->detail, "unavailable"));
 
   /* and comes back on the same port */
   before = fx.puts;
-  start_gpsfake (port);
-  if (!wait_for (puts_reached, GUINT_TO_POINTER (before + 3), 90))
-    g_error ("no GPS evidence within 90 s after gpsd restarted");
+  restarts += start_gpsfake_and_wait (port, before + 3, "after gpsd restarted");
   g_assert_true (wait_for (is_available, source, 5));
   rl_gps_source_get_stats (source, &stats);
-  g_assert_cmpuint (stats.connects, ==, 2);
+  if (restarts == 0)
+    g_assert_cmpuint (stats.connects, ==, 2);
+  else
+    g_assert_cmpuint (stats.connects, >=, 2);
   g_assert_cmpuint (fx.went_unavailable, >=, 1);
   g_assert_cmpuint (fx.went_available, >=, 2);
 
