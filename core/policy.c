@@ -1222,6 +1222,10 @@ cmp_tally (gconstpointer a, gconstpointer b)
     return c;
   if (x->beacon_votes != y->beacon_votes)
     return x->beacon_votes > y->beacon_votes ? -1 : 1;
+  /* the zone's own country leads the countries its timezone only lists
+   * (America/Toronto: CA, not BS), so the reasons name it */
+  if (x->tz_primary != y->tz_primary)
+    return x->tz_primary ? -1 : 1;
   /* only to make the order of the list total; never a decision */
   return x->pub.country < y->pub.country ? -1 : (x->pub.country > y->pub.country ? 1 : 0);
 }

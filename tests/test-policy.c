@@ -372,6 +372,34 @@ set_signal (GArray *a, guint from, int dbm)
 
 /* Faint access points form no witness; the timezone confirms a country
  * only access points name only when it is the zone's own. */
+/* A timezone that lists several countries names the zone's own country
+ * first (zone.tab): with nothing else, the reasons speak of that one, not
+ * of whichever code sorts first (America/Toronto lists CA and BS). */
+static void
+test_zone_own_country (void)
+{
+  static const struct { const char *zone; const char *own; const char *other; } zones[] = {
+    { "CA,BS", "CA", "BS" },          /* America/Toronto */
+    { "SK,CZ", "SK", "CZ" },          /* Europe/Bratislava */
+    { "VA,IT,SM", "VA", "IT" },       /* Europe/Vatican */
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (zones); i++)
+    {
+      g_autoptr (GArray) a = g_array_new (FALSE, TRUE, sizeof (RlEvidence));
+      g_autofree char *line = g_strdup_printf ("The best candidate is %s ", zones[i].own);
+      char cc[3];
+
+      add_zone (a, zones[i].zone);
+      g_autoptr (RlDecision) d = decide_at (a, NULL, NOW);
+      assert_decision (d, "00", RL_STATE_WORLD, RL_REASON_TIMEZONE_ONLY);
+      /* the tie stays a tie: equal support, and no decision */
+      g_assert_cmpfloat (candidate (d, zones[i].own)->confidence, ==, candidate (d, zones[i].other)->confidence);
+      g_assert_cmpstr (rl_country_to_string (g_array_index (d->candidates, RlCandidate, 0).country, cc), ==, zones[i].own);
+      g_assert_nonnull (strstr (d->explanation, line));
+    }
+}
+
 static void
 test_faint_and_zone (void)
 {
@@ -862,6 +890,7 @@ main (int argc, char **argv)
       g_test_add_data_func (name, &cases[i], test_scenario);
     }
   g_test_add_func ("/policy/hold-down-timing", test_hold_down_timing);
+  g_test_add_func ("/policy/zone-own-country", test_zone_own_country);
   g_test_add_func ("/policy/properties", test_properties);
   g_test_add_func ("/policy/flood-one-operator", test_flood_one_operator);
   g_test_add_func ("/policy/scenario-ssid-bytes", test_scenario_ssid_bytes);
