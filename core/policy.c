@@ -1568,8 +1568,15 @@ describe_support (GString *s, const Tally *y, const Tallying *t)
     {
       char text[EVIDENCE_TEXT_MAX];
       g_string_append (s, evidence_text (t, t->gps, "a GPS fix", text, sizeof text));
-      g_string_append_printf (s, " (%s)", y->gps_strong ? "in this country"
-                                          : "near its border: its error circle covers other countries too, so it confirms, never decides");
+      if (y->gps_strong)
+        g_string_append (s, " (in this country)");
+      else if (t->gps->gps.border_m >= 0 && t->gps->gps.border_m > t->gps->gps.error_m)
+        /* within the border margin beyond its error circle (rule 2) */
+        g_string_append (s, " (near its border: within the border margin of its error circle, so it confirms, never "
+                            "decides)");
+      else
+        g_string_append (s, " (near its border: its error circle covers other countries too, so it confirms, never "
+                            "decides)");
       first = FALSE;
     }
   if (y->pub.beacon_devices > 0)

@@ -359,7 +359,17 @@ test_ambiguous_gps (void)
     g_autoptr (RlDecision) d = decide_at (a, NULL, NOW);
     assert_decision (d, "CH", RL_STATE_DECIDED, RL_REASON_AGREEMENT);
     g_assert_cmpuint (candidate (d, "CH")->deciding, ==, 1);
-    g_assert_nonnull (strstr (d->explanation, "confirms, never decides"));
+    g_assert_nonnull (strstr (d->explanation, "its error circle covers other countries too, so it confirms, never decides"));
+  }
+  /* the border 60 m away, outside the ±40 m circle but within the 100 m
+   * margin: still no deciding fix, and no longer one that reaches DE */
+  g_array_index (a, RlEvidence, 0).gps.border_m = 60;
+  {
+    g_autoptr (RlDecision) d = decide_at (a, NULL, NOW);
+    assert_decision (d, "CH", RL_STATE_DECIDED, RL_REASON_AGREEMENT);
+    g_assert_false (candidate (d, "DE")->gps);
+    g_assert_null (strstr (d->explanation, "covers other countries"));
+    g_assert_nonnull (strstr (d->explanation, "within the border margin of its error circle, so it confirms, never decides"));
   }
 }
 
