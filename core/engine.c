@@ -76,6 +76,14 @@ find_item (const RlEvidenceSet *set, const char *key)
  * strength and whether it is good enough (not its exact position); for an
  * access point everything it says but its signal, which varies from scan
  * to scan. */
+/* Whether a fix's error circle itself reaches the neighbour it names (the
+ * policy's rule 2), not only the border margin beyond it. */
+static gboolean
+reaches_neighbour (const RlEvidence *fix)
+{
+  return fix->n_countries > 1 && !(fix->gps.border_m >= 0 && fix->gps.border_m > fix->gps.error_m);
+}
+
 static gboolean
 same_vote (const RlPolicyParams *p, const RlEvidence *old, const RlEvidence *new)
 {
@@ -84,7 +92,8 @@ same_vote (const RlPolicyParams *p, const RlEvidence *old, const RlEvidence *new
     return FALSE;
   if (new->kind == RL_SOURCE_GPS)
     return (old->gps.error_m <= p->gps_max_error_m) == (new->gps.error_m <= p->gps_max_error_m) &&
-           old->gps.flags == new->gps.flags && rl_gps_is_airborne (p, old) == rl_gps_is_airborne (p, new);
+           old->gps.flags == new->gps.flags && rl_gps_is_airborne (p, old) == rl_gps_is_airborne (p, new) &&
+           reaches_neighbour (old) == reaches_neighbour (new);
   if (new->kind == RL_SOURCE_BEACON)
     return memcmp (old->beacon.bssid, new->beacon.bssid, 6) == 0 && strcmp (old->beacon.ssid, new->beacon.ssid) == 0 &&
            old->beacon.freq_mhz == new->beacon.freq_mhz && old->beacon.environment == new->beacon.environment;

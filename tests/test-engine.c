@@ -187,6 +187,16 @@ put_all (RlEngine *e, RlCountry gps_country, RlCountry ap_country, gint64 at, co
     }
 }
 
+/* Whether the decision's candidates hold a GPS fix naming @country. */
+static gboolean
+candidate_of (const RlDecision *d, RlCountry country)
+{
+  for (guint i = 0; i < d->candidates->len; i++)
+    if (g_array_index (d->candidates, RlCandidate, i).country == country)
+      return g_array_index (d->candidates, RlCandidate, i).gps;
+  return FALSE;
+}
+
 /* The same vote again only moves an expiry: no new decision. */
 static void
 test_skip_unchanged (void)
@@ -225,9 +235,27 @@ test_skip_unchanged (void)
   g_assert_cmpuint (old->country, ==, DE);
   rl_decision_free (old);
   g_assert_cmpuint (rl_engine_decision (e)->state, ==, RL_STATE_CONFLICT);
+  /* a fix near the line naming the same two countries: whether its error
+   * circle itself reaches the neighbour is a new vote (policy rule 2) */
+  RlEvidence near = gps (FR, T0 + 80 * SEC, config);
+  rl_evidence_add_country (&near, DE);
+  near.gps.error_m = 40;
+  near.gps.border_m = 60;                 /* within the margin only */
+  rl_engine_add (e, &near);
+  g_assert_true (rl_engine_decide_at (e, T0 + 80 * SEC, NULL, NULL));
+  g_assert_false (candidate_of (rl_engine_decision (e), DE));
+  near.gps.border_m = 70;                 /* the same vote */
+  near.observed_at = T0 + 81 * SEC;
+  rl_engine_add (e, &near);
+  g_assert_false (rl_engine_decide_at (e, T0 + 81 * SEC, NULL, NULL));
+  near.gps.border_m = 30;                 /* inside the circle: DE confirmed too */
+  near.observed_at = T0 + 82 * SEC;
+  rl_engine_add (e, &near);
+  g_assert_true (rl_engine_decide_at (e, T0 + 82 * SEC, NULL, NULL));
+  g_assert_true (candidate_of (rl_engine_decision (e), DE));
   /* withdrawing what is not there changes nothing */
   g_assert_false (rl_engine_withdraw (e, "beacon:00:00:00:00:00:00"));
-  g_assert_false (rl_engine_decide_at (e, T0 + 64 * SEC, NULL, NULL));
+  g_assert_false (rl_engine_decide_at (e, T0 + 83 * SEC, NULL, NULL));
 }
 
 /* Expiry is an instant of its own, and counted. */
