@@ -119,14 +119,16 @@ test_svg (void)
         }
     }
   xmlFreeDoc (doc);
-  /* the sample trip: 00 → DE, DE → 00 (conflict at the border), 00 → FR */
-  g_assert_cmpuint (markers, ==, 3);
+  /* the sample trip: 00 → DE, DE → 00 on the bridge (the fix's circle no
+   * longer reaches DE: support lost), the conflict there, 00 → FR */
+  g_assert_cmpuint (markers, ==, 4);
   g_assert_cmpuint (paths, >=, 2 * 3);
   g_assert_nonnull (strstr (svg, "id=\"borders\""));
   g_assert_nonnull (strstr (svg, "id=\"legend\""));
   g_assert_nonnull (strstr (svg, "id=\"timestrip\""));
   g_assert_nonnull (strstr (svg, "00 → FR  decided (agreement)"));
-  g_assert_nonnull (strstr (svg, "DE → 00  conflict (conflict)"));
+  g_assert_nonnull (strstr (svg, "DE → 00  world (support-lost)"));
+  g_assert_nonnull (strstr (svg, "00 → 00  conflict (conflict)"));
   run_clear (&run);
 }
 
@@ -164,8 +166,13 @@ test_geojson (void)
       g_assert_true (json_object_has_member (props, "start"));
       if (strcmp (type, "Point") == 0)
         {
+          const char *from = json_object_get_string_member (props, "from");
+          const char *state = json_object_get_string_member (props, "state");
+
           changes++;
-          g_assert_cmpstr (json_object_get_string_member (props, "from"), !=, json_object_get_string_member (props, "country"));
+          /* a change of country, or into a conflict or at sea (00 all the same) */
+          if (strcmp (from, json_object_get_string_member (props, "country")) == 0)
+            g_assert_true (strcmp (state, "conflict") == 0 || strcmp (state, "at-sea") == 0);
           continue;
         }
       g_assert_cmpstr (type, ==, "LineString");
@@ -187,7 +194,7 @@ test_geojson (void)
           hint = j;
         }
     }
-  g_assert_cmpuint (changes, ==, 3);
+  g_assert_cmpuint (changes, ==, 4);
   g_assert_cmpuint (lines, >=, 3);
   /* a short trip is not thinned: every fix is on the line */
   for (guint j = 0; j < fixes->len; j++)
