@@ -21,7 +21,16 @@ struct RlEngine {
   gint64 last_delivery[RL_N_SOURCE_KINDS];
   guint64 n_decisions;
   gint64 last_at;           /* the last instant decide_at was asked about */
+  /* the fix the decision in force was made with (its explanation gives
+   * its position and border distance) */
+  gboolean voted_fix;
+  double voted_lat, voted_lon;
 };
+
+/* A fix this far from the one the decision was made with makes a new
+ * decision even when it votes the same: the reasons would otherwise keep
+ * telling an old position (and its border distance) mile after mile. */
+#define REEXPLAIN_M 1000.0
 
 RlEngine *
 rl_engine_new (const RlConfig *config, const RlRegulatory *regulatory)
@@ -120,6 +129,9 @@ rl_engine_add (RlEngine *e, const RlEvidence *ev)
     return;
   stored = find_item (e->set, ev->key);
   if (old == NULL || stored == NULL || !same_vote (&e->params, &before, stored))
+    e->dirty = TRUE;
+  else if (stored->kind == RL_SOURCE_GPS && e->voted_fix &&
+           rl_distance_m (e->voted_lat, e->voted_lon, stored->gps.lat, stored->gps.lon) > REEXPLAIN_M)
     e->dirty = TRUE;
 }
 
@@ -306,6 +318,15 @@ rl_engine_decide_at (RlEngine *e, gint64 now, RlDecision **old, guint *n_expired
     hold_for_resume (e, d, e->decision, now);
   e->n_decisions++;
   e->dirty = FALSE;
+  {
+    const RlEvidence *fix = find_item (e->set, "gps");
+    e->voted_fix = fix != NULL && fix->kind == RL_SOURCE_GPS;
+    if (e->voted_fix)
+      {
+        e->voted_lat = fix->gps.lat;
+        e->voted_lon = fix->gps.lon;
+      }
+  }
   if (old != NULL)
     *old = e->decision;
   else

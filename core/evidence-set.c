@@ -129,8 +129,8 @@ rl_evidence_set_gps_limit_counts (const RlEvidenceSet *set, guint64 *kept_out, g
 }
 
 /* Great-circle metres (haversine): fixes can be a continent apart. */
-static double
-distance_m (double lat1, double lon1, double lat2, double lon2)
+double
+rl_distance_m (double lat1, double lon1, double lat2, double lon2)
 {
   const double rad = G_PI / 180;
   double dlat = (lat2 - lat1) * rad, dlon = (lon2 - lon1) * rad;
@@ -150,7 +150,7 @@ plausible_move (const RlEvidenceSet *set, const RlEvidence *ev, double *moved_m,
   *dt_s = fabs ((double) (ev->observed_at - set->trusted_at) / RL_USEC_PER_SEC);
   reach = set->gps_max_speed_mps * *dt_s + set->trusted_error_m +
           (isfinite (ev->gps.error_m) ? ev->gps.error_m : 0);
-  *moved_m = distance_m (set->trusted_lat, set->trusted_lon, ev->gps.lat, ev->gps.lon);
+  *moved_m = rl_distance_m (set->trusted_lat, set->trusted_lon, ev->gps.lat, ev->gps.lon);
   return *moved_m <= reach;
 }
 
@@ -169,7 +169,7 @@ still_jump (const RlEvidenceSet *set, const RlEvidence *ev)
       ev->observed_at - set->trusted_at > set->gps_still_window_us || ev->observed_at < set->trusted_at)
     return FALSE;
   slack = set->trusted_error_m + (isfinite (ev->gps.error_m) ? ev->gps.error_m : 0);
-  return distance_m (set->trusted_lat, set->trusted_lon, ev->gps.lat, ev->gps.lon) > slack;
+  return rl_distance_m (set->trusted_lat, set->trusted_lon, ev->gps.lat, ev->gps.lon) > slack;
 }
 
 /* Access points have a range of metres: a receiver standing still that
@@ -206,7 +206,7 @@ same_aps_far_jump (const RlEvidenceSet *set, const RlEvidence *ev)
       !isfinite (set->trusted_speed_mps) || set->trusted_speed_mps > set->gps_still_mps)
     return FALSE;
   slack = set->trusted_error_m + (isfinite (ev->gps.error_m) ? ev->gps.error_m : 0) + SAME_APS_FAR_M;
-  if (distance_m (set->trusted_lat, set->trusted_lon, ev->gps.lat, ev->gps.lon) <= slack)
+  if (rl_distance_m (set->trusted_lat, set->trusted_lon, ev->gps.lat, ev->gps.lon) <= slack)
     return FALSE;
   g_hash_table_iter_init (&it, set->heard_at_trusted);
   while (g_hash_table_iter_next (&it, &key, NULL) && still_heard < SAME_APS_MIN)

@@ -40,6 +40,9 @@ void rl_evidence_set_set_gps_still (RlEvidenceSet *set, double still_speed_kmh, 
 /* How many GPS fixes the limits kept out (worse within the window) and
  * marked untrusted, since the set was made. */
 void rl_evidence_set_gps_limit_counts (const RlEvidenceSet *set, guint64 *kept_out, guint64 *untrusted);
+
+/* Great-circle metres between two positions in degrees. */
+double rl_distance_m (double lat1, double lon1, double lat2, double lon2);
 gboolean rl_evidence_set_remove (RlEvidenceSet *set, const char *key);
 guint rl_evidence_set_remove_kind (RlEvidenceSet *set, RlSourceKind kind);
 /* Drops items that have expired at @now; returns how many. */

@@ -258,6 +258,39 @@ test_skip_unchanged (void)
   g_assert_false (rl_engine_decide_at (e, T0 + 83 * SEC, NULL, NULL));
 }
 
+/* A fix that votes the same but has moved a kilometre from the one the
+ * decision was made with makes a new decision, so its reasons tell where
+ * the machine is now; a few metres do not. */
+static void
+test_reexplain_moved (void)
+{
+  g_autoptr (RlConfig) config = rl_config_new_default ();
+  g_autoptr (RlEngine) e = rl_engine_new (config, NULL);
+  /* on the A5 at 130 km/h: 36 m a second */
+  static const struct { gint64 at_s; double north; gboolean decides; } steps[] = {
+    { 61, 0.001, FALSE },                 /* 111 m from the fix the decision was made with */
+    { 65, 0.0025, FALSE },                /* 280 m */
+    { 130, 0.022, TRUE },                 /* 2.4 km: decided again, with the new position */
+    { 131, 0.0223, FALSE },               /* 33 m from that one */
+  };
+
+  put_all (e, DE, DE, T0, config);
+  g_assert_true (rl_engine_decide_at (e, T0, NULL, NULL));
+  run_until (e, T0 + 60 * SEC);
+  g_assert_cmpuint (rl_engine_decision (e)->state, ==, RL_STATE_DECIDED);
+  for (guint i = 0; i < G_N_ELEMENTS (steps); i++)
+    {
+      RlEvidence fix = gps (DE, T0 + steps[i].at_s * SEC, config);
+
+      fix.gps.lat += steps[i].north;
+      g_snprintf (fix.detail, sizeof fix.detail, "GPS fix %.5fN %.5fE", fix.gps.lat, fix.gps.lon);
+      rl_engine_add (e, &fix);
+      g_assert_cmpint (rl_engine_decide_at (e, T0 + steps[i].at_s * SEC, NULL, NULL), ==, steps[i].decides);
+      g_assert_cmpuint (rl_engine_decision (e)->country, ==, DE);
+    }
+  g_assert_nonnull (strstr (rl_engine_decision (e)->explanation, "GPS fix 48.59200N"));
+}
+
 /* Expiry is an instant of its own, and counted. */
 static void
 test_expiry_instant (void)
@@ -303,6 +336,7 @@ main (int argc, char **argv)
   g_test_add_func ("/engine/resume-wait-limit", test_resume_wait_limit);
   g_test_add_func ("/engine/resume-no-wait", test_resume_no_wait);
   g_test_add_func ("/engine/skip-unchanged", test_skip_unchanged);
+  g_test_add_func ("/engine/reexplain-moved", test_reexplain_moved);
   g_test_add_func ("/engine/expiry-instant", test_expiry_instant);
   g_test_add_func ("/engine/cap", test_cap);
   return g_test_run ();
