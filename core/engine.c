@@ -78,13 +78,6 @@ find_item (const RlEvidenceSet *set, const char *key)
   return NULL;
 }
 
-/* Would replacing @old by @new leave every vote as it was?  Then only the
- * expiry moved, and the decision cannot change: skip the vote (the big win
- * on long GPS logs, where fix after fix names the same country).  Every
- * field the policy reads must be compared here: for a fix, its countries,
- * strength and whether it is good enough (not its exact position); for an
- * access point everything it says but its signal, which varies from scan
- * to scan. */
 /* Whether a fix's error circle itself reaches the neighbour it names (the
  * policy's rule 2), not only the border margin beyond it. */
 static gboolean
@@ -93,6 +86,14 @@ reaches_neighbour (const RlEvidence *fix)
   return fix->n_countries > 1 && !(fix->gps.border_m >= 0 && fix->gps.border_m > fix->gps.error_m);
 }
 
+/* Would replacing @old by @new leave every vote as it was?  Then only the
+ * expiry moved, and the decision cannot change: skip the vote (the big win
+ * on long GPS logs, where fix after fix names the same country).  Every
+ * field the policy reads must be compared here: for a fix, its countries,
+ * strength, whether it is good enough and whether its circle reaches the
+ * neighbour (not its exact position); for an
+ * access point everything it says but its signal, which varies from scan
+ * to scan. */
 static gboolean
 same_vote (const RlPolicyParams *p, const RlEvidence *old, const RlEvidence *new)
 {

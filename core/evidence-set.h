@@ -43,6 +43,7 @@ void rl_evidence_set_gps_limit_counts (const RlEvidenceSet *set, guint64 *kept_o
 
 /* Great-circle metres between two positions in degrees. */
 double rl_distance_m (double lat1, double lon1, double lat2, double lon2);
+
 gboolean rl_evidence_set_remove (RlEvidenceSet *set, const char *key);
 guint rl_evidence_set_remove_kind (RlEvidenceSet *set, RlSourceKind kind);
 /* Drops items that have expired at @now; returns how many. */
