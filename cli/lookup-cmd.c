@@ -1117,15 +1117,28 @@ rl_cmd_lookup (int argc, char **argv)
   const char *positional[2] = { NULL, NULL };
   const char *index_path = NULL;
   guint n_positional = 0;
-  gboolean json = FALSE, from_stdin = FALSE, country_only = FALSE;
+  gboolean json = FALSE, from_stdin = FALSE, country_only = FALSE, options_done = FALSE;
   guint jobs = 0;
   double lat = 0, lon = 0;
   RlBoundaryResult r;
 
-  /* Hand-parsed: negative coordinates ("-33.9") must not look like options. */
+  /* Hand-parsed: negative coordinates ("-33.9") must not look like options.
+   * "--" ends the options, as anywhere else ("regloc lookup -- -16.8 179.5"). */
   for (int i = 1; i < argc; i++)
     {
-      if (strcmp (argv[i], "--json") == 0)
+      if (!options_done && strcmp (argv[i], "--") == 0)
+        options_done = TRUE;
+      else if (options_done)
+        {
+          if (n_positional >= 2)
+            {
+              g_printerr ("regloc lookup: error: unexpected argument '%s'\n", argv[i]);
+              usage_hint ();
+              return RL_EXIT_USAGE;
+            }
+          positional[n_positional++] = argv[i];
+        }
+      else if (strcmp (argv[i], "--json") == 0)
         json = TRUE;
       else if (strcmp (argv[i], "--country-only") == 0)
         country_only = TRUE;

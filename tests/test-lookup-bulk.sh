@@ -158,4 +158,8 @@ xk=$("$regloc" lookup 42.66 21.16 --json | python3 -c 'import json,sys; d=json.l
 "$regloc" lookup 47.6959 8.6368 | grep -qx "country: CH (Switzerland)" || fail "Schaffhausen: $("$regloc" lookup 47.6959 8.6368)"
 "$regloc" lookup 34.59 32.99 | grep -q "^country: -- (no country: international waters, or land the boundary data leaves out)" ||
   fail "RAF Akrotiri: $("$regloc" lookup 34.59 32.99)"
+# "--" ends the options: a point across 180° in Fiji, negative latitude first
+[ "$("$regloc" lookup -- -16.8 179.5)" = "$("$regloc" lookup -16.8 179.5)" ] || fail "lookup -- -16.8 179.5: $("$regloc" lookup -- -16.8 179.5 2>&1)"
+"$regloc" lookup -- -16.8 179.5 | grep -q "^country: FJ" || fail "Fiji: $("$regloc" lookup -- -16.8 179.5 2>&1)"
+if "$regloc" lookup -- -16.8 179.5 1 2>/dev/null; then fail "a third coordinate after -- was taken"; fi
 echo ok
