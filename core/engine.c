@@ -78,14 +78,6 @@ find_item (const RlEvidenceSet *set, const char *key)
   return NULL;
 }
 
-/* Whether a fix's error circle itself reaches the neighbour it names (the
- * policy's rule 2), not only the border margin beyond it. */
-static gboolean
-reaches_neighbour (const RlEvidence *fix)
-{
-  return fix->n_countries > 1 && !(fix->gps.border_m >= 0 && fix->gps.border_m > fix->gps.error_m);
-}
-
 /* Would replacing @old by @new leave every vote as it was?  Then only the
  * expiry moved, and the decision cannot change: skip the vote (the big win
  * on long GPS logs, where fix after fix names the same country).  Every
@@ -103,7 +95,7 @@ same_vote (const RlPolicyParams *p, const RlEvidence *old, const RlEvidence *new
   if (new->kind == RL_SOURCE_GPS)
     return (old->gps.error_m <= p->gps_max_error_m) == (new->gps.error_m <= p->gps_max_error_m) &&
            old->gps.flags == new->gps.flags && rl_gps_is_airborne (p, old) == rl_gps_is_airborne (p, new) &&
-           reaches_neighbour (old) == reaches_neighbour (new);
+           (new->n_countries < 2 || rl_gps_circle_reaches_border (old) == rl_gps_circle_reaches_border (new));
   if (new->kind == RL_SOURCE_BEACON)
     return memcmp (old->beacon.bssid, new->beacon.bssid, 6) == 0 && strcmp (old->beacon.ssid, new->beacon.ssid) == 0 &&
            old->beacon.freq_mhz == new->beacon.freq_mhz && old->beacon.environment == new->beacon.environment;

@@ -93,6 +93,12 @@ rl_evidence_has_country (const RlEvidence *ev, RlCountry country)
   return FALSE;
 }
 
+gboolean
+rl_gps_circle_reaches_border (const RlEvidence *fix)
+{
+  return !(fix->gps.border_m >= 0 && fix->gps.border_m > fix->gps.error_m);
+}
+
 void
 rl_evidence_add_country (RlEvidence *ev, RlCountry country)
 {

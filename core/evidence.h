@@ -125,6 +125,10 @@ void rl_evidence_init (RlEvidence *ev, RlSourceKind kind, const char *key, gint6
 /* Adds a country to the candidate set (ignored when already present or full). */
 void rl_evidence_add_country (RlEvidence *ev, RlCountry country);
 gboolean rl_evidence_has_country (const RlEvidence *ev, RlCountry country);
+/* Whether the border lies inside a GPS item's error circle itself (or its
+ * distance is unknown), not only within the border margin beyond it: only
+ * then does the fix name the neighbour as well (docs/policy.md rule 2). */
+gboolean rl_gps_circle_reaches_border (const RlEvidence *fix);
 /* "DE,CH" or "sea"; returns @buf. */
 const char *rl_evidence_countries_to_string (const RlEvidence *ev, char *buf, gsize len);
 

@@ -1067,7 +1067,7 @@ tally_gps (Tallying *t)
       /* the neighbour only inside the error circle itself, not within the
        * border margin beyond it: a fix whose circle lies in one country is
        * still ambiguous (no deciding witness) but confirms no other */
-      if (c > 0 && t->gps->gps.border_m >= 0 && t->gps->gps.border_m > t->gps->gps.error_m)
+      if (c > 0 && !rl_gps_circle_reaches_border (t->gps))
         continue;
       Tally *y = tally_get (t, t->gps->countries[c]);
       y->pub.gps = TRUE;
@@ -1570,8 +1570,7 @@ describe_support (GString *s, const Tally *y, const Tallying *t)
       g_string_append (s, evidence_text (t, t->gps, "a GPS fix", text, sizeof text));
       if (y->gps_strong)
         g_string_append (s, " (in this country)");
-      else if (t->gps->gps.border_m >= 0 && t->gps->gps.border_m > t->gps->gps.error_m)
-        /* within the border margin beyond its error circle (rule 2) */
+      else if (!rl_gps_circle_reaches_border (t->gps))
         g_string_append (s, " (near its border: within the border margin of its error circle, so it confirms, never "
                             "decides)");
       else
