@@ -76,6 +76,8 @@ static const KeyDef keys[] = {
   { { "policy", "airborne_speed_kmh", "double", "150", "km/h: faster and higher than airborne_altitude is in flight, 00" }, T_DOUBLE, POL (airborne_min_speed_kmh), 0, 100000 },
   { { "policy", "beacon_faint_dbm", "double", "-85", "dBm: a country whose access points are all heard at or below this forms no beacon witness (they still count in the shares)" }, T_DOUBLE, POL (beacon_faint_dbm), -200, 0 },
   { { "policy", "beacon_faint_margin", "double", "30", "dB: … nor one whose access points are all this far below the strongest access point heard (taken as at most -45 dBm)" }, T_DOUBLE, POL (beacon_faint_margin_db), 0, 200 },
+  { { "policy", "beacon_ride_along_window", "uint", "600", "Seconds: an access point heard without a break this long, while the others around it came and went, travels with the machine and does not vote (0: off)" }, T_UINT, POL (beacon_ride_along_window_s), 0, 86400 },
+  { { "policy", "beacon_ride_along_lost", "uint", "4", "… when at least this many other devices (and twice as many as were heard that long) were lost in the last three windows" }, T_UINT, POL (beacon_ride_along_lost), 1, 10000 },
   { { "gps", "still_speed_kmh", "double", "2", "km/h: a fix reporting at most this speed, like the last trusted one, that lies in another country beyond both error radii is untrusted (multipath; 0: off)" }, T_DOUBLE, OFF (gps_still_speed_kmh), 0, 1000 },
   { { "gps", "still_window", "uint", "600", "Seconds after the last trusted fix during which still_speed_kmh applies" }, T_UINT, OFF (gps_still_window_s), 0, 86400 },
   { { "gps", "best_fix_window", "uint", "10", "Seconds a fix with a larger error radius does not replace a better one (0: off)" }, T_UINT, OFF (gps_best_fix_window_s), 0, 3600 },

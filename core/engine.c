@@ -63,6 +63,7 @@ rl_engine_set_config (RlEngine *e, const RlConfig *config, const RlRegulatory *r
   e->resume_wait = (gint64) config->resume_wait_s * RL_USEC_PER_SEC;
   rl_evidence_set_set_gps_limits (e->set, config->gps_best_fix_window_s, config->gps_max_speed_kmh);
   rl_evidence_set_set_gps_still (e->set, config->gps_still_speed_kmh, config->gps_still_window_s);
+  rl_evidence_set_set_ride_along (e->set, config->policy.beacon_ride_along_window_s, config->policy.beacon_ride_along_lost);
   e->dirty = TRUE;
 }
 
@@ -298,6 +299,9 @@ rl_engine_decide_at (RlEngine *e, gint64 now, RlDecision **old, guint *n_expired
       e->dirty = TRUE;
     }
   expired = rl_evidence_set_expire (e->set, now);
+  /* which access points ride along depends on what was lost and when */
+  if (rl_evidence_set_update_riders (e->set, now))
+    e->dirty = TRUE;
   if (n_expired != NULL)
     *n_expired = expired;
   if (old != NULL)

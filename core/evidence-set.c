@@ -21,7 +21,26 @@ struct RlEvidenceSet {
   double trusted_speed_mps;
   RlCountry trusted_country;
   GHashTable *heard_at_trusted; /* keys of the beacons heard around the last trusted fix */
+  /* rl_evidence_set_set_ride_along */
+  gint64 ride_window_us;
+  guint ride_min_lost;
+  GArray *lost;           /* Lost: devices no longer heard, oldest loss first */
+  GArray *riders;         /* guint64: devices marked as riding along */
+  gint64 last_lost_at;    /* the newest loss recorded, or 0 */
 };
+
+/* A device (first five octets of a globally administered BSSID) that is
+ * no longer heard: when it was first heard and when it was lost. */
+typedef struct {
+  guint64 device;
+  gint64 first_heard;
+  gint64 lost_at;
+} Lost;
+
+/* Losses remembered at most: enough for the turnover of three windows on a
+ * busy road; a flood of made-up devices only pushes out older losses. */
+#define LOST_MAX 128
+#define NOT_LOST G_MININT64
 
 RlEvidenceSet *
 rl_evidence_set_new (guint max_per_kind)
@@ -31,6 +50,8 @@ rl_evidence_set_new (guint max_per_kind)
   set->items = g_array_new (FALSE, FALSE, sizeof (RlEvidence));
   set->index = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   set->max_per_kind = max_per_kind;
+  set->lost = g_array_new (FALSE, FALSE, sizeof (Lost));
+  set->riders = g_array_new (FALSE, FALSE, sizeof (guint64));
   return set;
 }
 
@@ -43,14 +64,128 @@ rl_evidence_set_free (RlEvidenceSet *set)
   g_hash_table_unref (set->index);
   if (set->heard_at_trusted != NULL)
     g_hash_table_unref (set->heard_at_trusted);
+  g_array_unref (set->lost);
+  g_array_unref (set->riders);
   g_free (set);
 }
 
+/* The device a beacon item belongs to (its first five BSSID octets), for
+ * the ride-along rule; FALSE for other kinds and made-up (locally
+ * administered) addresses, which anyone can mint by the thousand. */
+static gboolean
+beacon_device (const RlEvidence *ev, guint64 *device)
+{
+  if (ev->kind != RL_SOURCE_BEACON || RL_BSSID_IS_LOCAL (ev->beacon.bssid))
+    return FALSE;
+  *device = 0;
+  for (guint i = 0; i < 5; i++)
+    *device = (*device << 8) | ev->beacon.bssid[i];
+  return TRUE;
+}
+
+static gboolean
+device_heard (const RlEvidenceSet *set, guint64 device)
+{
+  const RlEvidence *items = (const RlEvidence *) (gconstpointer) set->items->data;
+  guint64 d;
+
+  for (guint i = 0; i < set->items->len; i++)
+    if (beacon_device (&items[i], &d) && d == device)
+      return TRUE;
+  return FALSE;
+}
+
+static gboolean
+is_rider (const RlEvidenceSet *set, guint64 device)
+{
+  for (guint i = 0; i < set->riders->len; i++)
+    if (g_array_index (set->riders, guint64, i) == device)
+      return TRUE;
+  return FALSE;
+}
+
+/* @gone was removed: when no other BSSID of its device is heard, the device
+ * no longer rides along, and it is remembered as lost at @lost_at. */
 static void
-remove_at (RlEvidenceSet *set, guint pos)
+note_gone (RlEvidenceSet *set, const RlEvidence *gone, gint64 lost_at)
+{
+  guint64 device;
+  guint oldest = 0;
+
+  if (!beacon_device (gone, &device) || device_heard (set, device))
+    return;
+  for (guint i = 0; i < set->riders->len; i++)
+    if (g_array_index (set->riders, guint64, i) == device)
+      {
+        g_array_remove_index_fast (set->riders, i);
+        break;
+      }
+  if (lost_at == NOT_LOST)
+    return;
+  set->last_lost_at = MAX (set->last_lost_at, lost_at);
+  for (guint i = 0; i < set->lost->len; i++)
+    {
+      Lost *l = &g_array_index (set->lost, Lost, i);
+      if (l->device == device)
+        {
+          l->first_heard = MIN (l->first_heard, gone->beacon.first_heard);
+          l->lost_at = MAX (l->lost_at, lost_at);
+          return;
+        }
+      if (l->lost_at < g_array_index (set->lost, Lost, oldest).lost_at)
+        oldest = i;
+    }
+  if (set->lost->len >= LOST_MAX)
+    g_array_remove_index_fast (set->lost, oldest);
+  {
+    Lost l = { device, gone->beacon.first_heard, lost_at };
+    g_array_append_val (set->lost, l);
+  }
+}
+
+/* The times the set keeps on a beacon item (RlBeaconInfo): carried over
+ * from the item it replaces; for a new one, its device's first sighting
+ * from another BSSID heard or from its loss (it came back: not lost). */
+static void
+stamp_beacon (RlEvidenceSet *set, RlEvidence *ev, const RlEvidence *old)
+{
+  const RlEvidence *items = (const RlEvidence *) (gconstpointer) set->items->data;
+  guint64 device, d;
+
+  if (old != NULL && old->kind == RL_SOURCE_BEACON)
+    {
+      ev->beacon.heard_since = MIN (old->beacon.heard_since, ev->observed_at);
+      ev->beacon.first_heard = MIN (old->beacon.first_heard, ev->observed_at);
+      ev->beacon.flags = old->beacon.flags;
+      return;
+    }
+  ev->beacon.heard_since = ev->beacon.first_heard = ev->observed_at;
+  ev->beacon.flags = 0;
+  if (!beacon_device (ev, &device))
+    return;
+  for (guint i = 0; i < set->lost->len; i++)
+    if (g_array_index (set->lost, Lost, i).device == device)
+      {
+        ev->beacon.first_heard = MIN (ev->beacon.first_heard, g_array_index (set->lost, Lost, i).first_heard);
+        g_array_remove_index_fast (set->lost, i);
+        break;
+      }
+  for (guint i = 0; i < set->items->len; i++)
+    if (beacon_device (&items[i], &d) && d == device)
+      ev->beacon.first_heard = MIN (ev->beacon.first_heard, items[i].beacon.first_heard);
+  if (is_rider (set, device))
+    ev->beacon.flags |= RL_BEACON_INFO_RIDES_ALONG;
+}
+
+/* Removes the item at @pos; a beacon whose device is no longer heard is
+ * remembered as lost at @lost_at (NOT_LOST: not a loss, e.g. a full table
+ * or a resume). */
+static void
+remove_at (RlEvidenceSet *set, guint pos, gint64 lost_at)
 {
   RlEvidence *items = (RlEvidence *) (gpointer) set->items->data;
   guint last = set->items->len - 1;
+  RlEvidence gone = items[pos];
 
   set->counts[items[pos].kind]--;
   g_hash_table_remove (set->index, items[pos].key);
@@ -60,6 +195,7 @@ remove_at (RlEvidenceSet *set, guint pos)
       g_hash_table_insert (set->index, g_strdup (items[pos].key), GUINT_TO_POINTER (pos + 1));
     }
   g_array_set_size (set->items, last);
+  note_gone (set, &gone, lost_at);
 }
 
 /* Is @a a better item to forget than @b?  The older; ties: the smaller key,
@@ -104,7 +240,7 @@ evict_one (RlEvidenceSet *set, RlSourceKind kind)
         victim = i;
     }
   if (victim != G_MAXUINT)
-    remove_at (set, victim);
+    remove_at (set, victim, NOT_LOST);
 }
 
 void
@@ -295,6 +431,13 @@ rl_evidence_set_put (RlEvidenceSet *set, const RlEvidence *ev)
         return FALSE;
       ev = &judged;
     }
+  if (ev->kind == RL_SOURCE_BEACON)
+    {
+      const RlEvidence *current = pos != NULL ? &g_array_index (set->items, RlEvidence, GPOINTER_TO_UINT (pos) - 1) : NULL;
+      judged = *ev;
+      stamp_beacon (set, &judged, current);
+      ev = &judged;
+    }
   if (pos != NULL)
     {
       RlEvidence *old = &g_array_index (set->items, RlEvidence, GPOINTER_TO_UINT (pos) - 1);
@@ -318,19 +461,24 @@ rl_evidence_set_remove (RlEvidenceSet *set, const char *key)
 
   if (pos == NULL)
     return FALSE;
-  remove_at (set, GPOINTER_TO_UINT (pos) - 1);
+  /* a source that says an access point is gone: lost when last heard */
+  {
+    guint at = GPOINTER_TO_UINT (pos) - 1;
+    remove_at (set, at, g_array_index (set->items, RlEvidence, at).observed_at);
+  }
   return TRUE;
 }
 
 static guint
-remove_matching (RlEvidenceSet *set, gboolean (*match) (const RlEvidence *, gconstpointer), gconstpointer data)
+remove_matching (RlEvidenceSet *set, gboolean (*match) (const RlEvidence *, gconstpointer), gconstpointer data,
+                 gint64 lost_at)
 {
   guint removed = 0;
 
   for (guint i = set->items->len; i > 0; i--)
     if (match (&g_array_index (set->items, RlEvidence, i - 1), data))
       {
-        remove_at (set, i - 1);
+        remove_at (set, i - 1, lost_at);
         removed++;
       }
   return removed;
@@ -358,13 +506,13 @@ match_pre_sleep (const RlEvidence *ev, gconstpointer data)
 guint
 rl_evidence_set_remove_kind (RlEvidenceSet *set, RlSourceKind kind)
 {
-  return remove_matching (set, match_kind, &kind);
+  return remove_matching (set, match_kind, &kind, NOT_LOST);
 }
 
 guint
 rl_evidence_set_expire (RlEvidenceSet *set, gint64 now)
 {
-  return remove_matching (set, match_expired, &now);
+  return remove_matching (set, match_expired, &now, now);
 }
 
 typedef struct {
@@ -384,13 +532,16 @@ guint
 rl_evidence_set_drop_unheard (RlEvidenceSet *set, gint64 since, guint bands)
 {
   Unheard u = { since, bands };
-  return remove_matching (set, match_unheard, &u);
+  return remove_matching (set, match_unheard, &u, since);
 }
 
 guint
 rl_evidence_set_drop_observed_before (RlEvidenceSet *set, gint64 time)
 {
-  return remove_matching (set, match_pre_sleep, &time);
+  /* what was heard before a sleep says nothing about the turnover after it */
+  g_array_set_size (set->lost, 0);
+  set->last_lost_at = 0;
+  return remove_matching (set, match_pre_sleep, &time, NOT_LOST);
 }
 
 const RlEvidence *
@@ -415,4 +566,125 @@ rl_evidence_set_next_expiry (const RlEvidenceSet *set)
   for (guint i = 0; i < set->items->len; i++)
     next = MIN (next, g_array_index (set->items, RlEvidence, i).expires_at);
   return next;
+}
+
+void
+rl_evidence_set_set_ride_along (RlEvidenceSet *set, guint window_s, guint min_lost)
+{
+  set->ride_window_us = (gint64) window_s * RL_USEC_PER_SEC;
+  set->ride_min_lost = MAX (min_lost, 1);
+}
+
+/* One device heard now: the earliest start of an unbroken run of any of
+ * its BSSIDs, and its first sighting. */
+typedef struct {
+  guint64 device;
+  gint64 heard_since, first_heard;
+} Heard;
+
+static gint
+heard_cmp (gconstpointer a, gconstpointer b)
+{
+  guint64 x = ((const Heard *) a)->device, y = ((const Heard *) b)->device;
+  return x < y ? -1 : x > y;
+}
+
+static GArray *
+heard_devices (const RlEvidenceSet *set)
+{
+  const RlEvidence *items = (const RlEvidence *) (gconstpointer) set->items->data;
+  GArray *all = g_array_new (FALSE, FALSE, sizeof (Heard));
+  guint n = 0;
+
+  for (guint i = 0; i < set->items->len; i++)
+    {
+      Heard h;
+      if (!beacon_device (&items[i], &h.device))
+        continue;
+      h.heard_since = items[i].beacon.heard_since;
+      h.first_heard = items[i].beacon.first_heard;
+      g_array_append_val (all, h);
+    }
+  g_array_sort (all, heard_cmp);
+  for (guint i = 0; i < all->len; i++)
+    {
+      Heard *h = &g_array_index (all, Heard, i), *prev = n > 0 ? &g_array_index (all, Heard, n - 1) : NULL;
+      if (prev != NULL && prev->device == h->device)
+        {
+          prev->heard_since = MIN (prev->heard_since, h->heard_since);
+          prev->first_heard = MIN (prev->first_heard, h->first_heard);
+        }
+      else
+        g_array_index (all, Heard, n++) = *h;
+    }
+  g_array_set_size (all, n);
+  return all;
+}
+
+/* docs/policy.md rule 4c: a machine that moves keeps hearing what travels
+ * with it (a coach's router, a MiFi, a travel router) while everything
+ * else comes and goes; a machine in a place keeps hearing its
+ * neighbours, if only now and then. */
+gboolean
+rl_evidence_set_update_riders (RlEvidenceSet *set, gint64 now)
+{
+  RlEvidence *items = (RlEvidence *) (gpointer) set->items->data;
+  g_autoptr (GArray) heard = NULL;
+  gint64 window = set->ride_window_us, since = now - window;
+  guint n_long = 0, n_gapped = 0, n_settled = 0;
+  gboolean changed = FALSE;
+
+  if (window <= 0)
+    g_array_set_size (set->riders, 0);
+  else
+    {
+      /* losses older than three windows no longer count */
+      for (guint i = set->lost->len; i > 0; i--)
+        if (g_array_index (set->lost, Lost, i - 1).lost_at < now - 3 * window)
+          g_array_remove_index_fast (set->lost, i - 1);
+      heard = heard_devices (set);
+      for (guint i = 0; i < heard->len; i++)
+        {
+          const Heard *h = &g_array_index (heard, Heard, i);
+          if (h->heard_since <= since)
+            n_long++;
+          else if (h->first_heard <= since)
+            n_gapped++;
+          if (h->first_heard <= since && !is_rider (set, h->device))
+            n_settled++;
+        }
+      /* devices around for a window beside the riders: the machine stopped;
+       * nothing lost for six windows: nothing says it still moves */
+      if (n_settled >= 2 || now - set->last_lost_at > 6 * window)
+        g_array_set_size (set->riders, 0);
+      if (n_gapped == 0 && set->lost->len >= MAX (set->ride_min_lost, 2 * n_long))
+        for (guint i = 0; i < heard->len; i++)
+          {
+            const Heard *h = &g_array_index (heard, Heard, i);
+            guint came_and_went = 0;
+            if (h->heard_since > since || is_rider (set, h->device))
+              continue;
+            for (guint j = 0; j < set->lost->len; j++)
+              {
+                const Lost *l = &g_array_index (set->lost, Lost, j);
+                if (l->first_heard > h->heard_since && l->lost_at - l->first_heard < window)
+                  came_and_went++;
+              }
+            if (came_and_went >= 2)
+              g_array_append_val (set->riders, h->device);
+          }
+    }
+  for (guint i = 0; i < set->items->len; i++)
+    {
+      guint64 device;
+      guint32 flags;
+      if (items[i].kind != RL_SOURCE_BEACON)
+        continue;
+      flags = items[i].beacon.flags & ~(guint32) RL_BEACON_INFO_RIDES_ALONG;
+      if (beacon_device (&items[i], &device) && is_rider (set, device))
+        flags |= RL_BEACON_INFO_RIDES_ALONG;
+      changed |= flags != items[i].beacon.flags;
+      items[i].beacon.flags = flags;
+    }
+  return changed;
 }

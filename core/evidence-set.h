@@ -41,6 +41,21 @@ void rl_evidence_set_set_gps_still (RlEvidenceSet *set, double still_speed_kmh, 
  * marked untrusted, since the set was made. */
 void rl_evidence_set_gps_limit_counts (const RlEvidenceSet *set, guint64 *kept_out, guint64 *untrusted);
 
+/* Access points that ride along with the machine (docs/policy.md rule
+ * 4c): a device (first five BSSID octets, globally administered) heard
+ * without a break for @window_s, while at least MAX (@min_lost, twice the
+ * number of devices heard that long) other devices were lost in the last
+ * three windows — two of them first heard after it and lost within a
+ * window (they came and went) —
+ * and no other device first heard a window ago or earlier is heard now
+ * with a gap, is marked RL_BEACON_INFO_RIDES_ALONG.  The mark stays while
+ * the device is heard, until two unmarked devices have been around for a
+ * window (the machine stopped somewhere) or nothing was lost for six
+ * windows.  0 turns it off (the default). */
+void rl_evidence_set_set_ride_along (RlEvidenceSet *set, guint window_s, guint min_lost);
+/* Judges the marks above at @now; TRUE when a mark changed. */
+gboolean rl_evidence_set_update_riders (RlEvidenceSet *set, gint64 now);
+
 /* Great-circle metres between two positions in degrees. */
 double rl_distance_m (double lat1, double lon1, double lat2, double lon2);
 

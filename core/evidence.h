@@ -48,7 +48,21 @@ typedef struct {
   gint32 signal_mbm;      /* 100 * dBm; 0 when unknown */
   guint32 freq_mhz;
   char environment;       /* third byte of the Country string (' ', 'I', 'O', or a table number) */
+  /* Kept by the evidence set (rl_evidence_set_put), whatever the source
+   * wrote: when this BSSID was first heard in its current unbroken run,
+   * when its device (first five octets) was first heard even across gaps
+   * the set remembers, and RlBeaconInfoFlags. */
+  gint64 heard_since;
+  gint64 first_heard;
+  guint32 flags;
 } RlBeaconInfo;
+
+typedef enum {
+  /* Heard without a break while the access points around it came and went
+   * (rl_evidence_set_set_ride_along): it travels with the machine and says
+   * nothing about where the machine is (docs/policy.md rule 4c). */
+  RL_BEACON_INFO_RIDES_ALONG = 1 << 0,
+} RlBeaconInfoFlags;
 
 /* Wi-Fi bands, as a mask: which bands a scan covered, which band an AP is
  * on.  A scan that covered a band and did not hear an AP on it says the AP

@@ -101,6 +101,8 @@ rl_policy_params_init (RlPolicyParams *p)
   p->driver_weight = 0.4;
   p->beacon_faint_dbm = -85;
   p->beacon_faint_margin_db = 30;
+  p->beacon_ride_along_window_s = 600;
+  p->beacon_ride_along_lost = 4;
 }
 
 guint
@@ -210,6 +212,7 @@ typedef struct {
   /* freshness and moving platforms (core/contradiction.h) */
   const GArray *suspects;   /* beacons left out of the vote, or NULL */
   guint n_suspect;          /* live beacons left out */
+  guint n_riding;           /* live beacons left out: they travel with the machine (rule 4c) */
   gboolean airborne;
   double strongest_dbm;     /* the strongest AP heard (faint rule); 0: no signal known */
   gboolean network_yielded; /* a large network yielded to another country's APs */
@@ -1018,6 +1021,8 @@ collect_live (Tallying *t, const RlEvidence *ev, gsize n_ev, gint64 now, GPtrArr
         case RL_SOURCE_BEACON:
           if (e->n_countries > 0 && rl_contradiction_is_suspect (t->suspects, e))
             t->n_suspect++;
+          else if (e->n_countries > 0 && (e->beacon.flags & RL_BEACON_INFO_RIDES_ALONG))
+            t->n_riding++;
           else if (e->n_countries > 0)
             g_ptr_array_add (beacons, (gpointer) e);
           break;
@@ -1694,7 +1699,8 @@ describe_dissent (GString *s, const Tallying *t, RlCountry winner, const RlEvide
   for (gsize i = 0; i < n; i++)
     {
       const RlEvidence *e = &ev[i];
-      if (e->kind != RL_SOURCE_BEACON || !is_live (e, now) || e->n_countries == 0 || e->countries[0] == RL_COUNTRY_EU)
+      if (e->kind != RL_SOURCE_BEACON || !is_live (e, now) || e->n_countries == 0 || e->countries[0] == RL_COUNTRY_EU ||
+          (e->beacon.flags & RL_BEACON_INFO_RIDES_ALONG))
         continue;
       RlCountry c = t->regmap && e->countries[0] != RL_COUNTRY_WORLD ? t->regmap (e->countries[0], t->regmap_data) : e->countries[0];
       if (c == winner)
@@ -1937,6 +1943,11 @@ explain (const Verdict *v, const Tallying *t, const RlEvidence *ev, gsize n, gin
     g_string_append_printf (why, " %u access point%s a GPS fix contradicted stay%s suspect and do%s not vote.",
                             t->n_suspect, t->n_suspect == 1 ? "" : "s", t->n_suspect == 1 ? "s" : "",
                             t->n_suspect == 1 ? "es" : "");
+  if (t->n_riding > 0)
+    g_string_append_printf (why, " %u access point%s heard without a break while the others around came and went "
+                            "travel%s with the machine and do%s not vote.",
+                            t->n_riding, t->n_riding == 1 ? "" : "s", t->n_riding == 1 ? "s" : "",
+                            t->n_riding == 1 ? "es" : "");
   describe_driver_unused (why, t);
   describe_notes (why, t);
   g_free (*explanation);

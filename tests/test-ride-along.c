@@ -1,0 +1,306 @@
+/* Access points that ride along with the machine (docs/policy.md rule 4c),
+ * below the scenario files: the evidence set marks a device heard without
+ * a break while the others around it came and went, and only then.  Each
+ * test plays scans once a minute, as NetworkManager runs them while
+ * moving; a scan withdraws what it did not hear. */
+#include <stdio.h>
+#include <string.h>
+#include <glib.h>
+
+#include "core/evidence-set.h"
+
+#define SEC RL_USEC_PER_SEC
+#define MIN_ (60 * SEC)
+#define T0 (G_GINT64_CONSTANT (1780639200) * SEC)
+
+static RlEvidence
+beacon_at (gint64 t, const char *bssid, const char *country)
+{
+  RlEvidence ev;
+  g_autofree char *key = g_strdup_printf ("beacon:%s", bssid);
+  RlCountry c;
+  unsigned int b[6];
+
+  g_assert_cmpint (sscanf (bssid, "%x:%x:%x:%x:%x:%x", &b[0], &b[1], &b[2], &b[3], &b[4], &b[5]), ==, 6);
+  rl_evidence_init (&ev, RL_SOURCE_BEACON, key, t, rl_expiry_after (t, 900));
+  for (guint i = 0; i < 6; i++)
+    ev.beacon.bssid[i] = (guint8) b[i];
+  ev.beacon.freq_mhz = 2437;
+  ev.beacon.signal_mbm = -6000;
+  g_assert_true (rl_country_parse (country, &c));
+  rl_evidence_add_country (&ev, c);
+  return ev;
+}
+
+/* One scan at minute @minute hearing @bssids (NULL-terminated), then the
+ * marks judged at its end, as the engine does before it decides. */
+static void
+scan (RlEvidenceSet *set, guint minute, const char *const *bssids)
+{
+  gint64 start = T0 + (gint64) minute * MIN_, end = start + 4 * SEC;
+
+  for (guint i = 0; bssids[i] != NULL; i++)
+    {
+      RlEvidence ev = beacon_at (start + 2 * SEC, bssids[i], "DE");
+      g_assert_true (rl_evidence_set_put (set, &ev));
+    }
+  rl_evidence_set_drop_unheard (set, start, RL_BANDS_ANY);
+  rl_evidence_set_update_riders (set, end);
+}
+
+static gboolean
+rides (RlEvidenceSet *set, const char *bssid)
+{
+  g_autofree char *key = g_strdup_printf ("beacon:%s", bssid);
+  gsize n;
+  const RlEvidence *items = rl_evidence_set_items (set, &n);
+
+  for (gsize i = 0; i < n; i++)
+    if (strcmp (items[i].key, key) == 0)
+      return (items[i].beacon.flags & RL_BEACON_INFO_RIDES_ALONG) != 0;
+  g_error ("%s is not heard", bssid);
+}
+
+static RlEvidenceSet *
+new_set (guint window_s)
+{
+  RlEvidenceSet *set = rl_evidence_set_new (512);
+
+  rl_evidence_set_set_ride_along (set, window_s, 4);
+  return set;
+}
+
+/* Roadside access points: a different FRITZ!Box every @every minutes,
+ * heard in one scan only. */
+static const char *
+roadside (guint minute, guint every, char buf[18])
+{
+  if (minute % every != 0)
+    return NULL;
+  g_snprintf (buf, 18, "44:4e:6d:%02x:%02x:10", (minute / 256) & 0xff, minute & 0xff);
+  return buf;
+}
+
+#define COACH_24 "00:1b:53:61:20:01"
+#define COACH_5 "00:1b:53:61:20:05"
+#define COACH_6 "00:1b:53:61:20:09"
+#define TRAVEL "94:83:c4:2b:71:5e"
+
+/* A coach from Berlin: its router (two BSSIDs of one device) and a
+ * passenger's travel router, heard in every scan; the bus station's four
+ * routers for five minutes, then a roadside router every seven minutes.
+ * Both ride along once two roadside routers came and went, and stay so
+ * through 50 minutes with no roadside router at all; the station at the
+ * end, heard for a window, settles them. */
+static void
+test_coach (void)
+{
+  g_autoptr (RlEvidenceSet) set = new_set (600);
+  const char *station[] = { COACH_24, COACH_5, TRAVEL, "00:1f:3f:8c:02:71", "88:71:b1:31:5a:e0",
+                            "3c:a6:2f:20:44:13", "1c:ed:6f:52:90:0a", NULL };
+  const char *arrival[] = { COACH_24, COACH_5, COACH_6, TRAVEL, "00:0b:86:72:c1:40", "a0:1b:29:5d:37:02",
+                            "54:67:51:0e:aa:91", NULL };
+  guint m;
+
+  for (m = 0; m < 5; m++)
+    scan (set, m, station);
+  g_assert_false (rides (set, COACH_24));
+  for (; m < 240; m++)
+    {
+      char buf[18];
+      const char *road = m < 120 || m >= 170 ? roadside (m, 7, buf) : NULL;
+      const char *heard[] = { COACH_24, COACH_5, TRAVEL, road, NULL };
+      scan (set, m, heard);
+      /* ten minutes heard, the station's routers lost, but only one
+       * roadside router came and went yet: not enough */
+      if (m == 10)
+        g_assert_false (rides (set, TRAVEL));
+      if (m == 20)
+        {
+          g_assert_true (rides (set, COACH_24));
+          g_assert_true (rides (set, COACH_5));
+          g_assert_true (rides (set, TRAVEL));
+        }
+    }
+  /* four hours on, after 50 minutes with no roadside router: still riding */
+  g_assert_true (rides (set, COACH_24));
+  g_assert_true (rides (set, TRAVEL));
+  /* the coach's 6 GHz radio comes up: the same device, riding */
+  for (; m < 250; m++)
+    scan (set, m, arrival);
+  g_assert_true (rides (set, COACH_6));
+  g_assert_true (rides (set, COACH_24));
+  /* at the station for a window: stopped, the marks go */
+  for (; m < 252; m++)
+    scan (set, m, arrival);
+  g_assert_false (rides (set, COACH_24));
+  g_assert_false (rides (set, COACH_6));
+  g_assert_false (rides (set, TRAVEL));
+}
+
+/* A house by a busy road with solid neighbours: the FRITZ!Box and four
+ * neighbours' routers in every scan, then twelve cars' hotspots within
+ * twenty minutes, each heard once.  That is the turnover of a coach
+ * (twice the five devices heard throughout), so they are marked: the
+ * limit of the rule.  An hour with nothing lost takes the marks away. */
+#define HOUSE_BY_THE_ROAD "3c:a6:2f:11:22:33", "88:71:b1:40:11:02", "44:4e:6d:77:81:0c", "1c:ed:6f:02:9a:31", \
+  "00:1f:3f:12:34:56"
+
+static void
+test_home_burst (void)
+{
+  g_autoptr (RlEvidenceSet) set = new_set (600);
+  guint m;
+
+  for (m = 0; m < 100; m++)
+    {
+      char car[18];
+      const char *heard[] = { HOUSE_BY_THE_ROAD, NULL, NULL };
+      if (m >= 30 && m < 54 && m % 2 == 0)
+        {
+          g_snprintf (car, sizeof car, "00:26:7e:%02x:30:01", m & 0xff);
+          heard[5] = car;
+        }
+      scan (set, m, heard);
+      if (m == 53)
+        g_assert_true (rides (set, "3c:a6:2f:11:22:33"));
+    }
+  g_assert_true (rides (set, "3c:a6:2f:11:22:33"));
+  for (; m < 120; m++)
+    {
+      const char *heard[] = { HOUSE_BY_THE_ROAD, NULL };
+      scan (set, m, heard);
+    }
+  g_assert_false (rides (set, "3c:a6:2f:11:22:33"));
+  g_assert_false (rides (set, "00:1f:3f:12:34:56"));
+}
+
+/* The same coach with the rule off: nothing is marked. */
+static void
+test_off (void)
+{
+  g_autoptr (RlEvidenceSet) set = new_set (0);
+
+  for (guint m = 0; m < 120; m++)
+    {
+      char buf[18];
+      const char *heard[] = { COACH_24, TRAVEL, m < 5 ? "00:1f:3f:8c:02:71" : roadside (m, 3, buf), NULL };
+      scan (set, m, heard);
+      g_assert_false (rides (set, COACH_24));
+      g_assert_false (rides (set, TRAVEL));
+    }
+}
+
+/* A house by a road: the FRITZ!Box and a devolo repeater in every scan,
+ * three neighbours' routers missing from one scan in three, and a car's
+ * hotspot (globally administered) passing every five minutes, heard in
+ * one scan.  Three hours: the neighbours keep being heard, so the house's
+ * routers never ride along. */
+static void
+test_home_flicker (void)
+{
+  g_autoptr (RlEvidenceSet) set = new_set (600);
+
+  for (guint m = 0; m < 180; m++)
+    {
+      char car[18];
+      const char *heard[8];
+      guint n = 0;
+      heard[n++] = "3c:a6:2f:11:22:33";
+      heard[n++] = "f4:06:8d:51:0a:20";
+      if (m % 3 != 0)
+        heard[n++] = "88:71:b1:40:11:02";
+      if (m % 3 != 1)
+        heard[n++] = "44:4e:6d:77:81:0c";
+      if (m % 3 != 2)
+        heard[n++] = "1c:ed:6f:02:9a:31";
+      if (m % 5 == 0)
+        {
+          g_snprintf (car, sizeof car, "00:26:7e:%02x:10:01", m & 0xff);
+          heard[n++] = car;
+        }
+      heard[n] = NULL;
+      scan (set, m, heard);
+      g_assert_false (rides (set, "3c:a6:2f:11:22:33"));
+      g_assert_false (rides (set, "f4:06:8d:51:0a:20"));
+    }
+}
+
+/* The laptop carried into the basement: the neighbours (heard from the
+ * first scan or the second) are lost at once, nothing new comes and goes:
+ * the house's routers do not ride along. */
+static void
+test_basement (void)
+{
+  g_autoptr (RlEvidenceSet) set = new_set (600);
+  const char *first[] = { "3c:a6:2f:11:22:33", "f4:06:8d:51:0a:20", "88:71:b1:40:11:02", "44:4e:6d:77:81:0c", NULL };
+  const char *upstairs[] = { "3c:a6:2f:11:22:33", "f4:06:8d:51:0a:20", "88:71:b1:40:11:02", "44:4e:6d:77:81:0c",
+                             "1c:ed:6f:02:9a:31", "00:1f:3f:12:34:56", NULL };
+  const char *basement[] = { "3c:a6:2f:11:22:33", "f4:06:8d:51:0a:20", NULL };
+  guint m;
+
+  scan (set, 0, first);
+  for (m = 1; m < 30; m++)
+    scan (set, m, upstairs);
+  for (; m < 120; m++)
+    {
+      scan (set, m, basement);
+      g_assert_false (rides (set, "3c:a6:2f:11:22:33"));
+    }
+}
+
+/* A flat: its own router and five neighbours heard without a break, and a
+ * stream of devices heard once (phones' hotspots with vendor addresses,
+ * passers-by): more than four lost, but fewer than twice the six devices
+ * that stayed, so nothing rides along. */
+static void
+test_apartment (void)
+{
+  g_autoptr (RlEvidenceSet) set = new_set (600);
+
+  for (guint m = 0; m < 120; m++)
+    {
+      char once[18];
+      const char *heard[] = { "3c:a6:2f:11:22:33", "88:71:b1:40:11:02", "44:4e:6d:77:81:0c", "1c:ed:6f:02:9a:31",
+                              "00:1f:3f:12:34:56", "a0:1b:29:5d:37:02", NULL, NULL };
+      if (m % 3 == 0)
+        {
+          g_snprintf (once, sizeof once, "00:26:7e:%02x:20:01", m & 0xff);
+          heard[6] = once;
+        }
+      scan (set, m, heard);
+      g_assert_false (rides (set, "3c:a6:2f:11:22:33"));
+    }
+}
+
+/* A phone's hotspot (a made-up, locally administered address) is no
+ * device of this rule: never marked, never counted as lost. */
+static void
+test_local_addresses (void)
+{
+  g_autoptr (RlEvidenceSet) set = new_set (600);
+
+  for (guint m = 0; m < 60; m++)
+    {
+      char la[18];
+      const char *heard[] = { "da:a1:19:00:00:01", "3c:a6:2f:11:22:33", la, NULL };
+      g_snprintf (la, sizeof la, "ee:%02x:19:00:00:02", m & 0xff);
+      scan (set, m, heard);
+      g_assert_false (rides (set, "da:a1:19:00:00:01"));
+      g_assert_false (rides (set, "3c:a6:2f:11:22:33"));
+    }
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/ride-along/coach", test_coach);
+  g_test_add_func ("/ride-along/off", test_off);
+  g_test_add_func ("/ride-along/home-flicker", test_home_flicker);
+  g_test_add_func ("/ride-along/basement", test_basement);
+  g_test_add_func ("/ride-along/apartment", test_apartment);
+  g_test_add_func ("/ride-along/home-burst", test_home_burst);
+  g_test_add_func ("/ride-along/local-addresses", test_local_addresses);
+  return g_test_run ();
+}
