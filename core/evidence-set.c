@@ -41,6 +41,8 @@ typedef struct {
  * busy road; a flood of made-up devices only pushes out older losses. */
 #define LOST_MAX 128
 #define NOT_LOST G_MININT64
+/* windows with nothing lost after which no device rides along any more */
+#define RIDERS_QUIET 24
 
 RlEvidenceSet *
 rl_evidence_set_new (guint max_per_kind)
@@ -631,7 +633,7 @@ rl_evidence_set_update_riders (RlEvidenceSet *set, gint64 now)
   RlEvidence *items = (RlEvidence *) (gpointer) set->items->data;
   g_autoptr (GArray) heard = NULL;
   gint64 window = set->ride_window_us, since = now - window;
-  guint n_long = 0, n_gapped = 0, n_settled = 0;
+  guint n_long = 0, n_gapped = 0;
   gboolean changed = FALSE;
 
   if (window <= 0)
@@ -650,12 +652,14 @@ rl_evidence_set_update_riders (RlEvidenceSet *set, gint64 now)
             n_long++;
           else if (h->first_heard <= since)
             n_gapped++;
-          if (h->first_heard <= since && !is_rider (set, h->device))
-            n_settled++;
         }
-      /* devices around for a window beside the riders: the machine stopped;
-       * nothing lost for six windows: nothing says it still moves */
-      if (n_settled >= 2 || now - set->last_lost_at > 6 * window)
+      /* A device that rode along still does where the machine stops (a
+       * travel router in a hotel room says what it said on the road), until
+       * its run breaks.  Only a long silence, nothing lost for
+       * RIDERS_QUIET windows, takes the marks away: a house whose every
+       * neighbour is heard without a break looks like a coach while a
+       * burst of devices passes. */
+      if (now - set->last_lost_at > RIDERS_QUIET * window)
         g_array_set_size (set->riders, 0);
       if (n_gapped == 0 && set->lost->len >= MAX (set->ride_min_lost, 2 * n_long))
         for (guint i = 0; i < heard->len; i++)

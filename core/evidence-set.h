@@ -49,9 +49,8 @@ void rl_evidence_set_gps_limit_counts (const RlEvidenceSet *set, guint64 *kept_o
  * window (they came and went) —
  * and no other device first heard a window ago or earlier is heard now
  * with a gap, is marked RL_BEACON_INFO_RIDES_ALONG.  The mark stays while
- * the device is heard, until two unmarked devices have been around for a
- * window (the machine stopped somewhere) or nothing was lost for six
- * windows.  0 turns it off (the default). */
+ * the device is heard without a break, also where the machine stops,
+ * until nothing was lost for 24 windows.  0 turns it off (the default). */
 void rl_evidence_set_set_ride_along (RlEvidenceSet *set, guint window_s, guint min_lost);
 /* Judges the marks above at @now; TRUE when a mark changed. */
 gboolean rl_evidence_set_update_riders (RlEvidenceSet *set, gint64 now);

@@ -90,8 +90,8 @@ roadside (guint minute, guint every, char buf[18])
  * passenger's travel router, heard in every scan; the bus station's four
  * routers for five minutes, then a roadside router every seven minutes.
  * Both ride along once two roadside routers came and went, and stay so
- * through 50 minutes with no roadside router at all; the station at the
- * end, heard for a window, settles them. */
+ * through 50 minutes with no roadside router at all, and at the station
+ * at the end; a run broken makes a device new. */
 static void
 test_coach (void)
 {
@@ -130,19 +130,29 @@ test_coach (void)
     scan (set, m, arrival);
   g_assert_true (rides (set, COACH_6));
   g_assert_true (rides (set, COACH_24));
-  /* at the station for a window: stopped, the marks go */
-  for (; m < 252; m++)
+  /* an hour at the station among its routers: the travel router still
+   * travels with the machine */
+  for (; m < 310; m++)
     scan (set, m, arrival);
-  g_assert_false (rides (set, COACH_24));
-  g_assert_false (rides (set, COACH_6));
+  g_assert_true (rides (set, COACH_6));
+  g_assert_true (rides (set, TRAVEL));
+  /* switched off and on again: a new run, not marked */
+  for (; m < 312; m++)
+    {
+      const char *station_only[] = { "00:0b:86:72:c1:40", "a0:1b:29:5d:37:02", "54:67:51:0e:aa:91", NULL };
+      scan (set, m, station_only);
+    }
+  scan (set, m++, arrival);
   g_assert_false (rides (set, TRAVEL));
+  g_assert_false (rides (set, COACH_24));
 }
 
 /* A house by a busy road with solid neighbours: the FRITZ!Box and four
  * neighbours' routers in every scan, then twelve cars' hotspots within
  * twenty minutes, each heard once.  That is the turnover of a coach
  * (twice the five devices heard throughout), so they are marked: the
- * limit of the rule.  An hour with nothing lost takes the marks away. */
+ * limit of the rule: 00 at home, never a wrong country.  Four hours with
+ * nothing lost take the marks away. */
 #define HOUSE_BY_THE_ROAD "3c:a6:2f:11:22:33", "88:71:b1:40:11:02", "44:4e:6d:77:81:0c", "1c:ed:6f:02:9a:31", \
   "00:1f:3f:12:34:56"
 
@@ -166,7 +176,7 @@ test_home_burst (void)
         g_assert_true (rides (set, "3c:a6:2f:11:22:33"));
     }
   g_assert_true (rides (set, "3c:a6:2f:11:22:33"));
-  for (; m < 120; m++)
+  for (; m < 53 + 241; m++)
     {
       const char *heard[] = { HOUSE_BY_THE_ROAD, NULL };
       scan (set, m, heard);
