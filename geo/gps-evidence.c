@@ -92,19 +92,26 @@ short_distance_m (double lat1, double lon1, double lat2, double lon2)
   return r * sqrt (x * x + y * y);
 }
 
-/* @beyond: no border lies within the lookup's exact range of the point
- * looked up: out->border_m is then a lower bound, not a distance. */
+/* @bound: out->border_m is a lower bound, not a distance: no border lies
+ * within the lookup's exact range of the point looked up, or the result
+ * is the last lookup's, carried over.  That is reused only when the fix
+ * moved less than a tenth of the last border distance (the country cannot
+ * have changed) and the bound still lies beyond @reach, the error radius
+ * plus the border margin: whether the fix names the neighbour, and whether
+ * its circle reaches the border, are then the same as with the distance
+ * itself.  Nearer, the distance is looked up: a bound taken as exact would
+ * put a border inside an error circle it is not in. */
 static gboolean
 cached_lookup (const RlGpsEvidenceParams *params, RlGpsLookupCache *cache,
-               double lat, double lon, RlBoundaryResult *out, gboolean *beyond)
+               double lat, double lon, double reach, RlBoundaryResult *out, gboolean *bound)
 {
   if (cache != NULL && cache->valid && cache->result.border_m > 0 && isfinite (lat) && isfinite (lon))
     {
       double moved = short_distance_m (cache->lat, cache->lon, lat, lon);
-      if (moved <= cache->result.border_m / 10)
+      if (moved <= cache->result.border_m / 10 && cache->result.border_m - moved > reach)
         {
           *out = cache->result;
-          *beyond = cache->result.border_m >= RL_BOUNDARY_EXACT_M && cache->result.neighbour == RL_COUNTRY_NONE;
+          *bound = TRUE;
           out->border_m = cache->result.border_m - moved;
           cache->reused++;
           return TRUE;
@@ -112,7 +119,7 @@ cached_lookup (const RlGpsEvidenceParams *params, RlGpsLookupCache *cache,
     }
   if (!params->lookup (params->index, lat, lon, out))
     return FALSE;
-  *beyond = out->border_m >= RL_BOUNDARY_EXACT_M && out->neighbour == RL_COUNTRY_NONE;
+  *bound = out->border_m >= RL_BOUNDARY_EXACT_M && out->neighbour == RL_COUNTRY_NONE;
   if (cache != NULL)
     {
       cache->valid = TRUE;
@@ -136,15 +143,15 @@ rl_gps_evidence_from_fix_cached (const RlGpsEvidenceParams *params, RlGpsLookupC
                                  const RlGpsFix *fix, gint64 observed_at, RlEvidence *ev)
 {
   RlBoundaryResult where = { RL_COUNTRY_NONE, -1, RL_COUNTRY_NONE };
-  gboolean assumed, beyond = FALSE;
+  gboolean assumed, bound = FALSE;
   double error_m;
   char cc[3], *p;
 
   g_return_val_if_fail (params->lookup != NULL, FALSE);
 
-  if (!cached_lookup (params, cache, fix->lat, fix->lon, &where, &beyond))
-    return FALSE;
   error_m = rl_gps_fix_error_m (fix, params->uere_m, params->unknown_error_m, &assumed);
+  if (!cached_lookup (params, cache, fix->lat, fix->lon, error_m + params->border_margin_m, &where, &bound))
+    return FALSE;
 
   rl_evidence_init (ev, RL_SOURCE_GPS, "gps", observed_at,
                     rl_expiry_after (observed_at, params->max_age_s));
@@ -181,7 +188,7 @@ rl_gps_evidence_from_fix_cached (const RlGpsEvidenceParams *params, RlGpsLookupC
   p = put_str (p, assumed ? " m (accuracy unknown)" : " m");
   if (where.country == RL_COUNTRY_NONE)
     p = put_str (p, " at sea");
-  if (where.border_m >= 0 && beyond)
+  if (where.border_m >= 0 && bound && where.neighbour == RL_COUNTRY_NONE)
     {
       /* "more than 4.9 km from any border": a bound, rounded down */
       p = put_str (p, ", more than ");
@@ -190,8 +197,11 @@ rl_gps_evidence_from_fix_cached (const RlGpsEvidenceParams *params, RlGpsLookupC
     }
   else if (where.border_m >= 0)
     {
-      p = put_str (p, ", ");
-      p = format_distance (p, where.border_m);
+      /* a bound carried over from the last lookup: "more than 1.2 km from FR border" */
+      p = put_str (p, bound ? ", more than " : ", ");
+      p = format_distance (p, !bound ? where.border_m
+                                   : where.border_m < 1000 ? floor (where.border_m / 10) * 10
+                                                           : floor (where.border_m / 100) * 100);
       if (where.neighbour == RL_COUNTRY_NONE)
         p = put_str (p, where.country == RL_COUNTRY_NONE ? " from any waters" : " from the nearest border");
       else

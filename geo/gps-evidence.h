@@ -37,7 +37,10 @@ double rl_gps_fix_error_m (const RlGpsFix *fix, double uere_m, double unknown_er
 /* Successive fixes of one receiver are close together: a point within a
  * tenth of the previous one's border distance lies in the same country (the
  * border distance bounds the disc around it), so the lookup is skipped and
- * the border distance carried over as a lower bound (previous − moved).
+ * the border distance carried over as a lower bound (previous − moved) —
+ * only while that bound lies beyond the fix's error radius plus the border
+ * margin, where it decides the same as the distance would; the text then
+ * says "more than".
  * Zero-initialise one per stream of fixes; NULL disables it. */
 typedef struct {
   gboolean valid;

@@ -1,5 +1,6 @@
 /* GPS fix → evidence: error radius, the border rule, sea, expiry, words. */
 #include <math.h>
+#include <string.h>
 #include "geo/gps-evidence.h"
 #include "tests/gps-test-util.h"
 
@@ -171,6 +172,40 @@ test_refused_and_expiry (void)
   g_assert_true (g_str_has_prefix (ev.detail, "GPS fix 41.00S 3.25W"));
 }
 
+/* The lookup cache carries a border distance over as a lower bound only
+ * where the bound decides the same as the distance: a Saint-Gingolph café
+ * 167 m from the border, then 14 m further from it with a ±160 m indoor fix
+ * — the bound (153 m) would put the border inside the circle, the
+ * distance (181 m) does not.  Far from the border the lookup is skipped and
+ * the text says it is a bound. */
+static void
+test_cache_bound (void)
+{
+  RlGpsEvidenceParams p;
+  RlGpsLookupCache cache = { 0 };
+  const double m_per_deg_lon = 111320.0 * cos (46.388 * G_PI / 180);
+  RlGpsFix a = fix_at (46.388, 7.80 + 167 / m_per_deg_lon), b = fix_at (46.388, 7.80 + 181 / m_per_deg_lon);
+  RlGpsFix far = fix_at (46.388, 7.80 + 3000 / m_per_deg_lon), near_far = fix_at (46.388, 7.80 + 2990 / m_per_deg_lon);
+  RlEvidence ev;
+
+  params_init (&p);
+  a.hdop = 14;   /* ±70 m */
+  b.hdop = 32;   /* ±160 m */
+  g_assert_true (rl_gps_evidence_from_fix_cached (&p, &cache, &a, 0, &ev));
+  g_assert_true (rl_gps_evidence_from_fix_cached (&p, &cache, &b, 0, &ev));
+  g_assert_cmpfloat_with_epsilon (ev.gps.border_m, 181, 0.5);
+  g_assert_false (rl_gps_circle_reaches_border (&ev));
+  g_assert_cmpuint (cache.reused, ==, 0);
+
+  far.hdop = near_far.hdop = 2;
+  g_assert_true (rl_gps_evidence_from_fix_cached (&p, &cache, &far, 0, &ev));
+  g_assert_true (rl_gps_evidence_from_fix_cached (&p, &cache, &near_far, 0, &ev));
+  g_assert_cmpuint (cache.reused, ==, 1);
+  g_assert_cmpuint (ev.n_countries, ==, 1);
+  g_assert_cmpfloat (ev.gps.border_m, <=, 2990.5);
+  g_assert_nonnull (strstr (ev.detail, "more than 2.9 km from FR border"));
+}
+
 int
 main (int argc, char **argv)
 {
@@ -179,6 +214,7 @@ main (int argc, char **argv)
   g_test_add_func ("/gps-evidence/inland", test_inland);
   g_test_add_func ("/gps-evidence/border-rule", test_border_rule);
   g_test_add_func ("/gps-evidence/sea", test_sea);
+  g_test_add_func ("/gps-evidence/cache-bound", test_cache_bound);
   g_test_add_func ("/gps-evidence/refused-expiry", test_refused_and_expiry);
   return g_test_run ();
 }
