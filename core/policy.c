@@ -173,6 +173,7 @@ typedef struct {
   gboolean network_yields;  /* a large network, outvoted by many operators' witness for another country */
   RlCountry location;       /* the location code before mapping (AX for FI) */
   gboolean cell_strong;     /* a modem's network names only this country */
+  gboolean cell_overruled;  /* … but another country's access points or a fix stand here: it confirms only */
   gboolean heard_well;      /* an AP naming it is not faint (rule 4) */
   gboolean network_only;    /* its beacon witness is one operator's large network alone */
   guint network_votes;      /* that network's operator's votes for it (after the cap) */
@@ -929,16 +930,36 @@ collect_cell (Tallying *t, const RlEvidence *e)
     }
 }
 
+/* Does anything with a range of metres place the machine in a country
+ * other than @y's: a beacon witness (not one operator's network alone) or
+ * a fix naming only that country?  Then a mast across the border is the
+ * likelier story than the access points' or the fix's error, and the cell
+ * only confirms (a laptop in Lifford on Vodafone UK's Strabane mast, three
+ * Irish operators' routers around it). */
+static gboolean
+other_place_here (const Tallying *t, const Tally *y)
+{
+  for (guint i = 0; i < t->tallies->len; i++)
+    {
+      const Tally *o = &g_array_index (t->tallies, Tally, i);
+      if (o != y && o->pub.country != y->pub.country &&
+          ((o->beacon_witnesses > 0 && !o->network_only) || o->gps_strong))
+        return TRUE;
+    }
+  return FALSE;
+}
+
 static void
-weigh_cell (const RlPolicyParams *p, Tally *y, double *miss)
+weigh_cell (const Tallying *t, Tally *y, double *miss)
 {
   y->pub.cell_ambiguous = y->pub.cell && !y->cell_strong;
   if (!y->pub.cell)
     return;
   y->pub.witnesses++;
-  if (y->cell_strong)
+  y->cell_overruled = y->cell_strong && other_place_here (t, y);
+  if (y->cell_strong && !y->cell_overruled)
     y->pub.deciding++;
-  *miss *= 1.0 - p->cell_weight;
+  *miss *= 1.0 - t->params->cell_weight;
 }
 
 /* A self-managed card's country is the firmware's reading of the access
@@ -991,7 +1012,9 @@ describe_cell (GString *s, const Tally *y, gboolean first)
   if (!y->pub.cell)
     return;
   g_string_append_printf (s, "%sa modem's mobile network (its MCC) %s", first ? "" : "; ",
-                          y->cell_strong ? "names it" : "names it and other countries: it confirms, never decides");
+                          y->cell_overruled ? "names it, but access points or a GPS fix place the machine in another "
+                                              "country (a mast across a border): it confirms, never decides"
+                          : y->cell_strong ? "names it" : "names it and other countries: it confirms, never decides");
 }
 
 /* Sorts the live items: the newest good fix speaks for the GPS, beacons
@@ -1198,7 +1221,7 @@ weigh (Tallying *t)
         miss *= 1.0 - p->timezone_weight;
       if (y->pub.eu)
         miss *= 1.0 - p->beacon_eu_weight;
-      weigh_cell (p, y, &miss);
+      weigh_cell (t, y, &miss);
       weigh_driver (p, y, &miss);
       y->pub.confidence = y->pub.witnesses > 0 ? 1.0 - miss : 0.0;
     }
