@@ -171,7 +171,9 @@ typedef struct {
   guint network_channels;
   guint network_bands;
   gboolean network_yields;  /* a large network, outvoted by many operators' witness for another country */
-  RlCountry location;       /* the location code before mapping (AX for FI) */
+  RlCountry location;       /* the location code before mapping (AX for FI): the fix's, else the first named */
+  gboolean location_by_fix; /* @location is the one the GPS fix names */
+  gboolean location_mixed;  /* other evidence named other locations with the same rules (234: GG, JE) */
   gboolean cell_strong;     /* a modem's network names only this country */
   gboolean cell_overruled;  /* … but another country's access points or a fix stand here: it confirms only */
   gboolean heard_well;      /* an AP naming it is not faint (rule 4) */
@@ -251,7 +253,10 @@ tally_get (Tallying *t, RlCountry location)
     {
       Tally *y = &g_array_index (t->tallies, Tally, i);
       if (y->pub.country == code)
-        return y;
+        {
+          y->location_mixed |= y->location != location;
+          return y;
+        }
     }
   g_array_set_size (t->tallies, t->tallies->len + 1);
   Tally *y = &g_array_index (t->tallies, Tally, t->tallies->len - 1);
@@ -1098,6 +1103,8 @@ tally_gps (Tallying *t)
       if (c > 0 && !rl_gps_circle_reaches_border (t->gps))
         continue;
       Tally *y = tally_get (t, t->gps->countries[c]);
+      y->location = t->gps->countries[c];
+      y->location_by_fix = TRUE;
       y->pub.gps = TRUE;
       y->gps_strong = t->gps->n_countries == 1;
       y->pub.gps_ambiguous = t->gps->n_countries > 1;
@@ -1813,7 +1820,9 @@ explain_agreement (const Verdict *v, const Tallying *t, gint64 now, GString *lin
       g_string_append_printf (why, "Decided %s with confidence %.2f: ", cc, y->pub.confidence);
       describe_support (why, y, t);
       g_string_append (why, ".");
-      if (y->location != y->pub.country)
+      /* which place's rules: the fix's, or one every witness names (not
+       * the first of 234's GG and JE) */
+      if (y->location != y->pub.country && (y->location_by_fix || !y->location_mixed))
         g_string_append_printf (why, " %s uses the rules of %s.", rl_country_to_string (y->location, cc2), cc);
       return;
     }
@@ -1946,7 +1955,7 @@ explain (const Verdict *v, const Tallying *t, const RlEvidence *ev, gsize n, gin
       break;
     }
   if (t->gps != NULL && (t->gps->gps.flags & RL_GPS_INFO_UNTRUSTED))
-    g_string_append_printf (why, " %s: a jump no vehicle makes, so it confirms at most, never decides.",
+    g_string_append_printf (why, " %s: it is not trusted, so it confirms at most, never decides.",
                             evidence_text (t, t->gps, "The GPS fix", text, sizeof text));
   for (guint i = 0; i < t->tallies->len; i++)
     if (g_array_index (t->tallies, Tally, i).tz_declined)

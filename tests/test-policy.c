@@ -410,6 +410,35 @@ test_zone_own_country (void)
     }
 }
 
+/* St Helier: the cell's 234-50 names GG and JE (both use GB's rules), the
+ * access points GB, the fix JE.  The reasons name the fix's place, not the
+ * first of the cell's; with no fix they name no territory. */
+static void
+test_territory_named_by_fix (void)
+{
+  g_autoptr (GArray) a = g_array_new (FALSE, TRUE, sizeof (RlEvidence));
+  RlEvidence cell;
+
+  add_ap (a, "24:a4:3c:51:0e:20", "GB", "Cafe-Esplanade", 2437);
+  add_ap (a, "c8:0e:14:77:21:b0", "GB", "JT-Fibre-21B0", 2412);
+  add_ap (a, "00:1e:58:31:aa:04", "GB", "Sure-AA04", 2462);
+  rl_evidence_init (&cell, RL_SOURCE_CELL, "cell:0", NOW - RL_USEC_PER_SEC, RL_NEVER);
+  rl_evidence_add_country (&cell, RL_COUNTRY ('G', 'G'));
+  rl_evidence_add_country (&cell, RL_COUNTRY ('J', 'E'));
+  g_array_append_val (a, cell);
+  {
+    g_autoptr (RlDecision) d = decide_at (a, NULL, NOW);
+    assert_decision (d, "GB", RL_STATE_DECIDED, RL_REASON_AGREEMENT);
+    g_assert_null (strstr (d->explanation, "uses the rules of"));
+  }
+  add_gps (a, "JE", 10);
+  {
+    g_autoptr (RlDecision) d = decide_at (a, NULL, NOW);
+    assert_decision (d, "GB", RL_STATE_DECIDED, RL_REASON_AGREEMENT);
+    g_assert_nonnull (strstr (d->explanation, "JE uses the rules of GB"));
+  }
+}
+
 static void
 test_faint_and_zone (void)
 {
@@ -901,6 +930,7 @@ main (int argc, char **argv)
     }
   g_test_add_func ("/policy/hold-down-timing", test_hold_down_timing);
   g_test_add_func ("/policy/zone-own-country", test_zone_own_country);
+  g_test_add_func ("/policy/territory-named-by-fix", test_territory_named_by_fix);
   g_test_add_func ("/policy/properties", test_properties);
   g_test_add_func ("/policy/flood-one-operator", test_flood_one_operator);
   g_test_add_func ("/policy/scenario-ssid-bytes", test_scenario_ssid_bytes);
