@@ -636,6 +636,13 @@ rl_evidence_set_update_riders (RlEvidenceSet *set, gint64 now)
   guint n_long = 0, n_gapped = 0;
   gboolean changed = FALSE;
 
+  /* nothing heard: nothing rides along, and no flag to change (the common
+   * case of a long GPS log, decided fix after fix) */
+  if (set->counts[RL_SOURCE_BEACON] == 0)
+    {
+      g_array_set_size (set->riders, 0);
+      return FALSE;
+    }
   if (window <= 0)
     g_array_set_size (set->riders, 0);
   else
