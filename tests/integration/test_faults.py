@@ -213,7 +213,7 @@ class TestGpsd(FaultTestCase):
         self.assertIn(f'lost gpsd at 127.0.0.1:{port}', self.source('gps')[3])
         self.wait_for(lambda: self.get('Country') == '00', '00 once the last fix expired', 10)
         self.assertEqual(self.gps_evidence(), [])
-        self.assertRegex(self.daemon_log(), rf'lost gpsd at 127\.0\.0\.1:{port} \(.*\); retrying')
+        self.wait_for_log(rf'lost gpsd at 127\.0\.0\.1:{port} \(.*\); retrying', 'the retry logged')
 
         # gpsd is back: reglocd finds it again by itself and decides again.
         self.gpsd.start(self)
@@ -239,7 +239,7 @@ class TestBoundaryIndex(FaultTestCase):
         # The index opens in a worker thread: wait for its verdict.
         self.wait_for(lambda: 'no boundary index' in self.source('gps')[3], 'the gps source to give up')
         self.assertFalse(self.source('gps')[1])
-        self.assertRegex(self.daemon_log(), rf'GPS source disabled: .*{re.escape(self.index)}.*{reason}')
+        self.wait_for_log(rf'GPS source disabled: .*{re.escape(self.index)}.*{reason}', 'the index refused in the log')
         time.sleep(1)   # fixes keep coming from gpsd: none may be used
         self.assertEqual(self.get('Country'), '00')
         self.assertEqual(self.gps_evidence(), [])
@@ -288,8 +288,8 @@ class TestRegulatoryDb(FaultTestCase):
         self.wait_for(lambda: 'end of the recording' in self.source('replay')[3], 'the end of the trip', 20)
         self.assertEqual(self.get('Country'), '00', 'evidence says DE, but no database allows it')
         self.assertIn('not in the regulatory database', self.get('Reason'))
-        self.assertRegex(self.daemon_log(), rf'Regulatory database: .*{re.escape(self.regdb)}.*{reason}.*'
-                                            'only the world domain 00')
+        self.wait_for_log(rf'Regulatory database: .*{re.escape(self.regdb)}.*{reason}.*only the world domain 00',
+                          'the database refused in the log')
         self.assertIn(self.regdb, self.call('Explain')[0])
         name, message = self.call_error('SetOverride', GLib.Variant('(s)', ('FR',)))
         self.assertEqual(name, 'net.regloc.RegLoc1.Error.UnknownCountry')
@@ -415,7 +415,7 @@ class TestStateFile(FaultTestCase):
             self.assertEqual(self.get('Override'), '', damage)
             self.assertEqual(self.get('Country'), '00', damage)
             if damage:
-                self.assertRegex(self.daemon_log(), rf'Ignoring the persisted override: {re.escape(path)}')
+                self.wait_for_log(rf'Ignoring the persisted override: {re.escape(path)}', 'the damaged file in the log')
             with open(path, 'rb') as f:
                 self.assertEqual(f.read(), damage, 'the damaged file is left for inspection')
             self.assertEqual(self.stop_daemon(), 0)
