@@ -33,6 +33,7 @@ struct RlEvidenceSet {
  * no longer heard: when it was first heard and when it was lost. */
 typedef struct {
   guint64 device;
+  guint network;          /* its operator (OUI) and SSID: one passing train is one */
   gint64 first_heard;
   gint64 lost_at;
 } Lost;
@@ -106,6 +107,17 @@ is_rider (const RlEvidenceSet *set, guint64 device)
   return FALSE;
 }
 
+/* One operator's network (OUI and SSID) is one when counting what was lost:
+ * a train passing a platform is one network of many devices; a hidden
+ * SSID leaves the device on its own. */
+static guint
+lost_network (const RlEvidence *gone, guint64 device)
+{
+  if (gone->beacon.ssid[0] == '\0')
+    return g_int64_hash (&device);
+  return g_str_hash (gone->beacon.ssid) * 31u + (guint) (device >> 16);
+}
+
 /* @gone was removed: when no other BSSID of its device is heard, the device
  * no longer rides along, and it is remembered as lost at @lost_at. */
 static void
@@ -140,7 +152,7 @@ note_gone (RlEvidenceSet *set, const RlEvidence *gone, gint64 lost_at)
   if (set->lost->len >= LOST_MAX)
     g_array_remove_index_fast (set->lost, oldest);
   {
-    Lost l = { device, gone->beacon.first_heard, lost_at };
+    Lost l = { device, lost_network (gone, device), gone->beacon.first_heard, lost_at };
     g_array_append_val (set->lost, l);
   }
 }
@@ -623,6 +635,28 @@ heard_devices (const RlEvidenceSet *set)
   return all;
 }
 
+/* The networks lost (Lost.network, each counted once); with @after >
+ * G_MININT64 only those first heard after it and lost within @within of
+ * that: they came and went. */
+static guint
+count_networks (const RlEvidenceSet *set, gint64 after, gint64 within)
+{
+  guint seen[LOST_MAX], n = 0;
+
+  for (guint i = 0; i < set->lost->len; i++)
+    {
+      const Lost *l = &g_array_index (set->lost, Lost, i);
+      guint k;
+      if (after > G_MININT64 && (l->first_heard <= after || l->lost_at - l->first_heard >= within))
+        continue;
+      for (k = 0; k < n && seen[k] != l->network; k++)
+        ;
+      if (k == n)
+        seen[n++] = l->network;
+    }
+  return n;
+}
+
 /* docs/policy.md rule 4c: a machine that moves keeps hearing what travels
  * with it (a coach's router, a MiFi, a travel router) while everything
  * else comes and goes; a machine in a place keeps hearing its
@@ -668,20 +702,13 @@ rl_evidence_set_update_riders (RlEvidenceSet *set, gint64 now)
        * burst of devices passes. */
       if (now - set->last_lost_at > RIDERS_QUIET * window)
         g_array_set_size (set->riders, 0);
-      if (n_gapped == 0 && set->lost->len >= MAX (set->ride_min_lost, 2 * n_long))
+      if (n_gapped == 0 && count_networks (set, G_MININT64, 0) >= MAX (set->ride_min_lost, 2 * n_long))
         for (guint i = 0; i < heard->len; i++)
           {
             const Heard *h = &g_array_index (heard, Heard, i);
-            guint came_and_went = 0;
             if (h->heard_since > since || is_rider (set, h->device))
               continue;
-            for (guint j = 0; j < set->lost->len; j++)
-              {
-                const Lost *l = &g_array_index (set->lost, Lost, j);
-                if (l->first_heard > h->heard_since && l->lost_at - l->first_heard < window)
-                  came_and_went++;
-              }
-            if (came_and_went >= 2)
+            if (count_networks (set, h->heard_since, window) >= 2)
               g_array_append_val (set->riders, h->device);
           }
     }

@@ -45,7 +45,8 @@ void rl_evidence_set_gps_limit_counts (const RlEvidenceSet *set, guint64 *kept_o
  * 4c): a device (first five BSSID octets, globally administered) heard
  * without a break for @window_s, while at least MAX (@min_lost, twice the
  * number of devices heard that long) other devices were lost in the last
- * three windows — two of them first heard after it and lost within a
+ * three windows — counted by network (OUI and SSID: a train passing a
+ * platform is one), two of them first heard after it and lost within a
  * window (they came and went) —
  * and no other device first heard a window ago or earlier is heard now
  * with a gap, is marked RL_BEACON_INFO_RIDES_ALONG.  The mark stays while

@@ -13,16 +13,20 @@
 #define MIN_ (60 * SEC)
 #define T0 (G_GINT64_CONSTANT (1780639200) * SEC)
 
+/* @heard: "BSSID" or "BSSID SSID" */
 static RlEvidence
-beacon_at (gint64 t, const char *bssid, const char *country)
+beacon_at (gint64 t, const char *heard, const char *country)
 {
   RlEvidence ev;
+  g_autofree char *bssid = g_strndup (heard, strcspn (heard, " "));
   g_autofree char *key = g_strdup_printf ("beacon:%s", bssid);
   RlCountry c;
   unsigned int b[6];
 
   g_assert_cmpint (sscanf (bssid, "%x:%x:%x:%x:%x:%x", &b[0], &b[1], &b[2], &b[3], &b[4], &b[5]), ==, 6);
   rl_evidence_init (&ev, RL_SOURCE_BEACON, key, t, rl_expiry_after (t, 900));
+  if (heard[strlen (bssid)] == ' ')
+    g_strlcpy (ev.beacon.ssid, heard + strlen (bssid) + 1, sizeof ev.beacon.ssid);
   for (guint i = 0; i < 6; i++)
     ev.beacon.bssid[i] = (guint8) b[i];
   ev.beacon.freq_mhz = 2437;
@@ -283,6 +287,37 @@ test_apartment (void)
     }
 }
 
+/* A platform at Frankfurt Hbf: the station's network (three devices) and
+ * two shops' routers in every scan; every four minutes a train stands in
+ * for two scans, eight carriages' access points of one network (WIFIonICE
+ * or WIFI@DB).  Many devices come and go, but two networks: a train is one
+ * passer, not eight, and nothing on the platform rides along. */
+static void
+test_platform (void)
+{
+  g_autoptr (RlEvidenceSet) set = new_set (600);
+
+  for (guint m = 0; m < 90; m++)
+    {
+      const char *heard[16] = { "00:0b:86:6a:10:40 DB Station", "00:0b:86:6a:11:40 DB Station",
+                                "00:0b:86:6a:12:40 DB Station", "00:1f:3f:51:77:02 Telekom",
+                                "3c:a6:2f:0c:19:e1 FRITZ!Box Backwerk" };
+      char train[8][40];
+      guint n = 5;
+      if (m % 4 < 2)
+        for (guint c = 0; c < 8; c++)
+          {
+            g_snprintf (train[c], sizeof train[c], "34:f8:e7:%02x:%02x:10 %s", (m / 4) & 0xff, c,
+                        (m / 4) % 2 ? "WIFI@DB" : "WIFIonICE");
+            heard[n++] = train[c];
+          }
+      heard[n] = NULL;
+      scan (set, m, heard);
+      g_assert_false (rides (set, "00:0b:86:6a:10:40"));
+      g_assert_false (rides (set, "3c:a6:2f:0c:19:e1"));
+    }
+}
+
 /* A phone's hotspot (a made-up, locally administered address) is no
  * device of this rule: never marked, never counted as lost. */
 static void
@@ -311,6 +346,7 @@ main (int argc, char **argv)
   g_test_add_func ("/ride-along/basement", test_basement);
   g_test_add_func ("/ride-along/apartment", test_apartment);
   g_test_add_func ("/ride-along/home-burst", test_home_burst);
+  g_test_add_func ("/ride-along/platform", test_platform);
   g_test_add_func ("/ride-along/local-addresses", test_local_addresses);
   return g_test_run ();
 }
