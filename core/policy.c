@@ -101,7 +101,7 @@ rl_policy_params_init (RlPolicyParams *p)
   p->driver_weight = 0.4;
   p->beacon_faint_dbm = -85;
   p->beacon_faint_margin_db = 30;
-  p->beacon_ride_along_window_s = 600;
+  p->beacon_ride_along_window_s = 0;   /* off: see docs/policy.md rule 4c */
   p->beacon_ride_along_lost = 4;
 }
 
