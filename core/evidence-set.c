@@ -86,25 +86,40 @@ beacon_device (const RlEvidence *ev, guint64 *device)
   return TRUE;
 }
 
+/* Is a BSSID of @device heard?  @first_heard (may be NULL) gets the
+ * earliest first sighting of those heard. */
 static gboolean
-device_heard (const RlEvidenceSet *set, guint64 device)
+device_heard (const RlEvidenceSet *set, guint64 device, gint64 *first_heard)
 {
   const RlEvidence *items = (const RlEvidence *) (gconstpointer) set->items->data;
+  gboolean heard = FALSE;
   guint64 d;
 
   for (guint i = 0; i < set->items->len; i++)
     if (beacon_device (&items[i], &d) && d == device)
-      return TRUE;
-  return FALSE;
+      {
+        if (first_heard == NULL)
+          return TRUE;
+        *first_heard = heard ? MIN (*first_heard, items[i].beacon.first_heard) : items[i].beacon.first_heard;
+        heard = TRUE;
+      }
+  return heard;
+}
+
+/* @device's place in set->riders, or -1 */
+static gint
+rider_index (const RlEvidenceSet *set, guint64 device)
+{
+  for (guint i = 0; i < set->riders->len; i++)
+    if (g_array_index (set->riders, guint64, i) == device)
+      return (gint) i;
+  return -1;
 }
 
 static gboolean
 is_rider (const RlEvidenceSet *set, guint64 device)
 {
-  for (guint i = 0; i < set->riders->len; i++)
-    if (g_array_index (set->riders, guint64, i) == device)
-      return TRUE;
-  return FALSE;
+  return rider_index (set, device) >= 0;
 }
 
 /* One operator's network (OUI and SSID) is one when counting what was lost:
@@ -119,21 +134,21 @@ lost_network (const RlEvidence *gone, guint64 device)
 }
 
 /* @gone was removed: when no other BSSID of its device is heard, the device
- * no longer rides along, and it is remembered as lost at @lost_at. */
+ * no longer rides along, and it is remembered as lost at @lost_at.  Nothing
+ * to keep while the rule is off (a scan of hundreds of access points drops
+ * many at once). */
 static void
 note_gone (RlEvidenceSet *set, const RlEvidence *gone, gint64 lost_at)
 {
   guint64 device;
   guint oldest = 0;
+  gint rider;
 
-  if (!beacon_device (gone, &device) || device_heard (set, device))
+  if (set->ride_window_us <= 0 || !beacon_device (gone, &device) || device_heard (set, device, NULL))
     return;
-  for (guint i = 0; i < set->riders->len; i++)
-    if (g_array_index (set->riders, guint64, i) == device)
-      {
-        g_array_remove_index_fast (set->riders, i);
-        break;
-      }
+  rider = rider_index (set, device);
+  if (rider >= 0)
+    g_array_remove_index_fast (set->riders, (guint) rider);
   if (lost_at == NOT_LOST)
     return;
   set->last_lost_at = MAX (set->last_lost_at, lost_at);
@@ -163,8 +178,8 @@ note_gone (RlEvidenceSet *set, const RlEvidence *gone, gint64 lost_at)
 static void
 stamp_beacon (RlEvidenceSet *set, RlEvidence *ev, const RlEvidence *old)
 {
-  const RlEvidence *items = (const RlEvidence *) (gconstpointer) set->items->data;
-  guint64 device, d;
+  guint64 device;
+  gint64 first;
 
   if (old != NULL && old->kind == RL_SOURCE_BEACON)
     {
@@ -175,7 +190,7 @@ stamp_beacon (RlEvidenceSet *set, RlEvidence *ev, const RlEvidence *old)
     }
   ev->beacon.heard_since = ev->beacon.first_heard = ev->observed_at;
   ev->beacon.flags = 0;
-  if (!beacon_device (ev, &device))
+  if (set->ride_window_us <= 0 || !beacon_device (ev, &device))
     return;
   for (guint i = 0; i < set->lost->len; i++)
     if (g_array_index (set->lost, Lost, i).device == device)
@@ -184,9 +199,8 @@ stamp_beacon (RlEvidenceSet *set, RlEvidence *ev, const RlEvidence *old)
         g_array_remove_index_fast (set->lost, i);
         break;
       }
-  for (guint i = 0; i < set->items->len; i++)
-    if (beacon_device (&items[i], &d) && d == device)
-      ev->beacon.first_heard = MIN (ev->beacon.first_heard, items[i].beacon.first_heard);
+  if (device_heard (set, device, &first))
+    ev->beacon.first_heard = MIN (ev->beacon.first_heard, first);
   if (is_rider (set, device))
     ev->beacon.flags |= RL_BEACON_INFO_RIDES_ALONG;
 }
@@ -678,7 +692,12 @@ rl_evidence_set_update_riders (RlEvidenceSet *set, gint64 now)
       return FALSE;
     }
   if (window <= 0)
-    g_array_set_size (set->riders, 0);
+    {
+      /* off: marks only where it was on until a reload */
+      if (set->riders->len == 0)
+        return FALSE;
+      g_array_set_size (set->riders, 0);
+    }
   else
     {
       /* losses older than three windows no longer count */
