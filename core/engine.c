@@ -67,18 +67,6 @@ rl_engine_set_config (RlEngine *e, const RlConfig *config, const RlRegulatory *r
   e->dirty = TRUE;
 }
 
-static const RlEvidence *
-find_item (const RlEvidenceSet *set, const char *key)
-{
-  gsize n;
-  const RlEvidence *items = rl_evidence_set_items (set, &n);
-
-  for (gsize i = 0; i < n; i++)
-    if (strcmp (items[i].key, key) == 0)
-      return &items[i];
-  return NULL;
-}
-
 /* Would replacing @old by @new leave every vote as it was?  Then only the
  * expiry moved, and the decision cannot change: skip the vote (the big win
  * on long GPS logs, where fix after fix names the same country).  Every
@@ -106,7 +94,7 @@ same_vote (const RlPolicyParams *p, const RlEvidence *old, const RlEvidence *new
 void
 rl_engine_add (RlEngine *e, const RlEvidence *ev)
 {
-  const RlEvidence *old = find_item (e->set, ev->key), *stored;
+  const RlEvidence *old = rl_evidence_set_lookup (e->set, ev->key), *stored;
   RlEvidence before;
 
   if (old != NULL)
@@ -121,7 +109,7 @@ rl_engine_add (RlEngine *e, const RlEvidence *ev)
    * (rl_evidence_set_set_gps_limits): what it stored is what counts */
   if (!rl_evidence_set_put (e->set, ev))
     return;
-  stored = find_item (e->set, ev->key);
+  stored = rl_evidence_set_lookup (e->set, ev->key);
   if (old == NULL || stored == NULL || !same_vote (&e->params, &before, stored))
     e->dirty = TRUE;
   else if (stored->kind == RL_SOURCE_GPS && e->voted_fix &&
@@ -143,7 +131,7 @@ rl_engine_scan (RlEngine *e, gint64 since, guint bands)
 gboolean
 rl_engine_withdraw (RlEngine *e, const char *key)
 {
-  const RlEvidence *item = find_item (e->set, key);
+  const RlEvidence *item = rl_evidence_set_lookup (e->set, key);
   RlSourceKind kind;
 
   if (item == NULL)
@@ -316,7 +304,7 @@ rl_engine_decide_at (RlEngine *e, gint64 now, RlDecision **old, guint *n_expired
   e->n_decisions++;
   e->dirty = FALSE;
   {
-    const RlEvidence *fix = find_item (e->set, "gps");
+    const RlEvidence *fix = rl_evidence_set_lookup (e->set, "gps");
     e->voted_fix = fix != NULL && fix->kind == RL_SOURCE_GPS;
     if (e->voted_fix)
       {

@@ -375,8 +375,7 @@ same_aps_far_jump (const RlEvidenceSet *set, const RlEvidence *ev)
   g_hash_table_iter_init (&it, set->heard_at_trusted);
   while (g_hash_table_iter_next (&it, &key, NULL) && still_heard < SAME_APS_MIN)
     {
-      gpointer pos = g_hash_table_lookup (set->index, key);
-      const RlEvidence *b = pos ? &g_array_index (set->items, RlEvidence, GPOINTER_TO_UINT (pos) - 1) : NULL;
+      const RlEvidence *b = rl_evidence_set_lookup (set, key);
       if (b != NULL && b->observed_at > set->trusted_at && b->observed_at <= ev->observed_at &&
           ev->observed_at - b->observed_at <= SAME_APS_RECENT_US)
         still_heard++;
@@ -577,6 +576,15 @@ rl_evidence_set_items (const RlEvidenceSet *set, gsize *n_items)
 {
   *n_items = set->items->len;
   return (const RlEvidence *) (gconstpointer) set->items->data;
+}
+
+/* The item stored under @key, or NULL; valid until the set changes. */
+const RlEvidence *
+rl_evidence_set_lookup (const RlEvidenceSet *set, const char *key)
+{
+  gpointer pos = g_hash_table_lookup (set->index, key);
+
+  return pos != NULL ? &g_array_index (set->items, RlEvidence, GPOINTER_TO_UINT (pos) - 1) : NULL;
 }
 
 guint

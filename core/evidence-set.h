@@ -70,6 +70,7 @@ guint rl_evidence_set_drop_unheard (RlEvidenceSet *set, gint64 since, guint band
 /* After resume: drops GPS and beacon observations made before @time. */
 guint rl_evidence_set_drop_observed_before (RlEvidenceSet *set, gint64 time);
 const RlEvidence *rl_evidence_set_items (const RlEvidenceSet *set, gsize *n_items);
+const RlEvidence *rl_evidence_set_lookup (const RlEvidenceSet *set, const char *key);
 guint rl_evidence_set_count_kind (const RlEvidenceSet *set, RlSourceKind kind);
 /* Earliest expires_at of any item, or RL_NEVER. */
 gint64 rl_evidence_set_next_expiry (const RlEvidenceSet *set);
