@@ -25,6 +25,14 @@ rl_gps_fix_init_lost (RlGpsFix *fix, gint64 time, gint32 day, guint32 flags)
   fix->mode = 1;
 }
 
+RlGpsReject
+rl_gps_fix_judge (const RlGpsFix *fix)
+{
+  if (!rl_gps_fix_is_lost (fix) && fix->lat == 0.0 && fix->lon == 0.0)
+    return RL_GPS_REJECT_NULL_ISLAND;
+  return RL_GPS_N_REJECTS;
+}
+
 static const char *const reject_names[RL_GPS_N_REJECTS] = {
   [RL_GPS_REJECT_BAD_CHECKSUM] = "bad_checksum",
   [RL_GPS_REJECT_TRUNCATED] = "truncated",
@@ -33,6 +41,7 @@ static const char *const reject_names[RL_GPS_N_REJECTS] = {
   [RL_GPS_REJECT_NO_TIME] = "no_time",
   [RL_GPS_REJECT_BAD_VALUE] = "bad_value",
   [RL_GPS_REJECT_TIME_BACKWARDS] = "time_backwards",
+  [RL_GPS_REJECT_NULL_ISLAND] = "null_island",
 };
 
 const char *

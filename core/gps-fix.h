@@ -41,6 +41,7 @@ typedef struct {
 
 void rl_gps_fix_init (RlGpsFix *fix);
 
+
 /* Why a record did not become a fix.  Counted, never fatal. */
 typedef enum {
   RL_GPS_REJECT_BAD_CHECKSUM,   /* NMEA checksum mismatch */
@@ -50,8 +51,14 @@ typedef enum {
   RL_GPS_REJECT_NO_TIME,        /* position without any time */
   RL_GPS_REJECT_BAD_VALUE,      /* impossible values: lat 91°, minute 61, month 13 */
   RL_GPS_REJECT_TIME_BACKWARDS, /* earlier than the fix before it */
+  RL_GPS_REJECT_NULL_ISLAND,    /* exactly 0°N 0°E: a receiver's placeholder, no position */
   RL_GPS_N_REJECTS
 } RlGpsReject;
+
+/* Values no receiver's real position has, whatever the reader: exactly
+ * 0°N 0°E (receivers and gpsd report it before their first fix, some with
+ * a status that says valid).  RL_GPS_N_REJECTS: none. */
+RlGpsReject rl_gps_fix_judge (const RlGpsFix *fix);
 
 /* "bad_checksum", "truncated", … (used in replay counter names). */
 const char *rl_gps_reject_to_string (RlGpsReject reason);

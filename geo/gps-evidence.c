@@ -15,15 +15,25 @@ rl_gps_evidence_params_init (RlGpsEvidenceParams *params, const RlConfig *config
   params->unknown_error_m = config->gps_unknown_error_m;
 }
 
+#define MAX_ERROR_M 1e7
+
+static gboolean
+usable_error (double v)
+{
+  return isfinite (v) && v > 0 && v < MAX_ERROR_M;
+}
+
 double
 rl_gps_fix_error_m (const RlGpsFix *fix, double uere_m, double unknown_error_m, gboolean *assumed)
 {
   *assumed = FALSE;
-  if (isfinite (fix->eph))
+  /* 0 is how some receivers and gpsd say "not known"; beyond 10,000 km an
+   * estimate says nothing either (and would not print as a number) */
+  if (usable_error (fix->eph))
     return fix->eph;
-  if (isfinite (fix->epx) && isfinite (fix->epy))
+  if (usable_error (fix->epx) && usable_error (fix->epy))
     return sqrt (fix->epx * fix->epx + fix->epy * fix->epy);
-  if (isfinite (fix->hdop))
+  if (usable_error (fix->hdop) && fix->hdop * uere_m < MAX_ERROR_M)
     return fix->hdop * uere_m;
   *assumed = TRUE;
   return unknown_error_m;

@@ -95,7 +95,7 @@ typedef struct {
   gboolean undated;               /* the file never says the date */
   gpointer note_slot;
   RlEvent event;
-  guint64 used, inaccurate, outside;
+  guint64 used, inaccurate, outside, null_island;
   /* file order */
   TimeTrouble trouble;
   gboolean have_prev;
@@ -210,6 +210,11 @@ gps_next (RlEventStream *self)
           rl_evidence_init (&g->event.ev, RL_SOURCE_GPS, "gps", g->event.time, RL_NEVER);
           return &g->event;
         }
+      if (rl_gps_fix_judge (&fix) == RL_GPS_REJECT_NULL_ISLAND)
+        {
+          g->null_island++;
+          continue;
+        }
       if (!rl_gps_evidence_from_fix_cached (&g->params, &g->cache, &fix, replay_time (g, &fix), &g->event.ev))
         {
           g->outside++;
@@ -268,6 +273,8 @@ gps_finish (RlEventStream *self)
     rl_replay_count (r, "gps.fixes_too_inaccurate", g->inaccurate);
   if (g->outside > 0)
     rl_replay_count (r, "gps.rejected.lookup_failed", g->outside);
+  if (g->null_island > 0)
+    rl_replay_count (r, "gps.rejected.null_island", g->null_island);
   if (g->format == FMT_GPX && rl_gpx_reader_error (g->gpx) != NULL)
     {
       rl_replay_count (r, "gpx.broken_off", 1);

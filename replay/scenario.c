@@ -607,6 +607,13 @@ parse_gps (Parser *p, char **words, gint64 t)
     return fail (p, "gps: border=%s: expected metres", v[K_BORDER]);
   fix.mode = isfinite (fix.altitude_m) ? 3 : 2;
 
+  /* what a receiver says before its first fix is skipped as the GPS
+   * readers skip it */
+  if (rl_gps_fix_judge (&fix) == RL_GPS_REJECT_NULL_ISLAND)
+    {
+      rl_replay_count (p->replay, "gps.rejected.null_island", 1);
+      return TRUE;
+    }
   if (v[K_COUNTRIES] != NULL)
     {
       /* the place as written: the fix is judged as any other, then its

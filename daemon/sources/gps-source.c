@@ -219,6 +219,11 @@ handle_report (RlGpsSource *self, const char *text, gsize n)
     case RL_GPSD_LINE_FIX:
       break;
     }
+  if (rl_gps_fix_judge (&fix) != RL_GPS_N_REJECTS)
+    {
+      self->stats.rejected[rl_gps_fix_judge (&fix)]++;
+      return;
+    }
   /* Evidence time is the daemon's wall clock: a receiver's clock can be far
    * off (GPS week rollover), and the policy ages items against the wall. */
   if (!rl_gps_evidence_from_fix_cached (&self->params, &self->cache, &fix, g_get_real_time (), &ev))
