@@ -146,12 +146,18 @@ rl_tzmap_lookup (const RlTzMap *map, const char *zone, RlCountry countries[RL_MA
     return 0;
 
   gpointer primary = g_hash_table_lookup (map->primary, zone);
+  const GArray *list = g_hash_table_lookup (map->shared, name);
+  /* tzdata.zi flattens link chains, so an old name missing from zone.tab
+   * (Africa/Asmera, Atlantic/Jan_Mayen, Iceland) reaches a zone whose own
+   * country is another one's (Africa/Nairobi: KE; Europe/Berlin: DE):
+   * where the zone serves several countries the name says none of them */
+  if (primary == NULL && strcmp (zone, name) != 0 && list != NULL && list->len > 1)
+    return 0;
   if (primary == NULL)
     primary = g_hash_table_lookup (map->primary, name);
   if (primary != NULL)
     countries[n++] = (RlCountry) GPOINTER_TO_UINT (primary);
 
-  const GArray *list = g_hash_table_lookup (map->shared, name);
   for (guint i = 0; list != NULL && i < list->len && n < RL_MAX_CANDIDATES; i++)
     {
       RlCountry c = g_array_index (list, RlCountry, i);
