@@ -44,6 +44,8 @@ typedef struct {
 #define NOT_LOST G_MININT64
 /* windows with nothing lost after which no device rides along any more */
 #define RIDERS_QUIET 24
+/* networks heard throughout beyond which the machine is in a place */
+#define RIDERS_MAX_NETWORKS 3
 
 RlEvidenceSet *
 rl_evidence_set_new (guint max_per_kind)
@@ -616,6 +618,7 @@ rl_evidence_set_set_ride_along (RlEvidenceSet *set, guint window_s, guint min_lo
 typedef struct {
   guint64 device;
   gint64 heard_since, first_heard;
+  guint network;          /* lost_network () of its first item */
 } Heard;
 
 static gint
@@ -639,6 +642,7 @@ heard_devices (const RlEvidenceSet *set)
         continue;
       h.heard_since = items[i].beacon.heard_since;
       h.first_heard = items[i].beacon.first_heard;
+      h.network = lost_network (&items[i], h.device);
       g_array_append_val (all, h);
     }
   g_array_sort (all, heard_cmp);
@@ -689,7 +693,7 @@ rl_evidence_set_update_riders (RlEvidenceSet *set, gint64 now)
   RlEvidence *items = (RlEvidence *) (gpointer) set->items->data;
   g_autoptr (GArray) heard = NULL;
   gint64 window = set->ride_window_us, since = now - window;
-  guint n_long = 0, n_gapped = 0;
+  guint n_long = 0, n_gapped = 0, long_networks[RIDERS_MAX_NETWORKS + 1], n_long_networks = 0;
   gboolean changed = FALSE;
 
   /* nothing heard: nothing rides along, and no flag to change (the common
@@ -717,7 +721,14 @@ rl_evidence_set_update_riders (RlEvidenceSet *set, gint64 now)
         {
           const Heard *h = &g_array_index (heard, Heard, i);
           if (h->heard_since <= since)
-            n_long++;
+            {
+              guint k;
+              n_long++;
+              for (k = 0; k < n_long_networks && long_networks[k] != h->network; k++)
+                ;
+              if (k == n_long_networks && n_long_networks <= RIDERS_MAX_NETWORKS)
+                long_networks[n_long_networks++] = h->network;
+            }
           else if (h->first_heard <= since)
             n_gapped++;
         }
@@ -729,7 +740,11 @@ rl_evidence_set_update_riders (RlEvidenceSet *set, gint64 now)
        * burst of devices passes. */
       if (now - set->last_lost_at > RIDERS_QUIET * window)
         g_array_set_size (set->riders, 0);
-      if (n_gapped == 0 && count_networks (set, G_MININT64, 0) >= MAX (set->ride_min_lost, 2 * n_long))
+      /* A vehicle carries a few networks (its own, a MiFi, a travel
+       * router); more heard throughout are a street's neighbours, whatever
+       * passes by: nothing more is marked (those marked on the road stay
+       * marked where the machine stops). */
+      if (n_long_networks <= RIDERS_MAX_NETWORKS && n_gapped == 0 && count_networks (set, G_MININT64, 0) >= MAX (set->ride_min_lost, 2 * n_long))
         for (guint i = 0; i < heard->len; i++)
           {
             const Heard *h = &g_array_index (heard, Heard, i);

@@ -101,7 +101,7 @@ rl_policy_params_init (RlPolicyParams *p)
   p->driver_weight = 0.4;
   p->beacon_faint_dbm = -85;
   p->beacon_faint_margin_db = 30;
-  p->beacon_ride_along_window_s = 0;   /* off: see docs/policy.md rule 4c */
+  p->beacon_ride_along_window_s = 600;   /* docs/policy.md rule 4c; 0: off */
   p->beacon_ride_along_lost = 4;
 }
 
@@ -216,6 +216,9 @@ typedef struct {
   const GArray *suspects;   /* beacons left out of the vote, or NULL */
   guint n_suspect;          /* live beacons left out */
   guint n_riding;           /* live beacons left out: they travel with the machine (rule 4c) */
+  guint n_passing;          /* … and those heard only lately while some travel along */
+  gint64 settles_at;        /* when the first of those will have been heard long enough */
+  gboolean drop_passing;    /* those heard only lately do not vote (rule 4c) */
   gboolean airborne;
   double strongest_dbm;     /* the strongest AP heard (faint rule); 0: no signal known */
   gboolean network_yielded; /* a large network yielded to another country's APs */
@@ -779,7 +782,10 @@ rest_says_otherwise (const Tallying *t, const Tally *y)
   for (guint k = 0; k < t->tallies->len; k++)
     {
       const Tally *o = &g_array_index (t->tallies, Tally, k);
-      if (o == y || o->beacon_ga_votes == 0 || o->beacon_votes < p->beacon_min_aps || o->pub.beacon_operators < 2)
+      /* two operators of their own: the phone-hotspot pool completes no
+       * pair (one travel router and the guests' phones are no street) */
+      if (o == y || o->beacon_ga_votes == 0 || o->beacon_votes < p->beacon_min_aps ||
+          o->pub.beacon_operators - (o->pool_vote ? 1 : 0) < 2)
         continue;
       if ((double) o->beacon_votes + 1e-9 >= p->beacon_min_fraction * (double) rest)
         return TRUE;
@@ -835,7 +841,7 @@ beacon_witnesses (Tallying *t)
       Tally *y = &g_array_index (t->tallies, Tally, i);
       gboolean dissent = FALSE;
 
-      if (y->beacon_ga_votes == 0 || !y->heard_well)
+      if (y->beacon_ga_votes < MIN (p->beacon_min_aps, 2u) || !y->heard_well)
         continue;
       /* "No dissent" means no other country has the APs for a witness of
        * its own; a lone AP naming something else is shown, not counted. */
@@ -848,7 +854,10 @@ beacon_witnesses (Tallying *t)
       if (t->gps != NULL && !(t->gps->gps.flags & RL_GPS_INFO_UNTRUSTED) && !gps_circle_names (t, y->pub.country))
         dissent = TRUE;
       double fraction = (double) y->beacon_votes / (double) MAX (t->n_beacons_total_votes, 1u);
-      if (y->beacon_votes >= p->beacon_strong_aps && y->pub.beacon_operators >= p->beacon_strong_operators && !dissent)
+      /* two witnesses are more than one: the share too (visitors' gadgets of
+       * four vendors are not two witnesses beside four other countries') */
+      if (y->beacon_votes >= p->beacon_strong_aps && y->pub.beacon_operators >= p->beacon_strong_operators && !dissent &&
+          fraction + 1e-9 >= p->beacon_min_fraction)
         y->beacon_witnesses = 2;
       else if (y->beacon_votes >= p->beacon_min_aps && fraction + 1e-9 >= p->beacon_min_fraction)
         y->beacon_witnesses = 1;
@@ -944,11 +953,20 @@ collect_cell (Tallying *t, const RlEvidence *e)
 static gboolean
 other_place_here (const Tallying *t, const Tally *y)
 {
+  const RlPolicyParams *p = t->params;
+
   for (guint i = 0; i < t->tallies->len; i++)
     {
       const Tally *o = &g_array_index (t->tallies, Tally, i);
-      if (o != y && o->pub.country != y->pub.country &&
-          ((o->beacon_witnesses > 0 && !o->network_only) || o->gps_strong))
+      if (o == y || o->pub.country == y->pub.country)
+        continue;
+      if (o->beacon_witnesses > 0 || o->gps_strong)
+        return TRUE;
+      /* faint, but the share: the neighbours' routers through the walls
+       * while the household's own router, bought at home, sits on the desk
+       * (a Slovak family in Kittsee on its Slovak SIM) */
+      if (!o->heard_well && o->beacon_ga_votes > 0 && o->beacon_votes >= p->beacon_min_aps &&
+          (double) o->beacon_votes + 1e-9 >= p->beacon_min_fraction * (double) t->n_beacons_total_votes)
         return TRUE;
     }
   return FALSE;
@@ -1022,6 +1040,20 @@ describe_cell (GString *s, const Tally *y, gboolean first)
                           : y->cell_strong ? "names it" : "names it and other countries: it confirms, never decides");
 }
 
+/* Heard for less than half the ride-along window, or a locally
+ * administered address: it says nothing while something rides along. */
+static gint64
+settle_us (const RlPolicyParams *p)
+{
+  return (gint64) p->beacon_ride_along_window_s * RL_USEC_PER_SEC / 2;
+}
+
+static gboolean
+is_passing (const RlPolicyParams *p, const RlEvidence *e, gint64 now)
+{
+  return RL_BSSID_IS_LOCAL (e->beacon.bssid) || now - e->beacon.heard_since < settle_us (p);
+}
+
 /* Sorts the live items: the newest good fix speaks for the GPS, beacons
  * with a country go to @beacons, the timezone marks its countries. */
 static void
@@ -1079,6 +1111,24 @@ collect_live (Tallying *t, const RlEvidence *ev, gsize n_ev, gint64 now, GPtrArr
           break;
         }
     }
+  /* While something travels with the machine, what is heard only lately
+   * is passing by (or the machine is), and a phone's hotspot goes where its
+   * owner goes: none of them votes (rule 4c), unless a trusted fix names
+   * one country (it places the machine; they may second it). */
+  t->drop_passing = t->n_riding > 0 && !(t->gps != NULL && t->gps->n_countries == 1 &&
+                                          !(t->gps->gps.flags & RL_GPS_INFO_UNTRUSTED));
+  if (t->drop_passing)
+    for (guint i = beacons->len; i > 0; i--)
+      {
+        const RlEvidence *e = g_ptr_array_index (beacons, i - 1);
+        if (is_passing (p, e, now))
+          {
+            g_ptr_array_remove_index (beacons, i - 1);
+            t->n_passing++;
+            if (!RL_BSSID_IS_LOCAL (e->beacon.bssid))
+              t->settles_at = MIN (t->settles_at, e->beacon.heard_since + settle_us (p));
+          }
+      }
 }
 
 /* A fix naming one country is a deciding witness for it.  A fix whose
@@ -1210,9 +1260,11 @@ weigh (Tallying *t)
        * across the Rhine in Basel are no German place) and no fix's circle
        * leaves it out (the neighbours' routers across the street), never settles
        * a dispute between access points and another country's large
-       * network (guests' travel routers against the hotel's network). */
+       * network (guests' travel routers against the hotel's network).
+       * While access points ride along (rule 4c) the clock is one more
+       * thing that travels with the machine: it says where it came from. */
       if (y->pub.timezone && !y->pub.gps &&
-          (y->network_only ||
+          (y->network_only || t->n_riding > 0 ||
            (y->beacon_witnesses > 0 && (!y->tz_primary || t->network_yielded || fix_rules_out (t, y)))))
         {
           y->pub.timezone = FALSE;
@@ -1730,7 +1782,7 @@ describe_dissent (GString *s, const Tallying *t, RlCountry winner, const RlEvide
     {
       const RlEvidence *e = &ev[i];
       if (e->kind != RL_SOURCE_BEACON || !is_live (e, now) || e->n_countries == 0 || e->countries[0] == RL_COUNTRY_EU ||
-          (e->beacon.flags & RL_BEACON_INFO_RIDES_ALONG))
+          (e->beacon.flags & RL_BEACON_INFO_RIDES_ALONG) || (t->drop_passing && is_passing (t->params, e, now)))
         continue;
       RlCountry c = t->regmap && e->countries[0] != RL_COUNTRY_WORLD ? t->regmap (e->countries[0], t->regmap_data) : e->countries[0];
       if (c == winner)
@@ -1966,6 +2018,8 @@ explain (const Verdict *v, const Tallying *t, const RlEvidence *ev, gsize n, gin
         g_string_append_printf (why, " The timezone%s%s does not confirm %s: %s.", zone ? " " : "", zone ? zone : "",
                                 rl_country_to_string (y->pub.country, cc),
                                 y->network_only ? "one operator's network needs a GPS fix or other operators' access points beside it"
+                                : t->n_riding > 0 ? "while access points travel with the machine, so does its clock, which says "
+                                                    "where it came from"
                                 : fix_rules_out (t, y) ? "the GPS fix's error circle does not reach it"
                                 : !y->tz_primary ? "it is not the zone's own country, and only access points name it"
                                                  : "a clock does not settle access points against another country's large network");
@@ -1980,6 +2034,10 @@ explain (const Verdict *v, const Tallying *t, const RlEvidence *ev, gsize n, gin
                             "travel%s with the machine and do%s not vote.",
                             t->n_riding, t->n_riding == 1 ? "" : "s", t->n_riding == 1 ? "s" : "",
                             t->n_riding == 1 ? "es" : "");
+  if (t->n_passing > 0)
+    g_string_append_printf (why, " While they do, %u access point%s heard only lately or locally administered "
+                            "(passing by, or a phone's hotspot) do%s not vote either.",
+                            t->n_passing, t->n_passing == 1 ? "" : "s", t->n_passing == 1 ? "es" : "");
   describe_driver_unused (why, t);
   describe_notes (why, t);
   g_free (*explanation);
@@ -2055,7 +2113,7 @@ rl_policy_decide (const RlPolicyParams *params,
                   gint64 now)
 {
   g_autoptr (RlDecision) d = NULL;
-  Tallying t = { .params = params, .regmap = regmap, .regmap_data = regmap_data };
+  Tallying t = { .params = params, .regmap = regmap, .regmap_data = regmap_data, .settles_at = RL_NEVER };
   Verdict v;
   RlTerritoryShift shift;
   g_autofree RlEvidence *attributed = NULL;
@@ -2081,6 +2139,8 @@ rl_policy_decide (const RlPolicyParams *params,
   explain_levels (&v, &t, evidence, n_evidence, now, d, &shift);
 
   d->next_check = MIN (d->next_check, next_instant (evidence, n_evidence, now));
+  /* an access point heard long enough votes again beside those that ride along */
+  d->next_check = MIN (d->next_check, t.settles_at);
   /* a calm period that ends the doubled hold-down is an instant too */
   if (d->conflicts > 0 && !d->in_conflict)
     d->next_check = MIN (d->next_check, d->last_conflict_at + (gint64) params->flap_calm_s * RL_USEC_PER_SEC);

@@ -77,7 +77,7 @@ typedef struct {
   double beacon_faint_margin_db;    /* 30: … or this far below the strongest AP heard forms no witness */
   /* access points that travel with the machine (docs/policy.md, rule 4c;
    * judged by the evidence set, rl_evidence_set_set_ride_along) */
-  guint beacon_ride_along_window_s; /* 0 (off; 600 when on): heard without a break this long … */
+  guint beacon_ride_along_window_s; /* 600 (0: off): heard without a break this long … */
   guint beacon_ride_along_lost;     /* 4: … while at least this many other devices were lost */
 } RlPolicyParams;
 
