@@ -661,6 +661,17 @@ heard_devices (const RlEvidenceSet *set)
   return all;
 }
 
+/* Adds @network to @seen (*n of at most @max) unless it is there. */
+static void
+add_network (guint *seen, guint *n, guint max, guint network)
+{
+  for (guint k = 0; k < *n; k++)
+    if (seen[k] == network)
+      return;
+  if (*n < max)
+    seen[(*n)++] = network;
+}
+
 /* The networks lost (Lost.network, each counted once); with @after >
  * G_MININT64 only those first heard after it and lost within @within of
  * that: they came and went. */
@@ -672,13 +683,9 @@ count_networks (const RlEvidenceSet *set, gint64 after, gint64 within)
   for (guint i = 0; i < set->lost->len; i++)
     {
       const Lost *l = &g_array_index (set->lost, Lost, i);
-      guint k;
       if (after > G_MININT64 && (l->first_heard <= after || l->lost_at - l->first_heard >= within))
         continue;
-      for (k = 0; k < n && seen[k] != l->network; k++)
-        ;
-      if (k == n)
-        seen[n++] = l->network;
+      add_network (seen, &n, LOST_MAX, l->network);
     }
   return n;
 }
@@ -722,12 +729,8 @@ rl_evidence_set_update_riders (RlEvidenceSet *set, gint64 now)
           const Heard *h = &g_array_index (heard, Heard, i);
           if (h->heard_since <= since)
             {
-              guint k;
               n_long++;
-              for (k = 0; k < n_long_networks && long_networks[k] != h->network; k++)
-                ;
-              if (k == n_long_networks && n_long_networks <= RIDERS_MAX_NETWORKS)
-                long_networks[n_long_networks++] = h->network;
+              add_network (long_networks, &n_long_networks, RIDERS_MAX_NETWORKS + 1, h->network);
             }
           else if (h->first_heard <= since)
             n_gapped++;

@@ -769,6 +769,21 @@ network_witnesses (Tallying *t, const BeaconGroups *g)
     }
 }
 
+/* @votes hold the share of one witness among @total (rule 4). */
+static gboolean
+holds_share (const RlPolicyParams *p, guint votes, guint total)
+{
+  return (double) votes + 1e-9 >= p->beacon_min_fraction * (double) total;
+}
+
+/* @y's operators of globally administered addresses: the phone-hotspot
+ * pool is no operator of its own kind. */
+static guint
+ga_operators (const Tally *y)
+{
+  return y->pub.beacon_operators - (y->pool_vote ? 1 : 0);
+}
+
 /* Do the access points other than @y's say another country, by the share
  * rule applied to them alone (a ship's network in port, the harbour's
  * routers of several operators around it)?  Exhibitors of many countries
@@ -784,10 +799,9 @@ rest_says_otherwise (const Tallying *t, const Tally *y)
       const Tally *o = &g_array_index (t->tallies, Tally, k);
       /* two operators of their own: the phone-hotspot pool completes no
        * pair (one travel router and the guests' phones are no street) */
-      if (o == y || o->beacon_ga_votes == 0 || o->beacon_votes < p->beacon_min_aps ||
-          o->pub.beacon_operators - (o->pool_vote ? 1 : 0) < 2)
+      if (o == y || o->beacon_ga_votes == 0 || o->beacon_votes < p->beacon_min_aps || ga_operators (o) < 2)
         continue;
-      if ((double) o->beacon_votes + 1e-9 >= p->beacon_min_fraction * (double) rest)
+      if (holds_share (p, o->beacon_votes, rest))
         return TRUE;
     }
   return FALSE;
@@ -819,7 +833,7 @@ others_say_so (const Tallying *t, const Tally *y)
   guint ga = y->beacon_ga_votes - MIN (y->network_votes, y->beacon_ga_votes);
   guint rest = t->n_beacons_total_votes - MIN (y->network_votes, t->n_beacons_total_votes);
 
-  return ga > 0 && votes >= p->beacon_min_aps && (double) votes + 1e-9 >= p->beacon_min_fraction * (double) rest;
+  return ga > 0 && votes >= p->beacon_min_aps && holds_share (p, votes, rest);
 }
 
 /* How many witnesses each country's beacon votes make: one with enough APs
@@ -854,12 +868,13 @@ beacon_witnesses (Tallying *t)
       if (t->gps != NULL && !(t->gps->gps.flags & RL_GPS_INFO_UNTRUSTED) && !gps_circle_names (t, y->pub.country))
         dissent = TRUE;
       double fraction = (double) y->beacon_votes / (double) MAX (t->n_beacons_total_votes, 1u);
+      gboolean share = fraction + 1e-9 >= p->beacon_min_fraction;
       /* two witnesses are more than one: the share too (visitors' gadgets of
        * four vendors are not two witnesses beside four other countries') */
       if (y->beacon_votes >= p->beacon_strong_aps && y->pub.beacon_operators >= p->beacon_strong_operators && !dissent &&
-          fraction + 1e-9 >= p->beacon_min_fraction)
+          share)
         y->beacon_witnesses = 2;
-      else if (y->beacon_votes >= p->beacon_min_aps && fraction + 1e-9 >= p->beacon_min_fraction)
+      else if (y->beacon_votes >= p->beacon_min_aps && share)
         y->beacon_witnesses = 1;
       if (y->beacon_witnesses > 0)
         by_share = y->pub.country;
@@ -945,8 +960,9 @@ collect_cell (Tallying *t, const RlEvidence *e)
 }
 
 /* Does anything with a range of metres place the machine in a country
- * other than @y's: a beacon witness (not one operator's network alone) or
- * a fix naming only that country?  Then a mast across the border is the
+ * other than @y's: a beacon witness (one operator's large network too),
+ * access points holding the share though faint, or a fix naming only that
+ * country?  Then a mast across the border is the
  * likelier story than the access points' or the fix's error, and the cell
  * only confirms (a laptop in Lifford on Vodafone UK's Strabane mast, three
  * Irish operators' routers around it). */
@@ -966,7 +982,7 @@ other_place_here (const Tallying *t, const Tally *y)
        * while the household's own router, bought at home, sits on the desk
        * (a Slovak family in Kittsee on its Slovak SIM) */
       if (!o->heard_well && o->beacon_ga_votes > 0 && o->beacon_votes >= p->beacon_min_aps &&
-          (double) o->beacon_votes + 1e-9 >= p->beacon_min_fraction * (double) t->n_beacons_total_votes)
+          holds_share (p, o->beacon_votes, t->n_beacons_total_votes))
         return TRUE;
     }
   return FALSE;
@@ -1040,14 +1056,16 @@ describe_cell (GString *s, const Tally *y, gboolean first)
                           : y->cell_strong ? "names it" : "names it and other countries: it confirms, never decides");
 }
 
-/* Heard for less than half the ride-along window, or a locally
- * administered address: it says nothing while something rides along. */
+/* How long an access point must have been heard to vote beside those that
+ * ride along: half the ride-along window. */
 static gint64
 settle_us (const RlPolicyParams *p)
 {
   return (gint64) p->beacon_ride_along_window_s * RL_USEC_PER_SEC / 2;
 }
 
+/* Heard for less than that, or a locally administered address: it says
+ * nothing while something rides along. */
 static gboolean
 is_passing (const RlPolicyParams *p, const RlEvidence *e, gint64 now)
 {
@@ -1178,7 +1196,7 @@ tally_gps_plurality (Tallying *t)
   x = tally_find (t, regulatory_code (t, t->gps->countries[0], &unmapped));
   /* two operators of globally administered addresses: the hotspots' pool is no second */
   if (x == NULL || x->beacon_witnesses > 0 || x->beacon_ga_votes == 0 ||
-      x->pub.beacon_operators - (x->pool_vote ? 1 : 0) < 2 ||
+      ga_operators (x) < 2 ||
       x->beacon_votes < t->params->beacon_min_aps || (!x->heard_well && !x->gps_strong))
     return;
   for (guint i = 0; i < t->tallies->len; i++)

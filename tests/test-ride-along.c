@@ -151,29 +151,44 @@ test_coach (void)
   g_assert_false (rides (set, COACH_24));
 }
 
-/* A house by a busy road with solid neighbours: the FRITZ!Box and four
- * neighbours' routers in every scan, then twelve cars' hotspots within
- * twenty minutes, each heard once.  That is the turnover of a coach, but
- * five networks heard throughout are a place's neighbours, not what a
- * vehicle carries: nothing is marked. */
-#define HOUSE_BY_THE_ROAD "3c:a6:2f:11:22:33", "88:71:b1:40:11:02", "44:4e:6d:77:81:0c", "1c:ed:6f:02:9a:31", \
-  "00:1f:3f:12:34:56"
+/* Scan minute @m of a place whose own devices @own (NULL-terminated, at most
+ * eight) are heard in every scan, while from minute 30 to 53 a car's
+ * hotspot passes every other minute, each heard once: twelve in twenty
+ * minutes. */
+static void
+scan_burst (RlEvidenceSet *set, guint m, const char *const *own)
+{
+  const char *heard[10] = { NULL };
+  char car[18];
+  guint n = 0;
 
+  while (own[n] != NULL && n < 8)
+    {
+      heard[n] = own[n];
+      n++;
+    }
+  if (m >= 30 && m < 54 && m % 2 == 0)
+    {
+      g_snprintf (car, sizeof car, "00:26:7e:%02x:30:01", m & 0xff);
+      heard[n] = car;
+    }
+  scan (set, m, heard);
+}
+
+/* A house by a busy road with solid neighbours: the FRITZ!Box and four
+ * neighbours' routers in every scan, then the burst of cars.  That is the
+ * turnover of a coach, but five networks heard throughout are a place's
+ * neighbours, not what a vehicle carries: nothing is marked. */
 static void
 test_home_burst (void)
 {
   g_autoptr (RlEvidenceSet) set = new_set (600);
+  const char *house[] = { "3c:a6:2f:11:22:33", "88:71:b1:40:11:02", "44:4e:6d:77:81:0c", "1c:ed:6f:02:9a:31",
+                          "00:1f:3f:12:34:56", NULL };
 
   for (guint m = 0; m < 100; m++)
     {
-      char car[18];
-      const char *heard[] = { HOUSE_BY_THE_ROAD, NULL, NULL };
-      if (m >= 30 && m < 54 && m % 2 == 0)
-        {
-          g_snprintf (car, sizeof car, "00:26:7e:%02x:30:01", m & 0xff);
-          heard[5] = car;
-        }
-      scan (set, m, heard);
+      scan_burst (set, m, house);
       g_assert_false (rides (set, "3c:a6:2f:11:22:33"));
       g_assert_false (rides (set, "00:1f:3f:12:34:56"));
     }
@@ -188,27 +203,18 @@ static void
 test_cottage_burst (void)
 {
   g_autoptr (RlEvidenceSet) set = new_set (600);
+  const char *cottage[] = { "3c:a6:2f:11:22:33", "88:71:b1:40:11:02", NULL };
   guint m;
 
   for (m = 0; m < 100; m++)
     {
-      char car[18];
-      const char *heard[] = { "3c:a6:2f:11:22:33", "88:71:b1:40:11:02", NULL, NULL };
-      if (m >= 30 && m < 54 && m % 2 == 0)
-        {
-          g_snprintf (car, sizeof car, "00:26:7e:%02x:30:01", m & 0xff);
-          heard[2] = car;
-        }
-      scan (set, m, heard);
+      scan_burst (set, m, cottage);
       if (m == 53)
         g_assert_true (rides (set, "3c:a6:2f:11:22:33"));
     }
   g_assert_true (rides (set, "3c:a6:2f:11:22:33"));
   for (; m < 53 + 241; m++)
-    {
-      const char *heard[] = { "3c:a6:2f:11:22:33", "88:71:b1:40:11:02", NULL };
-      scan (set, m, heard);
-    }
+    scan (set, m, cottage);
   g_assert_false (rides (set, "3c:a6:2f:11:22:33"));
   g_assert_false (rides (set, "88:71:b1:40:11:02"));
 }

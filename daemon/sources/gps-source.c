@@ -204,6 +204,7 @@ static void
 handle_report (RlGpsSource *self, const char *text, gsize n)
 {
   RlGpsFix fix;
+  RlGpsReject why;
   RlEvidence ev;
   char cc[64];
 
@@ -219,9 +220,10 @@ handle_report (RlGpsSource *self, const char *text, gsize n)
     case RL_GPSD_LINE_FIX:
       break;
     }
-  if (rl_gps_fix_judge (&fix) != RL_GPS_N_REJECTS)
+  why = rl_gps_fix_judge (&fix);
+  if (why != RL_GPS_N_REJECTS)
     {
-      self->stats.rejected[rl_gps_fix_judge (&fix)]++;
+      self->stats.rejected[why]++;
       return;
     }
   /* Evidence time is the daemon's wall clock: a receiver's clock can be far
