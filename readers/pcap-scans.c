@@ -65,7 +65,8 @@ le32 (const guint8 *p)
  * the air.  With its FCS (radiotap and PPI say so) a frame held whole is
  * checked: a beacon whose bits flipped on the way in may name another
  * country, and not every driver marks the frames that failed.  A frame
- * the capture cut short (its snapshot length) cannot be checked; its FCS
+ * the capture cut short (its snapshot length) cannot be checked: it is
+ * marked so (the radio header's "failed" flag still counts), and its FCS
  * is not read as elements. */
 static RlFrameResult
 parse_80211 (const guint8 *f, gsize len, gsize wire_len, gboolean has_fcs, RlHeardFrame *out)
@@ -81,7 +82,10 @@ parse_80211 (const guint8 *f, gsize len, gsize wire_len, gboolean has_fcs, RlHea
             return RL_FRAME_BAD_FCS;
         }
       else
-        len = MIN (len, wire_len - 4);
+        {
+          len = MIN (len, wire_len - 4);
+          out->fcs_unchecked = TRUE;
+        }
     }
   if (len < 2)
     return RL_FRAME_TRUNCATED;

@@ -33,6 +33,7 @@ typedef struct {
   gint32 signal_mbm;
   const guint8 *ies;          /* points into the frame */
   gsize ies_len;
+  gboolean fcs_unchecked;     /* it carries an FCS the capture cut off: not checked */
 } RlHeardFrame;
 
 /* Pure: one captured frame of @linktype; @caplen bytes are present of the

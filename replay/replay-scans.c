@@ -67,10 +67,39 @@ count_skip (ScanStream *s, const char *reason)
   rl_replay_count (s->replay, name, 1);
 }
 
-/* TRUE when the BSS gave an evidence item (in s->event). */
+/* An AP heard without a usable country (XX, environment X, no element)
+ * that gave one before: as the live BSS table does, its old word no
+ * longer stands.  TRUE with s->event the withdrawal.  A probe response
+ * without the element says nothing: the live table falls back to the
+ * AP's beacons, which a capture holds as earlier frames. */
 static gboolean
-feed_bss (ScanStream *s, gint64 time, const guint8 bssid[6], guint32 freq, gboolean has_signal, gint32 signal_mbm,
-          const guint8 *ies, gsize ies_len)
+withdraw_bss (ScanStream *s, gint64 time, const guint8 bssid[6], gboolean probe_response, RlCountryIeResult res)
+{
+  char bssid_text[18];
+  char key[48];
+  LastSeen *last;
+
+  if (probe_response && res == RL_COUNTRY_IE_ABSENT)
+    return FALSE;
+  rl_bssid_to_string (bssid, bssid_text);
+  g_snprintf (key, sizeof key, "beacon:%s", bssid_text);
+  last = g_hash_table_lookup (s->last, key);
+  if (last == NULL || last->country == RL_COUNTRY_NONE || time < last->time)
+    return FALSE;
+  last->time = time;
+  last->country = RL_COUNTRY_NONE;
+  rl_replay_count (s->replay, "scans.withdrawn_no_country", 1);
+  memset (&s->event, 0, sizeof s->event);
+  s->event.type = RL_EVENT_WITHDRAW;
+  s->event.time = time;
+  rl_evidence_init (&s->event.ev, RL_SOURCE_BEACON, key, time, time);
+  return TRUE;
+}
+
+/* TRUE when the BSS gave an evidence item or took one back (in s->event). */
+static gboolean
+feed_bss (ScanStream *s, gint64 time, const guint8 bssid[6], gboolean probe_response, guint32 freq,
+          gboolean has_signal, gint32 signal_mbm, const guint8 *ies, gsize ies_len)
 {
   RlEvidence *ev = &s->event.ev;
   RlCountryIeResult res = rl_beacon_evidence_build (ev, bssid, has_signal ? signal_mbm : 0, freq, ies, ies_len,
@@ -78,7 +107,7 @@ feed_bss (ScanStream *s, gint64 time, const guint8 bssid[6], guint32 freq, gbool
   if (res != RL_COUNTRY_IE_OK)
     {
       count_skip (s, rl_country_ie_result_to_string (res));
-      return FALSE;
+      return withdraw_bss (s, time, bssid, probe_response, res);
     }
   LastSeen *last = g_hash_table_lookup (s->last, ev->key);
   if (last == NULL)
@@ -259,7 +288,7 @@ json_lines_next (RlEventStream *self)
         }
       s->good++;
       ended = note_heard (s, e.time, e.freq_mhz);
-      used = feed_bss (s, e.time, e.bssid, e.freq_mhz, e.has_signal, e.signal_mbm, e.ies, e.ies_len);
+      used = feed_bss (s, e.time, e.bssid, FALSE, e.freq_mhz, e.has_signal, e.signal_mbm, e.ies, e.ies_len);
       rl_scanlog_entry_clear (&e);
       release_read_pages (s);
       if (ended)
@@ -290,7 +319,9 @@ capture_next (RlEventStream *self)
           continue;
         }
       rl_replay_count (s->replay, f.probe_response ? "scans.probe_responses" : "scans.beacons", 1);
-      if (feed_bss (s, t, f.bssid, f.freq_mhz, f.has_signal, f.signal_mbm, f.ies, f.ies_len))
+      if (f.fcs_unchecked)
+        rl_replay_count (s->replay, "scans.fcs_unchecked", 1);
+      if (feed_bss (s, t, f.bssid, f.probe_response, f.freq_mhz, f.has_signal, f.signal_mbm, f.ies, f.ies_len))
         return &s->event;
     }
   return NULL;

@@ -305,6 +305,46 @@ test_replay_pcap (void)
   g_unlink (path);
 }
 
+/* An AP that stops advertising a country (environment X at sea, "XX",
+ * the element dropped) loses its vote in a capture as in the live BSS
+ * table; a probe response without the element does not take it back. */
+static void
+test_replay_pcap_country_dropped (void)
+{
+  g_autofree char *path = NULL;
+  int fd = g_file_open_tmp ("regloc-scans-XXXXXX.pcap", &path, NULL);
+  close (fd);
+  pcap_t *dead = pcap_open_dead (DLT_IEEE802_11_RADIO, 65535);
+  pcap_dumper_t *d = pcap_dump_open (dead, path);
+  g_assert_nonnull (d);
+  /* four APs say DE for a minute (every 10 s), then AP 0 says "DEX", AP 1
+   * "XX ", AP 2 drops the element, and AP 3 answers a probe without it */
+  for (guint t = 0; t <= 300; t += 10)
+    for (guint i = 0; i < 4; i++)
+      {
+        static const char *const later[4] = { "DEX", "XX ", NULL, NULL };
+        gboolean after = t > 60;
+        g_autoptr (GByteArray) f = frame_for (after && i == 3 ? 0x50 : 0x80, ap_bssids[i], 2412 + 5 * i, -50, "ap",
+                                              after ? later[i] : "DE ");
+        struct pcap_pkthdr h = { { (time_t) (T0 / G_USEC_PER_SEC) + t, 0 }, f->len, f->len };
+        pcap_dump ((u_char *) d, &h, f->data);
+      }
+  pcap_dump_close (d);
+  pcap_close (dead);
+
+  RlCountry final;
+  g_autoptr (JsonNode) root = run_replay (path, TRUE, &final, NULL);
+  g_assert_cmpint (counter (root, "scans.withdrawn_no_country"), ==, 3);
+  g_assert_cmpint (counter (root, "scans.skipped.non_country_environment"), ==, 24);
+  g_assert_cmpint (counter (root, "scans.skipped.not_a_country"), ==, 24);
+  g_assert_cmpint (counter (root, "scans.skipped.no_country_ie"), ==, 48);
+  if (final != RL_COUNTRY_NONE)
+    g_assert_cmpuint (final, ==, RL_COUNTRY_WORLD);
+  else
+    g_test_message ("no regulatory.db with DE here: final decision not checked");
+  g_unlink (path);
+}
+
 static void
 test_frames (void)
 {
@@ -347,6 +387,7 @@ test_frames (void)
     g_byte_array_append (b, le, 4);
     b->data[8] = 0x10;
     g_assert_cmpint (rl_frame_parse (RL_LINKTYPE_IEEE802_11_RADIOTAP, b->data, b->len, b->len, &f), ==, RL_FRAME_OK);
+    g_assert_false (f.fcs_unchecked);
     g_assert_cmpint (rl_country_ie_find (f.ies, f.ies_len, &cie), ==, RL_COUNTRY_IE_OK);
     g_assert_cmpuint (cie.country, ==, RL_COUNTRY ('D', 'E'));
     while (at > 16 && !(b->data[at] == 'D' && b->data[at + 1] == 'E'))
@@ -356,6 +397,7 @@ test_frames (void)
     g_assert_cmpint (rl_frame_parse (RL_LINKTYPE_IEEE802_11_RADIOTAP, b->data, b->len, b->len, &f), ==, RL_FRAME_BAD_FCS);
     b->data[at + 1] ^= 0x10;
     g_assert_cmpint (rl_frame_parse (RL_LINKTYPE_IEEE802_11_RADIOTAP, b->data, b->len - 2, b->len, &f), ==, RL_FRAME_OK);
+    g_assert_true (f.fcs_unchecked);
     g_assert_cmpuint (f.ies_len, ==, b->len - 4 - 16 - 36);
   }
 
@@ -638,6 +680,7 @@ main (int argc, char **argv)
   g_test_add_func ("/scans/replay-json-lines", test_replay_json_lines);
   g_test_add_func ("/scans/replay-scans-forget", test_replay_scans_forget);
   g_test_add_func ("/scans/replay-pcap", test_replay_pcap);
+  g_test_add_func ("/scans/replay-pcap-country-dropped", test_replay_pcap_country_dropped);
   g_test_add_func ("/scans/frames", test_frames);
   g_test_add_func ("/scans/replay-pcapng", test_replay_pcapng);
   g_test_add_func ("/scans/replay-pcapng-bad-time", test_replay_pcapng_bad_time);
