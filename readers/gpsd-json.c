@@ -259,8 +259,7 @@ read_line (RlGpsdJsonReader *r, const char *start, gsize n, RlGpsFix *fix)
       stats->rejected[RL_GPS_REJECT_TRUNCATED]++;
       return FALSE;
     }
-  if (!rl_json_depth_ok (start, n, RL_JSON_MAX_DEPTH) ||
-      !json_parser_load_from_data (r->parser, start, (gssize) n, NULL) ||
+  if (!rl_json_load_line (r->parser, start, n, NULL) ||
       !JSON_NODE_HOLDS_OBJECT (json_parser_get_root (r->parser)))
     {
       stats->rejected[RL_GPS_REJECT_MALFORMED]++;

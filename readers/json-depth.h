@@ -1,4 +1,5 @@
-/* A bound on JSON nesting, checked before a line reaches json-glib.
+/* A bound on JSON nesting, checked before a line reaches json-glib, and
+ * a strict load of one line.
  *
  * json-glib's parser recurses once per nesting level, so a line of 100,000
  * '[' overflows the stack.  Our JSON inputs (scan logs, gpsd reports) are
@@ -6,14 +7,20 @@
 #pragma once
 
 #include <glib.h>
+#include <json-glib/json-glib.h>
 
 G_BEGIN_DECLS
 
 /* Deepest nesting any reader accepts; gpsd's SKY reports reach 3. */
 #define RL_JSON_MAX_DEPTH 16
 
-/* TRUE when no array or object in @text (@len bytes) is nested deeper than
- * @max_depth.  Brackets inside strings do not count.  Linear, no allocation. */
-gboolean rl_json_depth_ok (const char *text, gsize len, guint max_depth);
+/* Loads one line of JSON (@len bytes) into @parser, refusing with
+ * G_IO_ERROR_INVALID_DATA what json-glib would take silently:
+ * - nesting deeper than RL_JSON_MAX_DEPTH;
+ * - a second value after the first (`{…}{…}`, a lost newline): json-glib
+ *   reads the first and drops the rest;
+ * - a member named twice in one object: json-glib keeps the last, so a
+ *   line could carry two BSSIDs or two sets of elements and use one. */
+gboolean rl_json_load_line (JsonParser *parser, const char *text, gsize len, GError **error);
 
 G_END_DECLS

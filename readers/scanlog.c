@@ -89,11 +89,9 @@ rl_scanlog_parse (const char *line, gssize len, RlScanLogEntry *out, GError **er
   JsonNode *n;
 
   memset (out, 0, sizeof *out);
-  if (!rl_json_depth_ok (line, len < 0 ? strlen (line) : (gsize) len, RL_JSON_MAX_DEPTH))
-    return fail (error, RL_SCANLOG_ERROR_NOT_JSON, "not JSON: nested deeper than a scan log line can be");
-  if (!json_parser_load_from_data (parser, line, len, &local))
+  if (!rl_json_load_line (parser, line, len < 0 ? strlen (line) : (gsize) len, &local))
     {
-      g_set_error (error, RL_SCANLOG_ERROR, RL_SCANLOG_ERROR_NOT_JSON, "not JSON: %s", local->message);
+      g_set_error (error, RL_SCANLOG_ERROR, RL_SCANLOG_ERROR_NOT_JSON, "bad JSON: %s", local->message);
       return FALSE;
     }
   n = json_parser_get_root (parser);
@@ -245,8 +243,7 @@ rl_scanlog_parse_cell (const char *line, gssize len, RlScanLogCell *out, GError 
   JsonNode *n, *cell;
 
   memset (out, 0, sizeof *out);
-  if (!rl_json_depth_ok (line, len < 0 ? strlen (line) : (gsize) len, RL_JSON_MAX_DEPTH) ||
-      !json_parser_load_from_data (parser, line, len, NULL))
+  if (!rl_json_load_line (parser, line, len < 0 ? strlen (line) : (gsize) len, NULL))
     return FALSE;   /* rl_scanlog_parse() says what is wrong with it */
   n = json_parser_get_root (parser);
   if (n == NULL || !JSON_NODE_HOLDS_OBJECT (n))
