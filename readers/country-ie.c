@@ -11,6 +11,7 @@ static const char *const result_names[RL_COUNTRY_IE_N_RESULTS] = {
   [RL_COUNTRY_IE_ODD_LENGTH] = "country_ie_odd_length",
   [RL_COUNTRY_IE_NOT_A_COUNTRY] = "not_a_country",
   [RL_COUNTRY_IE_NON_COUNTRY_ENV] = "non_country_environment",
+  [RL_COUNTRY_IE_TWO_COUNTRIES] = "two_countries",
 };
 
 const char *
@@ -118,6 +119,19 @@ rl_country_ie_find (const guint8 *ies, gsize len, RlCountryIe *out)
     {
       memset (out, 0, sizeof *out);
       return truncated ? RL_COUNTRY_IE_TRUNCATED : RL_COUNTRY_IE_ABSENT;
+    }
+
+  /* The kernel reads the first Country element.  A frame with a second
+   * one naming another country (a broken or forged frame) says nothing
+   * we could vote on; the same element twice is harmless. */
+  const guint8 *rest = body + body_len;
+  gsize rest_len = len - (gsize) (rest - ies), other_len = 0;
+  const guint8 *other = rl_ies_find (rest, rest_len, RL_IE_COUNTRY, &other_len, NULL);
+  if (other != NULL && (other_len < 2 || g_ascii_toupper (other[0]) != g_ascii_toupper (body_len > 0 ? body[0] : 0) ||
+                        g_ascii_toupper (other[1]) != g_ascii_toupper (body_len > 1 ? body[1] : 0)))
+    {
+      memset (out, 0, sizeof *out);
+      return RL_COUNTRY_IE_TWO_COUNTRIES;
     }
   return rl_country_ie_parse_body (body, body_len, out);
 }

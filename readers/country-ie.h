@@ -25,6 +25,7 @@ typedef enum {
   RL_COUNTRY_IE_ODD_LENGTH,      /* the kernel rejects odd lengths too */
   RL_COUNTRY_IE_NOT_A_COUNTRY,   /* "XX", "00", non-letters */
   RL_COUNTRY_IE_NON_COUNTRY_ENV, /* environment 'X': a non-country entity */
+  RL_COUNTRY_IE_TWO_COUNTRIES,   /* a second Country element names another country */
   RL_COUNTRY_IE_N_RESULTS
 } RlCountryIeResult;
 

@@ -130,6 +130,25 @@ test_no_country (void)
   g_assert_cmpstr (rl_country_ie_result_to_string (RL_COUNTRY_IE_TRUNCATED), ==, "ies_truncated");
 }
 
+/* The kernel reads the first Country element; a frame whose second one
+ * names another country gets no vote (a broken or forged frame), the
+ * same element twice does. */
+static void
+test_two_elements (void)
+{
+  static const guint8 de_fr[] = { 0x07, 0x06, 'D', 'E', ' ', 1, 13, 20, 0x07, 0x06, 'F', 'R', ' ', 1, 13, 20 };
+  static const guint8 de_de[] = { 0x07, 0x06, 'D', 'E', ' ', 1, 13, 20, 0x00, 0x00, 0x07, 0x06, 'd', 'e', 'I', 1, 13, 20 };
+  static const guint8 de_short[] = { 0x07, 0x06, 'D', 'E', ' ', 1, 13, 20, 0x07, 0x00 };
+  RlCountryIe ie;
+
+  g_assert_cmpint (rl_country_ie_find (de_fr, sizeof de_fr, &ie), ==, RL_COUNTRY_IE_TWO_COUNTRIES);
+  g_assert_cmpuint (ie.country, ==, 0);
+  g_assert_cmpstr (rl_country_ie_result_to_string (RL_COUNTRY_IE_TWO_COUNTRIES), ==, "two_countries");
+  g_assert_cmpint (rl_country_ie_find (de_de, sizeof de_de, &ie), ==, RL_COUNTRY_IE_OK);
+  g_assert_cmpuint (ie.country, ==, RL_COUNTRY ('D', 'E'));
+  g_assert_cmpint (rl_country_ie_find (de_short, sizeof de_short, &ie), ==, RL_COUNTRY_IE_TWO_COUNTRIES);
+}
+
 static void
 test_hidden_ssid (void)
 {
@@ -194,6 +213,7 @@ main (int argc, char **argv)
   g_test_add_func ("/country-ie/truncated", test_truncated);
   g_test_add_func ("/country-ie/bodies", test_bodies);
   g_test_add_func ("/country-ie/no-country", test_no_country);
+  g_test_add_func ("/country-ie/two-elements", test_two_elements);
   g_test_add_func ("/country-ie/hidden-ssid", test_hidden_ssid);
   g_test_add_func ("/country-ie/evidence", test_evidence);
   g_test_add_func ("/country-ie/bssid", test_bssid);
