@@ -159,6 +159,13 @@ rl_decision_free (RlDecision *d)
 
 /* ---- the tally ------------------------------------------------------- */
 
+/* Why a cell naming one country only confirms it (rule 12). */
+typedef enum {
+  CELL_DECIDES,
+  CELL_OTHER_PLACE,     /* another country's access points or a fix stand here */
+  CELL_NEAR_BORDER,     /* the fix lies near a border: masts of both sides reach */
+} CellOverruled;
+
 typedef struct {
   RlCandidate pub;
   gboolean unmapped;        /* no regulatory rules for it */
@@ -175,7 +182,7 @@ typedef struct {
   gboolean location_by_fix; /* @location is the one the GPS fix names */
   gboolean location_mixed;  /* other evidence named other locations with the same rules (234: GG, JE) */
   gboolean cell_strong;     /* a modem's network names only this country */
-  gboolean cell_overruled;  /* … but another country's access points or a fix stand here: it confirms only */
+  CellOverruled cell_overruled;  /* … but it confirms only: another place stands here, or a border is near */
   gboolean heard_well;      /* an AP naming it is not faint (rule 4) */
   gboolean network_only;    /* its beacon witness is one operator's large network alone */
   guint network_votes;      /* that network's operator's votes for it (after the cap) */
@@ -966,26 +973,37 @@ collect_cell (Tallying *t, const RlEvidence *e)
  * likelier story than the access points' or the fix's error, and the cell
  * only confirms (a laptop in Lifford on Vodafone UK's Strabane mast, three
  * Irish operators' routers around it). */
-static gboolean
+static CellOverruled
 other_place_here (const Tallying *t, const Tally *y)
 {
   const RlPolicyParams *p = t->params;
 
+  /* a fix near a border: where the masts of both sides reach (a hut on
+   * the Zugspitze on an Austrian mast, a boat on the Danube at Hainburg) */
+  if (t->gps != NULL && t->gps->n_countries > 1)
+    return CELL_NEAR_BORDER;
   for (guint i = 0; i < t->tallies->len; i++)
     {
       const Tally *o = &g_array_index (t->tallies, Tally, i);
       if (o == y || o->pub.country == y->pub.country)
         continue;
       if (o->beacon_witnesses > 0 || o->gps_strong)
-        return TRUE;
+        return CELL_OTHER_PLACE;
+      /* no witness, but access points heard well name another country more
+       * often than the cell's (globally administered votes: not a phone's
+       * hotspot): the hotel's own network in Taba or Shenzhen, a router in
+       * Tarifa, while the home SIM holds on to a mast across the border
+       * and the clock is the one from home */
+      if (o->heard_well && o->beacon_ga_votes > y->beacon_ga_votes)
+        return CELL_OTHER_PLACE;
       /* faint, but the share: the neighbours' routers through the walls
        * while the household's own router, bought at home, sits on the desk
        * (a Slovak family in Kittsee on its Slovak SIM) */
       if (!o->heard_well && o->beacon_ga_votes > 0 && o->beacon_votes >= p->beacon_min_aps &&
           holds_share (p, o->beacon_votes, t->n_beacons_total_votes))
-        return TRUE;
+        return CELL_OTHER_PLACE;
     }
-  return FALSE;
+  return CELL_DECIDES;
 }
 
 static void
@@ -995,8 +1013,8 @@ weigh_cell (const Tallying *t, Tally *y, double *miss)
   if (!y->pub.cell)
     return;
   y->pub.witnesses++;
-  y->cell_overruled = y->cell_strong && other_place_here (t, y);
-  if (y->cell_strong && !y->cell_overruled)
+  y->cell_overruled = y->cell_strong ? other_place_here (t, y) : CELL_DECIDES;
+  if (y->cell_strong && y->cell_overruled == CELL_DECIDES)
     y->pub.deciding++;
   *miss *= 1.0 - t->params->cell_weight;
 }
@@ -1051,8 +1069,12 @@ describe_cell (GString *s, const Tally *y, gboolean first)
   if (!y->pub.cell)
     return;
   g_string_append_printf (s, "%sa modem's mobile network (its MCC) %s", first ? "" : "; ",
-                          y->cell_overruled ? "names it, but access points or a GPS fix place the machine in another "
-                                              "country (a mast across a border): it confirms, never decides"
+                          y->cell_overruled == CELL_OTHER_PLACE
+                            ? "names it, but access points or a GPS fix place the machine in another "
+                              "country (a mast across a border): it confirms, never decides"
+                          : y->cell_overruled == CELL_NEAR_BORDER
+                            ? "names it, but the GPS fix lies near a border, where the masts of both sides "
+                              "reach: it confirms, never decides"
                           : y->cell_strong ? "names it" : "names it and other countries: it confirms, never decides");
 }
 

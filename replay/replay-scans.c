@@ -240,6 +240,8 @@ feed_cell (ScanStream *s, const RlScanLogCell *cell)
       return TRUE;
     }
   /* lost, or a network that names no country (901, 001, unknown) */
+  if (cell->registered)
+    rl_replay_count (s->replay, "scans.cells_naming_no_country", 1);
   s->event.type = RL_EVENT_WITHDRAW;
   rl_evidence_init (&s->event.ev, RL_SOURCE_CELL, key, cell->time, cell->time);
   return TRUE;

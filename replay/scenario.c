@@ -696,7 +696,14 @@ parse_cell (Parser *p, char **words, gint64 t)
   if (rl_mcc_evidence (*p->mcc, key, mcc, mnc, t, rl_expiry_after (t, p->ctx->config->policy.max_age_s[RL_SOURCE_CELL]), &ev))
     rl_replay_add_evidence (p->replay, &ev);
   else
-    rl_replay_add_withdraw (p->replay, t, key);   /* 901, 001, unknown codes name no country */
+    {
+      /* 901, 001, and codes the provider list does not know name no country */
+      rl_replay_add_withdraw (p->replay, t, key);
+      rl_replay_count (p->replay, "scenario.cell.names_no_country", 1);
+      rl_replay_note (p->replay, "%s:%u: cell %s: the mobile network codes (%s) name no country for it: "
+                      "the modem's item is withdrawn", p->name, p->line, words[0],
+                      p->ctx->config->cell_providers ? p->ctx->config->cell_providers : RL_MCC_DEFAULT_PROVIDERS);
+    }
   return TRUE;
 }
 
