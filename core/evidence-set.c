@@ -570,6 +570,11 @@ rl_evidence_set_drop_observed_before (RlEvidenceSet *set, gint64 time)
   /* what was heard before a sleep says nothing about the turnover after it */
   g_array_set_size (set->lost, 0);
   set->last_lost_at = 0;
+  /* nor about a jump of the fix: access points heard at the last trusted
+   * fix and again after the sleep travelled along (a MiFi, a travel
+   * router), or the machine never moved, which the fix then says itself */
+  if (set->heard_at_trusted != NULL)
+    g_hash_table_remove_all (set->heard_at_trusted);
   return remove_matching (set, match_pre_sleep, &time, NOT_LOST);
 }
 
