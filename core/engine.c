@@ -362,6 +362,15 @@ rl_engine_n_decisions (const RlEngine *e)
   return e->n_decisions;
 }
 
+void
+rl_event_init_withdraw (RlEvent *event, gint64 time, const char *key)
+{
+  memset (event, 0, sizeof *event);
+  event->type = RL_EVENT_WITHDRAW;
+  event->time = time;
+  g_strlcpy (event->ev.key, key, sizeof event->ev.key);
+}
+
 const char *
 rl_event_type_to_string (RlEventType type)
 {

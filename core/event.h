@@ -31,4 +31,7 @@ typedef struct {
 
 const char *rl_event_type_to_string (RlEventType type);
 
+/* @event becomes "the item @key no longer stands" at @time. */
+void rl_event_init_withdraw (RlEvent *event, gint64 time, const char *key);
+
 G_END_DECLS

@@ -41,7 +41,6 @@ typedef struct {
 
 void rl_gps_fix_init (RlGpsFix *fix);
 
-
 /* Why a record did not become a fix.  Counted, never fatal. */
 typedef enum {
   RL_GPS_REJECT_BAD_CHECKSUM,   /* NMEA checksum mismatch */

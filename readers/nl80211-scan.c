@@ -80,6 +80,15 @@ rl_bssid_to_string (const guint8 bssid[6], char out[18])
               bssid[0], bssid[1], bssid[2], bssid[3], bssid[4], bssid[5]);
 }
 
+void
+rl_beacon_key (const guint8 bssid[6], char out[RL_BEACON_KEY_LEN])
+{
+  char text[18];
+
+  rl_bssid_to_string (bssid, text);
+  g_snprintf (out, RL_BEACON_KEY_LEN, "beacon:%s", text);
+}
+
 gboolean
 rl_bssid_parse (const char *text, guint8 out[6])
 {
@@ -134,9 +143,9 @@ rl_beacon_evidence_build (RlEvidence *ev,
     return res;
 
   char bssid_text[18];
-  char key[48];
+  char key[RL_BEACON_KEY_LEN];
   rl_bssid_to_string (bssid, bssid_text);
-  g_snprintf (key, sizeof key, "beacon:%s", bssid_text);
+  rl_beacon_key (bssid, key);
   rl_evidence_init (ev, RL_SOURCE_BEACON, key, observed_at, rl_expiry_after (observed_at, max_age_s));
   rl_evidence_add_country (ev, cie.country);
   memcpy (ev->beacon.bssid, bssid, 6);

@@ -54,6 +54,9 @@ RlCountryIeResult rl_beacon_evidence_build (RlEvidence *ev,
 
 /* "aa:bb:cc:dd:ee:ff" */
 void rl_bssid_to_string (const guint8 bssid[6], char out[18]);
+/* The evidence key of an AP's beacon item: "beacon:aa:bb:cc:dd:ee:ff". */
+#define RL_BEACON_KEY_LEN 25
+void rl_beacon_key (const guint8 bssid[6], char out[RL_BEACON_KEY_LEN]);
 gboolean rl_bssid_parse (const char *text, guint8 out[6]);
 
 G_END_DECLS

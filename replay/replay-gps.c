@@ -205,9 +205,7 @@ gps_next (RlEventStream *self)
       if (rl_gps_fix_is_lost (&fix))
         {
           /* the receiver said it lost its fix: its last position stops counting now */
-          g->event.type = RL_EVENT_WITHDRAW;
-          g->event.time = replay_time (g, &fix);
-          rl_evidence_init (&g->event.ev, RL_SOURCE_GPS, "gps", g->event.time, RL_NEVER);
+          rl_event_init_withdraw (&g->event, replay_time (g, &fix), "gps");
           return &g->event;
         }
       if (rl_gps_fix_judge (&fix) == RL_GPS_REJECT_NULL_ISLAND)

@@ -75,24 +75,19 @@ count_skip (ScanStream *s, const char *reason)
 static gboolean
 withdraw_bss (ScanStream *s, gint64 time, const guint8 bssid[6], gboolean probe_response, RlCountryIeResult res)
 {
-  char bssid_text[18];
-  char key[48];
+  char key[RL_BEACON_KEY_LEN];
   LastSeen *last;
 
   if (probe_response && res == RL_COUNTRY_IE_ABSENT)
     return FALSE;
-  rl_bssid_to_string (bssid, bssid_text);
-  g_snprintf (key, sizeof key, "beacon:%s", bssid_text);
+  rl_beacon_key (bssid, key);
   last = g_hash_table_lookup (s->last, key);
   if (last == NULL || last->country == RL_COUNTRY_NONE || time < last->time)
     return FALSE;
   last->time = time;
   last->country = RL_COUNTRY_NONE;
   rl_replay_count (s->replay, "scans.withdrawn_no_country", 1);
-  memset (&s->event, 0, sizeof s->event);
-  s->event.type = RL_EVENT_WITHDRAW;
-  s->event.time = time;
-  rl_evidence_init (&s->event.ev, RL_SOURCE_BEACON, key, time, time);
+  rl_event_init_withdraw (&s->event, time, key);
   return TRUE;
 }
 
@@ -242,8 +237,7 @@ feed_cell (ScanStream *s, const RlScanLogCell *cell)
   /* lost, or a network that names no country (901, 001, unknown) */
   if (cell->registered)
     rl_replay_count (s->replay, "scans.cells_naming_no_country", 1);
-  s->event.type = RL_EVENT_WITHDRAW;
-  rl_evidence_init (&s->event.ev, RL_SOURCE_CELL, key, cell->time, cell->time);
+  rl_event_init_withdraw (&s->event, cell->time, key);
   return TRUE;
 }
 

@@ -73,8 +73,8 @@ rl_replay_add_evidence_at_start (RlReplay *r, const RlEvidence *ev)
 void
 rl_replay_add_withdraw (RlReplay *r, gint64 time, const char *key)
 {
-  push (r, time, RL_EVENT_WITHDRAW, NULL);
-  g_strlcpy (g_array_index (r->events, RlEvent, r->events->len - 1).ev.key, key, sizeof ((RlEvidence *) NULL)->key);
+  g_array_set_size (r->events, r->events->len + 1);
+  rl_event_init_withdraw (&g_array_index (r->events, RlEvent, r->events->len - 1), time, key);
 }
 
 void

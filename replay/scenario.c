@@ -451,10 +451,10 @@ static void
 refuse_beacon (Parser *p, const guint8 bssid[6], gint64 t, const char cc[2], guint8 env, RlCountryIeResult res)
 {
   g_autofree char *counter = g_strconcat ("scenario.skipped.", rl_country_ie_result_to_string (res), NULL);
-  char key[48], text[18], envbuf[48];
+  char key[RL_BEACON_KEY_LEN], text[18], envbuf[48];
 
   rl_bssid_to_string (bssid, text);
-  g_snprintf (key, sizeof key, "beacon:%s", text);
+  rl_beacon_key (bssid, key);
   rl_replay_add_withdraw (p->replay, t, key);
   rl_replay_count (p->replay, counter, 1);
   if (p->skip_notes++ < MAX_SKIP_NOTES)
@@ -668,6 +668,7 @@ parse_cell (Parser *p, char **words, gint64 t)
   char key[48], mnc[4];
   guint mcc, modem = 0;
   RlEvidence ev;
+  const char *providers = p->ctx->config->cell_providers ? p->ctx->config->cell_providers : RL_MCC_DEFAULT_PROVIDERS;
 
   if (words[0] == NULL || option_index (words[0], keys) >= 0)
     return fail (p, "cell: expected MCC, MCC-MNC (262, 262-01) or 'lost'");
@@ -686,9 +687,8 @@ parse_cell (Parser *p, char **words, gint64 t)
     return fail (p, "cell: '%s': expected MCC, MCC-MNC (262, 262-01) or 'lost'", words[0]);
   if (*p->mcc == NULL)
     {
-      const char *path = p->ctx->config->cell_providers ? p->ctx->config->cell_providers : RL_MCC_DEFAULT_PROVIDERS;
       g_autoptr (GError) error = NULL;
-      *p->mcc = rl_mcc_table_load (path, &error);
+      *p->mcc = rl_mcc_table_load (providers, &error);
       if (*p->mcc == NULL)
         return fail (p, "cell: no mobile network codes (Debian package mobile-broadband-provider-info): %s",
                      error->message);
@@ -701,8 +701,7 @@ parse_cell (Parser *p, char **words, gint64 t)
       rl_replay_add_withdraw (p->replay, t, key);
       rl_replay_count (p->replay, "scenario.cell.names_no_country", 1);
       rl_replay_note (p->replay, "%s:%u: cell %s: the mobile network codes (%s) name no country for it: "
-                      "the modem's item is withdrawn", p->name, p->line, words[0],
-                      p->ctx->config->cell_providers ? p->ctx->config->cell_providers : RL_MCC_DEFAULT_PROVIDERS);
+                      "the modem's item is withdrawn", p->name, p->line, words[0], providers);
     }
   return TRUE;
 }
@@ -814,13 +813,12 @@ parse_event (Parser *p, char **words, gint64 t)
       guint8 bssid[6];
       if (g_strcmp0 (words[0], "beacon") == 0)
         {
-          char key[48], text[18];
+          char key[RL_BEACON_KEY_LEN];
           if (words[1] == NULL || !rl_bssid_parse (words[1], bssid))
             return fail (p, "remove beacon: expected a BSSID like 3c:a6:2f:01:02:03");
           if (!take_options (p, "remove beacon", words, 2, no_keys, v))
             return FALSE;
-          rl_bssid_to_string (bssid, text);
-          g_snprintf (key, sizeof key, "beacon:%s", text);
+          rl_beacon_key (bssid, key);
           rl_replay_add_withdraw (p->replay, t, key);
           forget_bssid (p, bssid);
           return TRUE;

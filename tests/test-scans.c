@@ -78,6 +78,17 @@ run_replay (const char *path, gboolean expect_ok, RlCountry *final, GError **err
   return json_from_string (json, NULL);
 }
 
+/* run_replay()'s final decision is RL_COUNTRY_NONE where the installed
+ * regulatory database has no DE to decide */
+static void
+assert_final (RlCountry final, RlCountry want)
+{
+  if (final != RL_COUNTRY_NONE)
+    g_assert_cmpuint (final, ==, want);
+  else
+    g_test_message ("no regulatory.db with DE here: final decision not checked");
+}
+
 static gint64
 counter (JsonNode *root, const char *name)
 {
@@ -206,10 +217,7 @@ test_replay_json_lines (void)
   g_assert_cmpstr (json_object_get_string_member (first, "key"), ==, "beacon:3c:84:6a:00:00:01");
   g_assert_nonnull (strstr (json_object_get_string_member (first, "detail"), "IE 'DE '"));
   /* four APs of four vendors saying DE decide DE on their own */
-  if (final != RL_COUNTRY_NONE)
-    g_assert_cmpuint (final, ==, RL_COUNTRY ('D', 'E'));
-  else
-    g_test_message ("no regulatory.db with DE here: final decision not checked");
+  assert_final (final, RL_COUNTRY ('D', 'E'));
   g_unlink (path);
 }
 
@@ -247,10 +255,7 @@ test_replay_scans_forget (void)
   g_autoptr (JsonNode) root = run_replay (path, TRUE, &final, NULL);
   g_assert_cmpint (counter (root, "scans.scans"), ==, 2);
   g_assert_cmpint (counter (root, "scans.observations"), ==, 5);
-  if (final != RL_COUNTRY_NONE)
-    g_assert_cmpuint (final, ==, RL_COUNTRY_WORLD);
-  else
-    g_test_message ("no regulatory.db with DE here: final decision not checked");
+  assert_final (final, RL_COUNTRY_WORLD);
   g_unlink (path);
 }
 
@@ -338,10 +343,7 @@ test_replay_pcap_country_dropped (void)
   g_assert_cmpint (counter (root, "scans.skipped.non_country_environment"), ==, 24);
   g_assert_cmpint (counter (root, "scans.skipped.not_a_country"), ==, 24);
   g_assert_cmpint (counter (root, "scans.skipped.no_country_ie"), ==, 48);
-  if (final != RL_COUNTRY_NONE)
-    g_assert_cmpuint (final, ==, RL_COUNTRY_WORLD);
-  else
-    g_test_message ("no regulatory.db with DE here: final decision not checked");
+  assert_final (final, RL_COUNTRY_WORLD);
   g_unlink (path);
 }
 

@@ -70,9 +70,8 @@ rl_bss_table_free (RlBssTable *t)
 static void
 withdraw (RlBssTable *t, Bss *b)
 {
-  char text[18], key[48];
-  rl_bssid_to_string (b->bssid, text);
-  g_snprintf (key, sizeof key, "beacon:%s", text);
+  char key[RL_BEACON_KEY_LEN];
+  rl_beacon_key (b->bssid, key);
   rl_source_withdraw (t->owner, key);
   b->has_evidence = FALSE;
   t->n_with_country--;
