@@ -14,7 +14,8 @@
 
 G_DEFINE_QUARK (rl-scenario-error-quark, rl_scenario_error)
 
-/* Beyond this many refused beacon lines the notes stop; the counter goes on. */
+/* Beyond this many refused beacon lines and cell lines naming no country
+ * the notes stop; the counters go on. */
 #define MAX_SKIP_NOTES 20
 
 /* A GPS line's place: the context's lookup, or what countries= / border=
@@ -700,8 +701,10 @@ parse_cell (Parser *p, char **words, gint64 t)
       /* 901, 001, and codes the provider list does not know name no country */
       rl_replay_add_withdraw (p->replay, t, key);
       rl_replay_count (p->replay, "scenario.cell.names_no_country", 1);
-      rl_replay_note (p->replay, "%s:%u: cell %s: the mobile network codes (%s) name no country for it: "
-                      "the modem's item is withdrawn", p->name, p->line, words[0], providers);
+      if (p->skip_notes++ < MAX_SKIP_NOTES)
+        rl_replay_note (p->replay, "%s:%u: cell %s: the mobile network codes (%s) name no country for it: "
+                        "the modem's item is withdrawn", p->name, p->line, words[0],
+                        providers);
     }
   return TRUE;
 }
