@@ -76,6 +76,7 @@ typedef struct {
   guint64 rejected[RL_GPS_N_REJECTS];
   RlGpsDateSource date_source;
   guint64 fix_lost;       /* of @fixes, how many are RL_GPS_FIX_LOST events */
+  guint64 planned;        /* GPX <wpt>/<rtept>: places named or planned, not where the receiver was */
 } RlGpsParseStats;
 
 static inline gboolean

@@ -390,15 +390,22 @@ visit (RlGpxReader *r, RlGpsFix *fix)
 {
   int depth = lx.xmlTextReaderDepth (r->xml);
 
-  /* points sit in trk/trkseg, rte or at the top level (wpt) */
+  /* track points sit in trk/trkseg; waypoints (wpt) and route points
+   * (rte/rtept) are places named or planned, not where the receiver was */
   if (depth - 1 > MAX_DEPTH)
     skip_subtree (r);
   else if (name_is (r->xml, "metadata") && depth == 1)
     read_metadata (r);
   else if (name_is (r->xml, "extensions") || name_is (r->xml, "metadata"))
     skip_subtree (r);
-  else if (name_is (r->xml, "trkpt") || name_is (r->xml, "rtept") || name_is (r->xml, "wpt"))
+  else if (name_is (r->xml, "trkpt"))
     return read_point (r, fix);
+  else if (name_is (r->xml, "wpt") || name_is (r->xml, "rtept"))
+    {
+      r->stats.records++;
+      r->stats.planned++;
+      skip_subtree (r);
+    }
   else if (!name_is (r->xml, "trk") && !name_is (r->xml, "trkseg") && !name_is (r->xml, "rte"))
     {
       /* GPX 1.0 puts the document's time right under <gpx> */

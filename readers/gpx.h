@@ -1,6 +1,9 @@
-/* GPX 1.0 / 1.1 reader (libxml2): trk/trkseg/trkpt, rte/rtept and wpt with
- * a <time>.  Namespaces, vendor extensions and metadata are ignored; a point
- * without a time cannot be placed on a timeline and is counted as such. */
+/* GPX 1.0 / 1.1 reader (libxml2): the track points (trk/trkseg/trkpt) with
+ * a <time>.  Waypoints (<wpt>: home, a planned stop, a photo spot) and route
+ * points (<rte>/<rtept>: a plan) say where someone meant to be, not where the
+ * receiver was: counted as planned, never read as fixes.  Namespaces, vendor
+ * extensions and metadata are ignored; a track point without a time cannot
+ * be placed on a timeline and is counted as such. */
 #pragma once
 
 #include <glib.h>

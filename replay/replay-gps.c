@@ -279,6 +279,13 @@ gps_finish (RlEventStream *self)
       rl_replay_note_at (r, g->note_slot, "%s: %s: the document ends there; the points before it were used",
                          g->file, rl_gpx_reader_error (g->gpx)->message);
     }
+  if (stats->planned > 0)
+    {
+      rl_replay_count (r, "gpx.planned_points", stats->planned);
+      rl_replay_note_at (r, g->note_slot, "%s: %" G_GUINT64_FORMAT " waypoints or route points (<wpt>, <rtept>) not read "
+                         "as positions: they name places someone planned or marked, not where the receiver was; only "
+                         "track points (<trkpt>) are", g->file, stats->planned);
+    }
   if (g->format == FMT_NMEA && stats->fixes == 0 && stats->records > 0 &&
       stats->rejected[RL_GPS_REJECT_TRUNCATED] == stats->records)
     rl_replay_note_at (r, g->note_slot, "%s: no sentence ends in a checksum ('*' and two hex digits): regloc reads only "

@@ -40,11 +40,15 @@ test_gpx10_waypoints_and_track (void)
   RlGpsParseStats stats;
   g_autoptr (GArray) fixes = parse_ok (data, len, &stats);
 
-  /* 7 wpt (6 without a time) and 296 trkpt */
+  /* 7 wpt (the lake's sights, one dated like the track's start) and 296
+   * trkpt: only where the receiver went are fixes */
   g_assert_cmpuint (stats.records, ==, 303);
-  g_assert_cmpuint (stats.rejected[RL_GPS_REJECT_NO_TIME], ==, 6);
-  g_assert_cmpuint (fixes->len, ==, 297);
+  g_assert_cmpuint (stats.planned, ==, 7);
+  g_assert_cmpuint (stats.rejected[RL_GPS_REJECT_NO_TIME], ==, 0);
+  g_assert_cmpuint (fixes->len, ==, 296);
   g_assert_cmpint (g_array_index (fixes, RlGpsFix, 0).time, ==, utc_us (2010, 8, 5, 14, 23, 59));
+  /* the first track point, not the waypoint of the same time */
+  g_assert_cmpfloat_with_epsilon (g_array_index (fixes, RlGpsFix, 0).lat, 45.772175035, 1e-9);
 }
 
 static void
@@ -53,15 +57,18 @@ test_points_and_values (void)
   const char *doc =
     "<?xml version=\"1.0\"?>\n"
     "<gpx version=\"1.1\" xmlns=\"http://www.topografix.com/GPX/1/1\">"
-    "<rte><rtept lat=\"48.58\" lon=\"7.75\"><time>2024-06-01T10:00:00Z</time><hdop>1.5</hdop><fix>3d</fix></rtept>"
-    "<rtept lat=\"91\" lon=\"7.75\"><time>2024-06-01T10:00:01Z</time></rtept>"
-    "<rtept lat=\"north\" lon=\"7.75\"><time>2024-06-01T10:00:02Z</time></rtept>"
-    "<rtept lon=\"7.75\"><time>2024-06-01T10:00:03Z</time></rtept>"
-    "<rtept lat=\"48.58\" lon=\"7.75\"><time>yesterday</time></rtept>"
-    "<rtept lat=\"48.58\" lon=\"7.75\"><time>2024-06-01T10:00:05Z</time><fix>none</fix></rtept>"
-    "</rte>"
-    "<wpt lat=\"-33.86\" lon=\"151.21\"><time>2024-06-01T12:00:00+02:00</time>"
-    "<extensions><trkpt lat=\"1\" lon=\"1\"><time>2024-06-01T10:00:00Z</time></trkpt></extensions></wpt>"
+    "<wpt lat=\"-33.86\" lon=\"151.21\"><time>2024-06-01T09:00:00Z</time><name>Home</name></wpt>"
+    "<rte><rtept lat=\"48.60\" lon=\"7.70\"><time>2024-06-01T09:30:00Z</time></rtept></rte>"
+    "<trk><trkseg>"
+    "<trkpt lat=\"48.58\" lon=\"7.75\"><time>2024-06-01T10:00:00Z</time><hdop>1.5</hdop><fix>3d</fix></trkpt>"
+    "<trkpt lat=\"91\" lon=\"7.75\"><time>2024-06-01T10:00:01Z</time></trkpt>"
+    "<trkpt lat=\"north\" lon=\"7.75\"><time>2024-06-01T10:00:02Z</time></trkpt>"
+    "<trkpt lon=\"7.75\"><time>2024-06-01T10:00:03Z</time></trkpt>"
+    "<trkpt lat=\"48.58\" lon=\"7.75\"><time>yesterday</time></trkpt>"
+    "<trkpt lat=\"48.58\" lon=\"7.75\"><time>2024-06-01T10:00:05Z</time><fix>none</fix></trkpt>"
+    "<trkpt lat=\"48.58\" lon=\"7.76\"><time>2024-06-01T12:00:00+02:00</time>"
+    "<extensions><trkpt lat=\"1\" lon=\"1\"><time>2024-06-01T10:00:00Z</time></trkpt></extensions></trkpt>"
+    "</trkseg></trk>"
     "</gpx>";
   RlGpsParseStats stats;
   g_autoptr (GArray) fixes = parse_ok (doc, strlen (doc), &stats);
@@ -77,6 +84,9 @@ test_points_and_values (void)
   g_assert_cmpuint (stats.rejected[RL_GPS_REJECT_MALFORMED], ==, 2);
   g_assert_cmpuint (stats.rejected[RL_GPS_REJECT_NO_FIX], ==, 0);
   g_assert_cmpuint (stats.fix_lost, ==, 1);
+  /* the waypoint and the route point were counted, never placed */
+  g_assert_cmpuint (stats.planned, ==, 2);
+  g_assert_cmpuint (stats.records, ==, 9);
 }
 
 /* GPX 1.1 (no <speed>: derived from consecutive points), GPX 1.0 <speed>,
