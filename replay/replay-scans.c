@@ -37,7 +37,8 @@ typedef struct {
   GMappedFile *map;
   const char *text;
   gsize len, pos, released;
-  guint line_no, good, bad;
+  gsize start;            /* past a UTF-8 byte order mark */
+  guint line_no, good, bad, comments;
   /* scan logs: the scan being read (see RL_SCANS_GAP_US), and the event
    * that says it ended, handed out before the line that ended it */
   gboolean in_scan;
@@ -124,7 +125,8 @@ feed_bss (ScanStream *s, gint64 time, const guint8 bssid[6], gboolean probe_resp
   return TRUE;
 }
 
-/* The next line that is not blank, or FALSE at the end. */
+/* The next line that is neither blank nor a comment (first non-blank
+ * character '#', counted), or FALSE at the end. */
 static gboolean
 next_line (ScanStream *s, const char **line, gsize *n)
 {
@@ -133,13 +135,15 @@ next_line (ScanStream *s, const char **line, gsize *n)
       const char *p = s->text + s->pos;
       const char *nl = memchr (p, '\n', s->len - s->pos);
       gsize k = nl != NULL ? (gsize) (nl - p) : s->len - s->pos;
-      gboolean blank = TRUE;
+      gsize i = 0;
 
       s->pos += k + 1;
       s->line_no++;
-      for (gsize i = 0; i < k && blank; i++)
-        blank = g_ascii_isspace (p[i]);
-      if (!blank)
+      while (i < k && g_ascii_isspace (p[i]))
+        i++;
+      if (i < k && p[i] == '#')
+        s->comments++;
+      else if (i < k)
         {
           *line = p;
           *n = k;
@@ -336,6 +340,8 @@ scan_finish (RlEventStream *self)
     }
   if (s->map != NULL)
     rl_replay_count (s->replay, "scans.lines", s->good + s->bad);
+  if (s->comments > 0)
+    rl_replay_count (s->replay, "scans.comment_lines", s->comments);
   rl_replay_note_slot_close (s->replay, s->note_slot);
   s->note_slot = NULL;
 }
@@ -377,10 +383,19 @@ check_json_lines (ScanStream *s, GError **error)
   const char *line;
   gsize n;
   guint bad = 0;
-  gsize i = 0;
+  gsize i = s->start;
 
-  while (i < s->len && g_ascii_isspace (s->text[i]))
-    i++;
+  /* what comes first, past blanks and comments, tells text from anything else */
+  while (i < s->len && (g_ascii_isspace (s->text[i]) || s->text[i] == '#'))
+    {
+      if (s->text[i] == '#')
+        {
+          const char *nl = memchr (s->text + i, '\n', s->len - i);
+          i = nl != NULL ? (gsize) (nl - s->text) : s->len;
+        }
+      else
+        i++;
+    }
   if (i < s->len && s->text[i] != '{')
     {
       g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
@@ -394,14 +409,16 @@ check_json_lines (ScanStream *s, GError **error)
       if (rl_scanlog_parse (line, (gssize) n, &e, NULL) || rl_scanlog_parse_cell (line, (gssize) n, &cell, NULL))
         {
           rl_scanlog_entry_clear (&e);
-          s->pos = 0;
+          s->pos = s->start;
           s->line_no = 0;
+          s->comments = 0;
           return TRUE;
         }
       bad++;
     }
-  s->pos = 0;
+  s->pos = s->start;
   s->line_no = 0;
+  s->comments = 0;
   if (bad > 0)
     {
       g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA, "%s: no line is a scan log entry (%u bad lines)",
@@ -439,6 +456,9 @@ open_input (ScanStream *s, GError **error)
     return FALSE;
   s->text = g_mapped_file_get_contents (s->map);
   s->len = g_mapped_file_get_length (s->map);
+  /* a UTF-8 byte order mark, as editors on Windows write one */
+  if (s->len >= 3 && memcmp (s->text, "\xef\xbb\xbf", 3) == 0)
+    s->start = s->pos = 3;
   return check_json_lines (s, error);
 }
 

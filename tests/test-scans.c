@@ -221,6 +221,43 @@ test_replay_json_lines (void)
   g_unlink (path);
 }
 
+/* A scan log saved by an editor that writes a UTF-8 byte order mark, with
+ * a comment on top ("# Basel SBB, platform 7") and one between its lines:
+ * read like the bare log, the comments counted, never refused. */
+static void
+test_replay_bom_and_comments (void)
+{
+  g_autofree char *path = NULL;
+  int fd = g_file_open_tmp ("regloc-scans-XXXXXX.jsonl", &path, NULL);
+  GString *s = g_string_new ("\xef\xbb\xbf# Basel SBB, platform 7, recorded by hand\n");
+  g_assert_cmpint (fd, >=, 0);
+  close (fd);
+  for (guint i = 0; i < 4; i++)
+    {
+      gsize ies_len;
+      g_autofree guint8 *ies = ies_for ("net", "DE ", &ies_len);
+      g_autofree char *line = rl_scanlog_format (T0 + i, "wlan0", ap_bssids[i], 2412, TRUE, -5000, "net", ies, ies_len);
+      g_string_append_printf (s, "%s\r\n%s", line, i == 1 ? "   # the train left here\r\n" : "");
+    }
+  g_assert_true (g_file_set_contents (path, s->str, (gssize) s->len, NULL));
+  g_string_free (s, TRUE);
+
+  RlCountry final;
+  g_autoptr (JsonNode) root = run_replay (path, TRUE, &final, NULL);
+  g_assert_cmpint (counter (root, "scans.lines"), ==, 4);
+  g_assert_cmpint (counter (root, "scans.comment_lines"), ==, 2);
+  g_assert_cmpint (counter (root, "scans.bss_used"), ==, 4);
+  g_assert_cmpint (counter (root, "scans.skipped.bad_json"), ==, 0);
+  assert_final (final, RL_COUNTRY ('D', 'E'));
+
+  /* only comments: an empty log (nothing heard), as an empty file is */
+  g_assert_true (g_file_set_contents (path, "\xef\xbb\xbf# nothing recorded\n", -1, NULL));
+  g_autoptr (JsonNode) empty = run_replay (path, TRUE, NULL, NULL);
+  g_assert_cmpint (counter (empty, "scans.lines"), ==, 0);
+  g_assert_cmpint (counter (empty, "scans.comment_lines"), ==, 1);
+  g_unlink (path);
+}
+
 /* Two scans a minute apart: the first hears four German APs on 2.4 GHz,
  * the second only one of them.  The three it no longer hears are gone at
  * the second scan, so one AP is left: no witness, 00 — not DE for another
@@ -680,6 +717,7 @@ main (int argc, char **argv)
   g_test_add_func ("/scans/scanlog-roundtrip", test_scanlog_roundtrip);
   g_test_add_func ("/scans/scanlog-bad-lines", test_scanlog_bad_lines);
   g_test_add_func ("/scans/replay-json-lines", test_replay_json_lines);
+  g_test_add_func ("/scans/replay-bom-and-comments", test_replay_bom_and_comments);
   g_test_add_func ("/scans/replay-scans-forget", test_replay_scans_forget);
   g_test_add_func ("/scans/replay-pcap", test_replay_pcap);
   g_test_add_func ("/scans/replay-pcap-country-dropped", test_replay_pcap_country_dropped);
