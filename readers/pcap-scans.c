@@ -229,11 +229,66 @@ rl_frame_parse (int linktype, const guint8 *data, gsize caplen, gsize wirelen, R
     }
 }
 
+/* libpcap reads a pcapng file only while all its interfaces share one link
+ * type, and stops with an error at the first that does not (dumpcap -i
+ * wlan0mon -i eth0 writes such a file).  Walked block by block up front, so
+ * that such a file is refused whole, with its two link types named, instead
+ * of replayed up to that interface.  TRUE when one differs from the first
+ * (@first, @other); a file that breaks off is left to libpcap to report. */
+static gboolean
+pcapng_mixed_link_types (const char *path, int *first, int *other)
+{
+  FILE *f = fopen (path, "rb");
+  gboolean big_endian = FALSE, mixed = FALSE;
+  guint8 h[12];
+  int n_idb = 0, n_blocks = 0;
+
+  if (f == NULL)
+    return FALSE;
+  while (!mixed && fread (h, 1, sizeof h, f) == sizeof h)
+    {
+      guint32 type = le32 (h), len;
+
+      if (type == 0x0a0d0d0a)   /* a section header: its byte-order magic says how the section reads */
+        big_endian = le32 (h + 8) == 0x4d3c2b1a;
+      else if (n_blocks == 0)
+        break;                  /* a classic pcap file */
+      n_blocks++;
+      len = big_endian ? (guint32) h[4] << 24 | (guint32) h[5] << 16 | (guint32) h[6] << 8 | h[7] : le32 (h + 4);
+      if (type != 0x0a0d0d0a && big_endian)
+        type = GUINT32_SWAP_LE_BE (type);
+      if (len < 12 || len % 4 != 0)
+        break;
+      if (type == 1)   /* an interface description: link type in its first two bytes */
+        {
+          int lt = big_endian ? (int) (h[8] << 8 | h[9]) : (int) le16 (h + 8);
+          if (n_idb++ == 0)
+            *first = lt;
+          else if (lt != *first)
+            {
+              *other = lt;
+              mixed = TRUE;
+            }
+        }
+      if (fseek (f, (long) len - (long) sizeof h, SEEK_CUR) != 0)
+        break;
+    }
+  fclose (f);
+  return mixed;
+}
+
 struct RlPcapReader {
   pcap_t *p;
   int linktype;
   char *path;
 };
+
+static const char *
+link_type_name (int lt)
+{
+  const char *name = lp.pcap_datalink_val_to_name (lt);
+  return name != NULL ? name : "?";
+}
 
 RlPcapReader *
 rl_pcap_reader_open (const char *path, GError **error)
@@ -242,7 +297,7 @@ rl_pcap_reader_open (const char *path, GError **error)
   pcap_t *p;
   GError *local = NULL;
   RlPcapReader *r;
-  int lt;
+  int lt, other = 0;
 
   if (!rl_lazy_lib_load (&libpcap, &local))
     {
@@ -260,7 +315,16 @@ rl_pcap_reader_open (const char *path, GError **error)
     {
       g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED,
                    "%s: link type %s has no 802.11 frames (capture in monitor mode: radiotap, PPI or plain 802.11)",
-                   path, lp.pcap_datalink_val_to_name (lt) != NULL ? lp.pcap_datalink_val_to_name (lt) : "?");
+                   path, link_type_name (lt));
+      lp.pcap_close (p);
+      return NULL;
+    }
+  if (pcapng_mixed_link_types (path, &lt, &other))
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED,
+                   "%s: the capture mixes interfaces of link types %s and %s; only a capture of one link type "
+                   "can be read (capture on the monitor interface alone: dumpcap -i wlan0mon -w FILE)",
+                   path, link_type_name (lt), link_type_name (other));
       lp.pcap_close (p);
       return NULL;
     }

@@ -497,7 +497,6 @@ test_replay_pcapng (void)
   int fd = g_file_open_tmp ("regloc-scans-XXXXXX.pcapng", &path, NULL);
   close (fd);
   g_assert_true (g_file_set_contents (path, (const char *) f->data, f->len, NULL));
-  g_byte_array_unref (f);
 
   g_autoptr (JsonNode) root = run_replay (path, TRUE, NULL, NULL);
   g_assert_cmpint (counter (root, "scans.bss_used"), ==, 2);
@@ -505,6 +504,23 @@ test_replay_pcapng (void)
   g_assert_cmpstr (json_object_get_string_member (first, "key"),
                    ==, "beacon:3c:84:6a:00:00:01");
   g_assert_true (g_str_has_prefix (json_object_get_string_member (first, "time"), "2026-01-01T00:00:03"));
+
+  /* dumpcap -i wlan0mon -i eth0: a second interface of another link type
+   * after the beacons.  libpcap would stop there; the file is refused whole,
+   * both link types named, rather than replayed in part. */
+  {
+    guint8 eth_idb[8] = { 1, 0, 0, 0, 0xff, 0xff, 0, 0 };   /* LINKTYPE_ETHERNET */
+    guint32 epb[5 + 15] = { 1, 0, 0, 60, 60 };
+    g_autoptr (GError) error = NULL;
+
+    put_block (f, 1, eth_idb, sizeof eth_idb);
+    put_block (f, 6, (const guint8 *) epb, sizeof epb);
+    g_assert_true (g_file_set_contents (path, (const char *) f->data, f->len, NULL));
+    run_replay (path, FALSE, NULL, &error);
+    g_assert_error (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED);
+    g_assert_nonnull (strstr (error->message, "mixes interfaces of link types IEEE802_11 and EN10MB"));
+  }
+  g_byte_array_unref (f);
   g_unlink (path);
 }
 
