@@ -150,6 +150,17 @@ typedef struct {
   gboolean *with_index;  /* replayed with the index before its check was over */
 } Batch;
 
+/* --timezone gave no evidence: UTC and its like name no country, a typo
+ * names no zone; the note says which. */
+static void
+note_timezone_unused (RlReplay *replay, const RlTzMap *map, const char *zone)
+{
+  if (rl_tzmap_knows (map, zone))
+    rl_replay_note (replay, "timezone %s names no country: not used", zone);
+  else
+    rl_replay_note (replay, "timezone %s is no zone of the installed tzdata (a typo?): not used", zone);
+}
+
 static const RlTzMap *
 batch_tzmap (Batch *b)
 {
@@ -314,6 +325,8 @@ batch_replay (Batch *b, guint i, const RlBoundaryIndex *index, char **line_out, 
           RlEvidence ev;
           if (rl_tzmap_evidence (batch_tzmap (b), b->o->timezone, 0, RL_NEVER, &ev))
             rl_replay_add_evidence_at_start (replay, &ev);
+          else
+            note_timezone_unused (replay, batch_tzmap (b), b->o->timezone);
         }
       rl_replay_run (replay, TRUE);
       tl = rl_replay_timeline (replay);
@@ -675,7 +688,7 @@ rl_cmd_replay (int argc, char **argv)
       if (rl_tzmap_evidence (tzmap, o.timezone, 0, RL_NEVER, &ev))
         rl_replay_add_evidence_at_start (replay, &ev);
       else
-        rl_replay_note (replay, "timezone %s names no country: not used", o.timezone);
+        note_timezone_unused (replay, tzmap, o.timezone);
     }
 
   /* text and CSV rows go out as the run decides; JSON at the end; the

@@ -7,6 +7,7 @@ struct RlTzMap {
   GHashTable *primary;     /* zone → GUINT (RlCountry), from zone.tab */
   GHashTable *shared;      /* zone → GArray of RlCountry, from zone1970.tab */
   GHashTable *links;       /* link name → target, from tzdata.zi */
+  GHashTable *zones;       /* every zone tzdata.zi defines (CET, EST5EDT and those of countries) */
 };
 
 static void
@@ -73,6 +74,13 @@ read_links (RlTzMap *map)
     {
       g_auto (GStrv) cols = NULL;
 
+      if (lines[i][0] == 'Z' && lines[i][1] == ' ')
+        {
+          const char *name = lines[i] + 2, *end = strchr (name, ' ');
+          if (end != NULL && end > name)
+            g_hash_table_add (map->zones, g_strndup (name, (gsize) (end - name)));
+          continue;
+        }
       if (lines[i][0] != 'L' || lines[i][1] != ' ')
         continue;
       cols = g_strsplit (lines[i], " ", 4);
@@ -90,6 +98,7 @@ rl_tzmap_new (const char *zoneinfo_dir, GError **error)
   map->primary = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   map->shared = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, array_free);
   map->links = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+  map->zones = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   read_tab (map, "zone.tab", FALSE);
   read_tab (map, "zone1970.tab", TRUE);
   read_links (map);
@@ -111,6 +120,7 @@ rl_tzmap_free (RlTzMap *map)
   g_hash_table_unref (map->primary);
   g_hash_table_unref (map->shared);
   g_hash_table_unref (map->links);
+  g_hash_table_unref (map->zones);
   g_free (map);
 }
 
@@ -120,6 +130,17 @@ is_countryless (const char *zone)
   return g_str_has_prefix (zone, "Etc/") || strcmp (zone, "UTC") == 0 || strcmp (zone, "GMT") == 0 ||
          strcmp (zone, "UCT") == 0 || strcmp (zone, "Universal") == 0 || strcmp (zone, "Zulu") == 0 ||
          strcmp (zone, "Factory") == 0;
+}
+
+gboolean
+rl_tzmap_knows (const RlTzMap *map, const char *zone)
+{
+  if (zone == NULL || zone[0] == '\0')
+    return FALSE;
+  /* without tzdata.zi only the tables' zones are known: say nothing else is a typo */
+  return g_hash_table_size (map->zones) == 0 || is_countryless (zone) || g_hash_table_contains (map->zones, zone) ||
+         g_hash_table_contains (map->links, zone) || g_hash_table_contains (map->primary, zone) ||
+         g_hash_table_contains (map->shared, zone);
 }
 
 guint

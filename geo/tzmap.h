@@ -23,6 +23,12 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (RlTzMap, rl_tzmap_free)
  * name after following links; free with g_free. */
 guint rl_tzmap_lookup (const RlTzMap *map, const char *zone, RlCountry countries[RL_MAX_CANDIDATES], char **canonical);
 
+/* FALSE when @zone is no zone or link of the installed tzdata (a typo such
+ * as Europe/Berlinn, or a name newer than the package): it is then not "a
+ * zone that names no country" like UTC.  TRUE when tzdata.zi is missing and
+ * the question cannot be answered. */
+gboolean rl_tzmap_knows (const RlTzMap *map, const char *zone);
+
 /* The zone name of a localtime file: the symlink target below "zoneinfo/";
  * for a plain TZif copy, the zone in @map's directory with identical bytes.
  * NULL (with @error) when unreadable or no zone matches. */

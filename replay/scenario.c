@@ -788,7 +788,17 @@ parse_event (Parser *p, char **words, gint64 t)
                              rl_expiry_after (t, p->ctx->config->policy.max_age_s[RL_SOURCE_TIMEZONE]), &ev))
         rl_replay_add_evidence (p->replay, &ev);
       else
-        rl_replay_add_withdraw (p->replay, t, "timezone");   /* UTC & co. name no country */
+        {
+          rl_replay_add_withdraw (p->replay, t, "timezone");   /* UTC & co. name no country */
+          if (!rl_tzmap_knows (p->ctx->tzmap, words[0]))
+            {
+              /* a typo names no country either, but should not pass unsaid */
+              rl_replay_count (p->replay, "scenario.timezone.unknown_zone", 1);
+              if (p->skip_notes++ < MAX_SKIP_NOTES)
+                rl_replay_note (p->replay, "%s:%u: timezone %s is no zone of the installed tzdata (a typo?): "
+                                "no country from it", p->name, p->line, words[0]);
+            }
+        }
       return TRUE;
     }
   if (strcmp (what, "override") == 0)

@@ -5,9 +5,11 @@
 #include <string.h>
 #include "rl-test-config.h"
 #include "geo/boundary.h"
+#include "geo/tzmap.h"
 #include "replay/scenario.h"
 
 static RlRegulatory *regulatory;
+static RlTzMap *tzmap;   /* the test tables of tests/data/tz */
 
 /* Every point is in DE, 5 km from FR; west of 0° it is FR.  North of 70°
  * it is NO with no border within the lookup's exact range, as the real
@@ -41,7 +43,7 @@ parse (Run *r, const char *text)
   RlScenarioContext ctx;
 
   r->config = rl_config_new_default ();
-  ctx = (RlScenarioContext) { r->config, NULL, fake_point, NULL };
+  ctx = (RlScenarioContext) { r->config, tzmap, fake_point, NULL };
   r->replay = rl_replay_new (r->config, regulatory);
   r->expects = g_array_new (FALSE, FALSE, sizeof (RlScenarioExpect));
   rl_replay_set_keep_evidence (r->replay, TRUE);
@@ -168,6 +170,21 @@ test_country_string (void)
   assert_refused ("at 0 beacon 44:4e:6d:01:00:01 DE env=Q1\n", "env=Q1: expected");
   assert_refused ("at 0 beacon 44:4e:6d:01:00:01 DE env=0x100\n", "env=0x100: expected");
   assert_refused ("at 0 beacon 44:4e:6d:01 DE\n", "expected a BSSID");
+}
+
+/* A zone that names no country (UTC) withdraws the item in silence; a
+ * name that is no zone at all (a typo) does too, counted and noted. */
+static void
+test_timezone_unknown (void)
+{
+  g_autofree char *json = run_json ("at 0 timezone Europe/Berlinn\n"
+                                    "at 1 timezone UTC\n"
+                                    "at 2 timezone Europe/Berlin\n");
+
+  g_assert_nonnull (strstr (json, "\"scenario.timezone.unknown_zone\" : 1"));
+  g_assert_nonnull (strstr (json, "t.scn:1: timezone Europe/Berlinn is no zone of the installed tzdata (a typo?)"));
+  g_assert_null (strstr (json, "timezone UTC is"));
+  g_assert_nonnull (strstr (json, "Europe/Berlin"));
 }
 
 /* An AP that stops sending a usable country loses its vote (live BSS table). */
@@ -435,6 +452,11 @@ main (int argc, char **argv)
   const char *regdb = g_getenv ("REGLOC_TEST_REGDB");
 
   g_test_init (&argc, &argv, NULL);
+  {
+    g_autofree char *dir = g_test_build_filename (G_TEST_DIST, "data", "tz", NULL);
+    tzmap = rl_tzmap_new (dir, &error);
+    g_assert_no_error (error);
+  }
   regulatory = rl_regulatory_load (regdb ? regdb : RL_REGDB_DEFAULT_PATH, NULL, &error);
   if (error != NULL)
     {
@@ -442,6 +464,7 @@ main (int argc, char **argv)
       return 1;
     }
   g_test_add_func ("/scenario/quoting", test_quoting);
+  g_test_add_func ("/scenario/timezone-unknown", test_timezone_unknown);
   g_test_add_func ("/scenario/country-string", test_country_string);
   g_test_add_func ("/scenario/country-string-withdraws", test_country_string_withdraws);
   g_test_add_func ("/scenario/repeat-window", test_repeat_window);

@@ -51,6 +51,8 @@ test_fixture (void)
   expect (map, "UTC", "");
   expect (map, "Etc/GMT+3", "");
   expect (map, "Mars/Olympus_Mons", "");
+  g_assert_false (rl_tzmap_knows (map, "Mars/Olympus_Mons"));
+  g_assert_true (rl_tzmap_knows (map, "Test/Chain"));
   expect (map, "", "");
 
   RlEvidence ev;
@@ -91,6 +93,17 @@ test_system_tables (void)
   expect (map, "Asia/Calcutta", "IN");
   g_autofree char *utc = lookup (map, "Etc/UTC", NULL);
   g_assert_cmpstr (utc, ==, "");
+
+  /* no country is not the same as no zone: CET and EST5EDT are zones that
+   * name none, Europe/Berlinn is a typo */
+  g_assert_true (rl_tzmap_knows (map, "Europe/Berlin"));
+  g_assert_true (rl_tzmap_knows (map, "Europe/Kiev"));
+  g_assert_true (rl_tzmap_knows (map, "Etc/UTC"));
+  g_assert_true (rl_tzmap_knows (map, "CET"));
+  g_assert_true (rl_tzmap_knows (map, "EST5EDT"));
+  g_assert_false (rl_tzmap_knows (map, "Europe/Berlinn"));
+  g_assert_false (rl_tzmap_knows (map, "europe/berlin"));
+  g_assert_false (rl_tzmap_knows (map, ""));
 }
 
 static void

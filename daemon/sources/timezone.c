@@ -71,7 +71,11 @@ timezone_publish_zone (RlTimezoneSource *self, const char *zone, const char *via
       !rl_tzmap_evidence (self->map, zone, now, rl_expiry_after (now, self->max_age_s), &ev))
     {
       rl_source_withdraw (&self->parent, "timezone");
-      rl_source_set_status (&self->parent, TRUE, "%s names no country", zone);
+      if (rl_tzmap_knows (self->map, zone))
+        rl_source_set_status (&self->parent, TRUE, "%s names no country", zone);
+      else
+        rl_source_set_status (&self->parent, TRUE, "%s is no zone of the installed tzdata (package tzdata): "
+                              "no country from it", zone);
       return;
     }
   rl_source_put (&self->parent, &ev);
