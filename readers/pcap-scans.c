@@ -71,6 +71,7 @@ le32 (const guint8 *p)
 static RlFrameResult
 parse_80211 (const guint8 *f, gsize len, gsize wire_len, gboolean has_fcs, RlHeardFrame *out)
 {
+  out->cut = len < wire_len;
   if (has_fcs)
     {
       if (wire_len < 4)

@@ -34,6 +34,7 @@ typedef struct {
   const guint8 *ies;          /* points into the frame */
   gsize ies_len;
   gboolean fcs_unchecked;     /* it carries an FCS the capture cut off: not checked */
+  gboolean cut;               /* the capture's snapshot length cut it: its elements may go on */
 } RlHeardFrame;
 
 /* Pure: one captured frame of @linktype; @caplen bytes are present of the

@@ -92,14 +92,23 @@ withdraw_bss (ScanStream *s, gint64 time, const guint8 bssid[6], gboolean probe_
   return TRUE;
 }
 
-/* TRUE when the BSS gave an evidence item or took one back (in s->event). */
+/* TRUE when the BSS gave an evidence item or took one back (in s->event).
+ * @cut: the capture's snapshot length cut the frame, so elements missing
+ * or running past its end may be there on the air: it says nothing of the
+ * AP's country and takes no word back (tcpdump -s 128 on an AP whose
+ * Country element comes late). */
 static gboolean
-feed_bss (ScanStream *s, gint64 time, const guint8 bssid[6], gboolean probe_response, guint32 freq,
+feed_bss (ScanStream *s, gint64 time, const guint8 bssid[6], gboolean probe_response, gboolean cut, guint32 freq,
           gboolean has_signal, gint32 signal_mbm, const guint8 *ies, gsize ies_len)
 {
   RlEvidence *ev = &s->event.ev;
   RlCountryIeResult res = rl_beacon_evidence_build (ev, bssid, has_signal ? signal_mbm : 0, freq, ies, ies_len,
                                                     NULL, 0, time, s->max_age_s);
+  if (cut && (res == RL_COUNTRY_IE_ABSENT || res == RL_COUNTRY_IE_TRUNCATED))
+    {
+      count_skip (s, "cut_before_country");
+      return FALSE;
+    }
   if (res != RL_COUNTRY_IE_OK)
     {
       count_skip (s, rl_country_ie_result_to_string (res));
@@ -288,7 +297,7 @@ json_lines_next (RlEventStream *self)
         }
       s->good++;
       ended = note_heard (s, e.time, e.freq_mhz);
-      used = feed_bss (s, e.time, e.bssid, FALSE, e.freq_mhz, e.has_signal, e.signal_mbm, e.ies, e.ies_len);
+      used = feed_bss (s, e.time, e.bssid, FALSE, FALSE, e.freq_mhz, e.has_signal, e.signal_mbm, e.ies, e.ies_len);
       rl_scanlog_entry_clear (&e);
       release_read_pages (s);
       if (ended)
@@ -321,7 +330,7 @@ capture_next (RlEventStream *self)
       rl_replay_count (s->replay, f.probe_response ? "scans.probe_responses" : "scans.beacons", 1);
       if (f.fcs_unchecked)
         rl_replay_count (s->replay, "scans.fcs_unchecked", 1);
-      if (feed_bss (s, t, f.bssid, f.probe_response, f.freq_mhz, f.has_signal, f.signal_mbm, f.ies, f.ies_len))
+      if (feed_bss (s, t, f.bssid, f.probe_response, f.cut, f.freq_mhz, f.has_signal, f.signal_mbm, f.ies, f.ies_len))
         return &s->event;
     }
   return NULL;

@@ -384,6 +384,39 @@ test_replay_pcap_country_dropped (void)
   g_unlink (path);
 }
 
+/* tcpdump -s 128 cuts a beacon before a Country element that comes late
+ * (after the rates, RSN, HT and vendor elements): such a frame says
+ * nothing of the AP's country and must not take its earlier word back. */
+static void
+test_replay_pcap_snaplen_cut (void)
+{
+  g_autofree char *path = NULL;
+  int fd = g_file_open_tmp ("regloc-scans-XXXXXX.pcap", &path, NULL);
+  close (fd);
+  pcap_t *dead = pcap_open_dead (DLT_IEEE802_11_RADIO, 65535);
+  pcap_dumper_t *d = pcap_dump_open (dead, path);
+  g_assert_nonnull (d);
+  /* whole for a minute, then cut inside the Country element (its last
+   * 8 bytes) or before it */
+  for (guint t = 0; t <= 300; t += 10)
+    for (guint i = 0; i < 4; i++)
+      {
+        g_autoptr (GByteArray) f = frame_for (0x80, ap_bssids[i], 2412 + 5 * i, -50, "ap", "DE ");
+        guint cut = t <= 60 ? 0 : (i % 2 == 0 ? 5 : 8);
+        struct pcap_pkthdr h = { { (time_t) (T0 / G_USEC_PER_SEC) + t, 0 }, f->len - cut, f->len };
+        pcap_dump ((u_char *) d, &h, f->data);
+      }
+  pcap_dump_close (d);
+  pcap_close (dead);
+
+  RlCountry final;
+  g_autoptr (JsonNode) root = run_replay (path, TRUE, &final, NULL);
+  g_assert_cmpint (counter (root, "scans.withdrawn_no_country"), ==, 0);
+  g_assert_cmpint (counter (root, "scans.skipped.cut_before_country"), ==, 24 * 4);
+  assert_final (final, RL_COUNTRY ('D', 'E'));
+  g_unlink (path);
+}
+
 static void
 test_frames (void)
 {
@@ -737,6 +770,7 @@ main (int argc, char **argv)
   g_test_add_func ("/scans/replay-scans-forget", test_replay_scans_forget);
   g_test_add_func ("/scans/replay-pcap", test_replay_pcap);
   g_test_add_func ("/scans/replay-pcap-country-dropped", test_replay_pcap_country_dropped);
+  g_test_add_func ("/scans/replay-pcap-snaplen-cut", test_replay_pcap_snaplen_cut);
   g_test_add_func ("/scans/frames", test_frames);
   g_test_add_func ("/scans/replay-pcapng", test_replay_pcapng);
   g_test_add_func ("/scans/replay-pcapng-bad-time", test_replay_pcapng_bad_time);
