@@ -989,12 +989,16 @@ other_place_here (const Tallying *t, const Tally *y)
         continue;
       if (o->beacon_witnesses > 0 || o->gps_strong)
         return CELL_OTHER_PLACE;
-      /* no witness, but access points heard well name another country more
-       * often than the cell's (globally administered votes: not a phone's
-       * hotspot): the hotel's own network in Taba or Shenzhen, a router in
-       * Tarifa, while the home SIM holds on to a mast across the border
-       * and the clock is the one from home */
-      if (o->heard_well && o->beacon_ga_votes > y->beacon_ga_votes)
+      /* no witness, but access points name another country as often as
+       * the cell's or more (globally administered votes: not a phone's
+       * hotspot), heard well or through the walls: the hotel's own network
+       * in Taba or Shenzhen, a router in Tarifa, a Livebox in Menton beside
+       * an Italian visitor's travel router, two Swiss networks beside two
+       * German ones at Basel's Badischer Bahnhof, while the home SIM holds
+       * on to a mast across the border and the clock is the one from home.
+       * SIM and clock both say where the owner lives, not where the
+       * machine is: they do not break a tie on the ground. */
+      if (o->beacon_ga_votes > 0 && o->beacon_ga_votes >= y->beacon_ga_votes)
         return CELL_OTHER_PLACE;
       /* faint, but the share: the neighbours' routers through the walls
        * while the household's own router, bought at home, sits on the desk
