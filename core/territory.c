@@ -133,17 +133,30 @@ place_named (const RlTerritories *t, const RlEvidence *ev, gboolean primary_only
 }
 
 /* Where the live evidence puts the machine: the newest usable fix decides
- * when there is one (whatever it names), else the timezone. */
+ * when there is one (whatever it names); else a modem on a territory's own
+ * network (SFR Réunion, 647-10: a mast reaches kilometres, not the ocean
+ * to the sovereign), which says more of the place than a clock set at
+ * home; else the timezone. */
 static RlCountry
-find_place (const RlTerritories *t, const RlEvidence *ev, gsize n, gint64 now, double gps_max_error_m, gboolean *by_gps)
+find_place (const RlTerritories *t, const RlEvidence *ev, gsize n, gint64 now, double gps_max_error_m, const char **by)
 {
   const RlEvidence *gps = NULL, *zone = NULL;
+  RlCountry by_cell = RL_COUNTRY_NONE;
+  gboolean cells_differ = FALSE;
 
   for (gsize i = 0; i < n; i++)
     {
       const RlEvidence *e = &ev[i];
       if (!live (e, now))
         continue;
+      if (e->kind == RL_SOURCE_CELL && e->n_countries > 0)
+        {
+          RlCountry c = place_named (t, e, FALSE);
+          if (by_cell != RL_COUNTRY_NONE && c != by_cell)
+            cells_differ = TRUE;
+          by_cell = c;
+          continue;
+        }
       if (e->kind == RL_SOURCE_GPS && e->n_countries > 0 && e->gps.error_m <= gps_max_error_m && e->strength > 0 &&
           (gps == NULL || e->observed_at > gps->observed_at ||
            (e->observed_at == gps->observed_at && strcmp (e->key, gps->key) < 0)))
@@ -153,9 +166,17 @@ find_place (const RlTerritories *t, const RlEvidence *ev, gsize n, gint64 now, d
                 (e->observed_at == zone->observed_at && strcmp (e->key, zone->key) < 0)))
         zone = e;
     }
-  *by_gps = gps != NULL;
   if (gps != NULL)
-    return place_named (t, gps, FALSE);
+    {
+      *by = "GPS fix";
+      return place_named (t, gps, FALSE);
+    }
+  if (by_cell != RL_COUNTRY_NONE && !cells_differ)
+    {
+      *by = "mobile network";
+      return by_cell;
+    }
+  *by = "timezone";
   if (zone != NULL)
     return place_named (t, zone, TRUE);
   return RL_COUNTRY_NONE;
@@ -165,16 +186,16 @@ RlEvidence *
 rl_territory_attribute (const RlTerritories *t, const RlEvidence *evidence, gsize n_evidence,
                         gint64 now, double gps_max_error_m, RlTerritoryShift *shift)
 {
-  RlTerritoryShift none = { RL_COUNTRY_NONE, RL_COUNTRY_NONE, 0, FALSE, "" };
+  RlTerritoryShift none = { RL_COUNTRY_NONE, RL_COUNTRY_NONE, 0, NULL, "" };
   RlEvidence *copy = NULL;
   RlCountry place, sovereign;
-  gboolean by_gps = FALSE;
+  const char *by = NULL;
 
   g_return_val_if_fail (shift != NULL, NULL);
   *shift = none;
   if (t == NULL || n_evidence == 0)
     return NULL;
-  place = find_place (t, evidence, n_evidence, now, gps_max_error_m, &by_gps);
+  place = find_place (t, evidence, n_evidence, now, gps_max_error_m, &by);
   if (place == RL_COUNTRY_NONE)
     return NULL;
   sovereign = rl_territories_sovereign (t, place);
@@ -193,7 +214,7 @@ rl_territory_attribute (const RlTerritories *t, const RlEvidence *evidence, gsiz
     {
       shift->place = place;
       shift->sovereign = sovereign;
-      shift->by_gps = by_gps;
+      shift->by = by;
       g_strlcpy (shift->kind, rl_territories_kind (t, place), sizeof shift->kind);
     }
   return copy;
@@ -213,7 +234,7 @@ rl_territory_shift_describe (const RlTerritoryShift *shift)
   return g_strdup_printf ("%u access point%s advertising %s count%s for %s: ISO 3166-2 lists %s as %s-%s (%s of %s) "
                           "and the %s places the machine there.",
                           shift->n_beacons, shift->n_beacons == 1 ? "" : "s", s, shift->n_beacons == 1 ? "s" : "",
-                          p, p, s, p, kind, s, shift->by_gps ? "GPS fix" : "timezone");
+                          p, p, s, p, kind, s, shift->by);
 }
 
 void

@@ -43,7 +43,7 @@ typedef struct {
   RlCountry place;          /* RL_COUNTRY_NONE: nothing */
   RlCountry sovereign;
   guint n_beacons;          /* beacon items that now count for @place */
-  gboolean by_gps;          /* placed by the GPS fix, else by the timezone */
+  const char *by;           /* what placed it: "GPS fix", "mobile network" or "timezone" */
   char kind[64];            /* the ISO 3166-2 type */
 } RlTerritoryShift;
 
@@ -52,8 +52,10 @@ typedef struct {
  * access points name the territory; NULL when nothing changes (then
  * @shift->place is RL_COUNTRY_NONE).  The place is the one the newest live
  * GPS fix with an error of at most @gps_max_error_m names, unless that fix
- * also names the sovereign; without such a fix, the timezone's primary
- * country (zone.tab), unless the zone also names the sovereign.  One place
+ * also names the sovereign; without such a fix, the territory a modem's
+ * network names (all modems agreeing, the sovereign not named too); else
+ * the timezone's primary country (zone.tab), unless the zone also names
+ * the sovereign.  One place
  * at most per call: a fix or zone naming two territories of one sovereign
  * changes nothing.  Pure: no clock, no I/O. */
 RlEvidence *rl_territory_attribute (const RlTerritories *t, const RlEvidence *evidence, gsize n_evidence,

@@ -545,7 +545,7 @@ add_item (GArray *ev, RlSourceKind kind, const char *countries, double error_m, 
   RlEvidence e;
   g_auto (GStrv) list = g_strsplit (countries, ",", -1);
 
-  rl_evidence_init (&e, kind, kind == RL_SOURCE_GPS ? "gps" : "timezone", T0, expires);
+  rl_evidence_init (&e, kind, kind == RL_SOURCE_GPS ? "gps" : kind == RL_SOURCE_CELL ? "cell" : "timezone", T0, expires);
   for (guint i = 0; list[i] && list[i][0]; i++)
     rl_evidence_add_country (&e, CC (list[i]));
   e.strength = 1;
@@ -619,6 +619,20 @@ test_attribute (void)
   /* Réunion: only the FR access point counts for RE; the US ones stay */
   CASE (add_item (ev, RL_SOURCE_GPS, "RE", 10, live), CC ("RE"));
   g_assert_cmpuint (n, ==, 1);
+  /* Saint-Gilles without a fix: a modem on SFR Réunion (647) places the
+   * machine in RE though the clock was left on Paris … */
+  CASE ({ add_item (ev, RL_SOURCE_CELL, "RE", 0, live); add_item (ev, RL_SOURCE_TIMEZONE, "FR,MC", 0, live); },
+        CC ("RE"));
+  /* … a fix still decides where there is one … */
+  CASE ({ add_item (ev, RL_SOURCE_GPS, "US", 10, live); add_item (ev, RL_SOURCE_CELL, "PR", 0, live); },
+        RL_COUNTRY_NONE);
+  /* … a network naming the sovereign too (310: the US and its territories)
+   * places nobody, and the zone speaks … */
+  CASE ({ add_item (ev, RL_SOURCE_CELL, "US,PR,GU,VI", 0, live); add_item (ev, RL_SOURCE_TIMEZONE, "GU", 0, live); },
+        CC ("GU"));
+  /* … and two modems on two territories' networks place nobody either */
+  CASE ({ add_item (ev, RL_SOURCE_CELL, "GP", 0, live); add_item (ev, RL_SOURCE_CELL, "MF", 0, live); },
+        RL_COUNTRY_NONE);
   /* Hong Kong is no territory of CN here: nothing moves */
   CASE ({ add_beacon (ev, "08:60:83:7e:41:c9", "CN"); add_item (ev, RL_SOURCE_GPS, "HK", 10, live); }, RL_COUNTRY_NONE);
 #undef CASE
