@@ -518,6 +518,11 @@ load_stream (RlReplay *replay, const char *name, GBytes *bytes, GMappedFile *map
       rl_event_stream_free (&g->stream);
       return FALSE;
     }
+  /* NMEA and gpsd readers refuse a time earlier than the one before; a GPX
+   * file's points are what an application wrote (tracks merged, segments
+   * appended), so they are put in order within the merge's window, as a
+   * scan log's lines are */
+  g->stream.ordered = g->format != FMT_GPX || g->trouble != TIME_OK;
   rl_replay_add_stream (replay, &g->stream);
   return TRUE;
 }

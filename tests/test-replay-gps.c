@@ -447,6 +447,30 @@ test_sound_clock_not_file_order (void)
   g_assert_nonnull (strstr (text, "gps.rejected.time_backwards: 1\n"));
 }
 
+/* A GPX file whose points are a second or two out of order (an app that
+ * appended a segment, tracks merged) is put in order, not cut: before,
+ * every point after the first was dropped as 'more than 60 s out of time
+ * order', while gps.fixes_used counted them. */
+static void
+test_gpx_out_of_order (void)
+{
+  g_autofree char *text = NULL;
+  g_autoptr (GString) log = g_string_new ("<?xml version=\"1.0\"?>\n<gpx version=\"1.1\" "
+                                          "xmlns=\"http://www.topografix.com/GPX/1/1\"><trk><trkseg>\n");
+  static const guint secs[] = { 2, 0, 1, 3 };
+
+  for (guint i = 0; i < G_N_ELEMENTS (secs); i++)
+    g_string_append_printf (log, "<trkpt lat=\"41.902782\" lon=\"12.4963%02u\"><time>2024-07-01T09:00:%02uZ</time>"
+                            "</trkpt>\n", 66 + 2 * i, secs[i]);
+  g_string_append (log, "</trkseg></trk></gpx>\n");
+  text = replay_log_text ("rome.gpx", log, NULL);
+  g_assert_null (strstr (text, "out of time order"));
+  g_assert_null (strstr (text, "merge.late_dropped"));
+  g_assert_nonnull (strstr (text, "gps.fixes_used: 4\n"));
+  /* the first decision row is the earliest point's */
+  g_assert_nonnull (strstr (text, "\n2024-07-01T09:00:00Z"));
+}
+
 /* A log written without checksums is read as NMEA, and the replay says
  * why it gave no fix instead of calling the file an unknown format. */
 static void
@@ -486,6 +510,7 @@ main (int argc, char **argv)
   g_test_add_func ("/replay-gps/broken-clock", test_broken_clock);
   g_test_add_func ("/replay-gps/sound-clock", test_sound_clock_not_file_order);
   g_test_add_func ("/replay-gps/no-checksums", test_no_checksums);
+  g_test_add_func ("/replay-gps/gpx-out-of-order", test_gpx_out_of_order);
   ret = g_test_run ();
   rl_regulatory_free (regulatory);
   return ret;
