@@ -347,35 +347,56 @@ test_replay_pcap (void)
   g_unlink (path);
 }
 
+/* Four APs, each heard every 10 s for five minutes, as a radiotap capture
+ * in a new temporary file (its path returned): @frame_at gives AP @i's
+ * frame at @t s and sets how many of its bytes the capture keeps. */
+typedef GByteArray *(*FrameAt) (guint t, guint i, guint *caplen);
+
+static char *
+write_four_aps_capture (FrameAt frame_at)
+{
+  char *path = NULL;
+  int fd = g_file_open_tmp ("regloc-scans-XXXXXX.pcap", &path, NULL);
+  close (fd);
+  pcap_t *dead = pcap_open_dead (DLT_IEEE802_11_RADIO, 65535);
+  pcap_dumper_t *d = pcap_dump_open (dead, path);
+  g_assert_nonnull (d);
+  for (guint t = 0; t <= 300; t += 10)
+    for (guint i = 0; i < 4; i++)
+      {
+        guint caplen;
+        g_autoptr (GByteArray) f = frame_at (t, i, &caplen);
+        struct pcap_pkthdr h = { { (time_t) (T0 / G_USEC_PER_SEC) + t, 0 }, caplen, f->len };
+        pcap_dump ((u_char *) d, &h, f->data);
+      }
+  pcap_dump_close (d);
+  pcap_close (dead);
+  return path;
+}
+
+/* four APs say DE for a minute, then AP 0 says "DEX", AP 1 "XX ", AP 2
+ * drops the element, and AP 3 answers a probe without it */
+static GByteArray *
+country_dropped_at (guint t, guint i, guint *caplen)
+{
+  static const char *const later[4] = { "DEX", "XX ", NULL, NULL };
+  gboolean after = t > 60;
+  GByteArray *f = frame_for (after && i == 3 ? 0x50 : 0x80, ap_bssids[i], 2412 + 5 * i, -50, "ap",
+                             after ? later[i] : "DE ");
+  *caplen = f->len;
+  return f;
+}
+
 /* An AP that stops advertising a country (environment X at sea, "XX",
  * the element dropped) loses its vote in a capture as in the live BSS
  * table; a probe response without the element does not take it back. */
 static void
 test_replay_pcap_country_dropped (void)
 {
-  g_autofree char *path = NULL;
-  int fd = g_file_open_tmp ("regloc-scans-XXXXXX.pcap", &path, NULL);
-  close (fd);
-  pcap_t *dead = pcap_open_dead (DLT_IEEE802_11_RADIO, 65535);
-  pcap_dumper_t *d = pcap_dump_open (dead, path);
-  g_assert_nonnull (d);
-  /* four APs say DE for a minute (every 10 s), then AP 0 says "DEX", AP 1
-   * "XX ", AP 2 drops the element, and AP 3 answers a probe without it */
-  for (guint t = 0; t <= 300; t += 10)
-    for (guint i = 0; i < 4; i++)
-      {
-        static const char *const later[4] = { "DEX", "XX ", NULL, NULL };
-        gboolean after = t > 60;
-        g_autoptr (GByteArray) f = frame_for (after && i == 3 ? 0x50 : 0x80, ap_bssids[i], 2412 + 5 * i, -50, "ap",
-                                              after ? later[i] : "DE ");
-        struct pcap_pkthdr h = { { (time_t) (T0 / G_USEC_PER_SEC) + t, 0 }, f->len, f->len };
-        pcap_dump ((u_char *) d, &h, f->data);
-      }
-  pcap_dump_close (d);
-  pcap_close (dead);
-
+  g_autofree char *path = write_four_aps_capture (country_dropped_at);
   RlCountry final;
   g_autoptr (JsonNode) root = run_replay (path, TRUE, &final, NULL);
+
   g_assert_cmpint (counter (root, "scans.withdrawn_no_country"), ==, 3);
   g_assert_cmpint (counter (root, "scans.skipped.non_country_environment"), ==, 24);
   g_assert_cmpint (counter (root, "scans.skipped.not_a_country"), ==, 24);
@@ -384,33 +405,26 @@ test_replay_pcap_country_dropped (void)
   g_unlink (path);
 }
 
+/* whole for a minute, then cut inside the Country element (its last
+ * 8 bytes) or before it */
+static GByteArray *
+snaplen_cut_at (guint t, guint i, guint *caplen)
+{
+  GByteArray *f = frame_for (0x80, ap_bssids[i], 2412 + 5 * i, -50, "ap", "DE ");
+  *caplen = f->len - (t <= 60 ? 0 : (i % 2 == 0 ? 5 : 8));
+  return f;
+}
+
 /* tcpdump -s 128 cuts a beacon before a Country element that comes late
  * (after the rates, RSN, HT and vendor elements): such a frame says
  * nothing of the AP's country and must not take its earlier word back. */
 static void
 test_replay_pcap_snaplen_cut (void)
 {
-  g_autofree char *path = NULL;
-  int fd = g_file_open_tmp ("regloc-scans-XXXXXX.pcap", &path, NULL);
-  close (fd);
-  pcap_t *dead = pcap_open_dead (DLT_IEEE802_11_RADIO, 65535);
-  pcap_dumper_t *d = pcap_dump_open (dead, path);
-  g_assert_nonnull (d);
-  /* whole for a minute, then cut inside the Country element (its last
-   * 8 bytes) or before it */
-  for (guint t = 0; t <= 300; t += 10)
-    for (guint i = 0; i < 4; i++)
-      {
-        g_autoptr (GByteArray) f = frame_for (0x80, ap_bssids[i], 2412 + 5 * i, -50, "ap", "DE ");
-        guint cut = t <= 60 ? 0 : (i % 2 == 0 ? 5 : 8);
-        struct pcap_pkthdr h = { { (time_t) (T0 / G_USEC_PER_SEC) + t, 0 }, f->len - cut, f->len };
-        pcap_dump ((u_char *) d, &h, f->data);
-      }
-  pcap_dump_close (d);
-  pcap_close (dead);
-
+  g_autofree char *path = write_four_aps_capture (snaplen_cut_at);
   RlCountry final;
   g_autoptr (JsonNode) root = run_replay (path, TRUE, &final, NULL);
+
   g_assert_cmpint (counter (root, "scans.withdrawn_no_country"), ==, 0);
   g_assert_cmpint (counter (root, "scans.skipped.cut_before_country"), ==, 24 * 4);
   assert_final (final, RL_COUNTRY ('D', 'E'));
