@@ -135,7 +135,8 @@ feed_bss (ScanStream *s, gint64 time, const guint8 bssid[6], gboolean probe_resp
 }
 
 /* The next line that is neither blank nor a comment (first non-blank
- * character '#', counted), or FALSE at the end. */
+ * character '#', counted), from its first non-blank character, or FALSE at
+ * the end. */
 static gboolean
 next_line (ScanStream *s, const char **line, gsize *n)
 {
@@ -154,8 +155,8 @@ next_line (ScanStream *s, const char **line, gsize *n)
         s->comments++;
       else if (i < k)
         {
-          *line = p;
-          *n = k;
+          *line = p + i;
+          *n = k - i;
           return TRUE;
         }
     }
@@ -392,29 +393,18 @@ check_json_lines (ScanStream *s, GError **error)
   const char *line;
   gsize n;
   guint bad = 0;
-  gsize i = s->start;
 
-  /* what comes first, past blanks and comments, tells text from anything else */
-  while (i < s->len && (g_ascii_isspace (s->text[i]) || s->text[i] == '#'))
-    {
-      if (s->text[i] == '#')
-        {
-          const char *nl = memchr (s->text + i, '\n', s->len - i);
-          i = nl != NULL ? (gsize) (nl - s->text) : s->len;
-        }
-      else
-        i++;
-    }
-  if (i < s->len && s->text[i] != '{')
-    {
-      g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
-                   "%s: neither a scan log (JSON lines) nor a packet capture (pcap, pcapng)", s->path);
-      return FALSE;
-    }
   while (next_line (s, &line, &n))
     {
       RlScanLogEntry e;
       RlScanLogCell cell;
+      /* what comes first, past blanks and comments, tells text from anything else */
+      if (bad == 0 && line[0] != '{')
+        {
+          g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
+                       "%s: neither a scan log (JSON lines) nor a packet capture (pcap, pcapng)", s->path);
+          return FALSE;
+        }
       if (rl_scanlog_parse (line, (gssize) n, &e, NULL) || rl_scanlog_parse_cell (line, (gssize) n, &cell, NULL))
         {
           rl_scanlog_entry_clear (&e);
