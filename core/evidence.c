@@ -259,7 +259,8 @@ rl_evidence_describe (const RlEvidence *ev, guint level, char *buf, gsize len)
     case RL_SOURCE_CELL:
       g_string_append_printf (s, "mobile network %s%s%s (%s)", ev->cell.network[0] ? ev->cell.network : "?",
                               ev->cell.roaming ? ", roaming" : "",
-                              ev->cell.serving_cell ? ", serving cell" : "", countries);
+                              ev->cell.serving_cell ? ", serving cell" : "",
+                              ev->cell.unknown ? "a code the provider list does not know" : countries);
       break;
     case RL_SOURCE_DRIVER:
       g_string_append_printf (s, "self-managed card%s%s (%s)", ev->radio[0] ? " " : "", ev->radio, countries);

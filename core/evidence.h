@@ -130,6 +130,15 @@ typedef struct {
     char network[8];
     gboolean roaming;
     gboolean serving_cell;      /* from the Location interface, not the operator code */
+    /* A country's code (200-799) the provider list does not know: the item
+     * names no country (n_countries 0), and @near lists the countries of
+     * the known codes next to it (ITU gives a region's countries, and a
+     * country its further codes, codes close together: 290 lies among
+     * 284-295, BG to LI).  Masts of none of them, nor of their neighbours,
+     * reach a country outside that list (docs/policy.md rule 12). */
+    gboolean unknown;
+    guint n_near;
+    RlCountry near[RL_MAX_CANDIDATES];
   } cell;
   /* RL_SOURCE_DRIVER: the card ("phy0 iwlwifi"; names hardware, not a place: public) */
   char radio[40];

@@ -3,6 +3,7 @@
 #include "core/policy.h"
 #include "core/contradiction.h"
 #include "core/enum-names.h"
+#include "core/neighbours.h"
 #include "core/regdb.h"
 #include "core/territory.h"
 
@@ -182,6 +183,7 @@ typedef struct {
   gboolean location_by_fix; /* @location is the one the GPS fix names */
   gboolean location_mixed;  /* other evidence named other locations with the same rules (234: GG, JE) */
   gboolean cell_strong;     /* a modem's network names only this country */
+  const char *cell_network; /* … which ("288-01"), for the text */
   CellOverruled cell_overruled;  /* … but it confirms only: another place stands here, or a border is near */
   gboolean heard_well;      /* an AP naming it is not faint (rule 4) */
   gboolean network_only;    /* its beacon witness is one operator's large network alone */
@@ -232,6 +234,7 @@ typedef struct {
   /* privacy (docs/design.md, "Private data") */
   const RlEvidence *zone_ev;/* the timezone item @zone comes from */
   const RlEvidence *driver_ev;/* a self-managed card's item, for the text */
+  const RlEvidence *cell_unknown;/* a modem on a code the provider list does not know */
   guint level;              /* RlDetailLevel of the text being written */
 } Tallying;
 
@@ -957,13 +960,32 @@ is_live (const RlEvidence *e, gint64 now)
 static void
 collect_cell (Tallying *t, const RlEvidence *e)
 {
+  if (e->cell.unknown && (t->cell_unknown == NULL || strcmp (e->key, t->cell_unknown->key) < 0))
+    t->cell_unknown = e;
   for (guint c = 0; c < e->n_countries; c++)
     {
       Tally *y = tally_get (t, e->countries[c]);
       y->pub.cell = TRUE;
+      y->cell_network = e->cell.network;
       if (e->n_countries == 1)
         y->cell_strong = TRUE;
     }
+}
+
+/* Can a mast in @a's country serve a machine in @b's: the same country, or
+ * countries that touch by land or by their waters (core/neighbours.h), by
+ * their rules' codes or the places they were named for (GG for GB)? */
+static gboolean
+within_reach (const Tally *a, const Tally *b)
+{
+  RlCountry ca[2] = { a->pub.country, a->location ? a->location : a->pub.country };
+  RlCountry cb[2] = { b->pub.country, b->location ? b->location : b->pub.country };
+
+  for (guint i = 0; i < 2; i++)
+    for (guint k = 0; k < 2; k++)
+      if (rl_countries_within_reach (ca[i], cb[k]))
+        return TRUE;
+  return FALSE;
 }
 
 /* Does anything with a range of metres place the machine in a country
@@ -987,7 +1009,14 @@ other_place_here (const Tallying *t, const Tally *y)
       const Tally *o = &g_array_index (t->tallies, Tally, i);
       if (o == y || o->pub.country == y->pub.country)
         continue;
-      if (o->beacon_witnesses > 0 || o->gps_strong)
+      if (o->gps_strong)
+        return CELL_OTHER_PLACE;
+      /* no mast across a border reaches from Nuuk to Danish routers, nor
+       * from the Faroes: such access points do not overrule the cell, they
+       * conflict with it (far_network ()) */
+      if (!within_reach (o, y))
+        continue;
+      if (o->beacon_witnesses > 0)
         return CELL_OTHER_PLACE;
       /* no witness, but access points name another country as often as
        * the cell's or more (globally administered votes: not a phone's
@@ -1411,8 +1440,47 @@ is_strong (const Tally *y)
   return y->gps_strong || y->beacon_witnesses > 0;
 }
 
+/* Is the unknown code's region (the countries of the known codes next to
+ * it) within reach of @y? */
+static gboolean
+unknown_code_reaches (const RlEvidence *cell, const Tally *y)
+{
+  RlCountry here[2] = { y->pub.country, y->location ? y->location : y->pub.country };
+
+  for (guint i = 0; i < cell->cell.n_near; i++)
+    for (guint k = 0; k < 2; k++)
+      if (cell->cell.near[i] == here[k] ||
+          (rl_neighbours_know (cell->cell.near[i]) && rl_countries_within_reach (cell->cell.near[i], here[k])))
+        return TRUE;
+  return FALSE;
+}
+
+/* Without a fix, access points that agree on @y beside a modem on a
+ * network no mast in or beside @y could belong to: a mast across a border
+ * explains a Swiss network in Basel, not a Greenlandic or a Faroese one
+ * among Danish routers.  The routers were brought from elsewhere, or the
+ * modem's registration is stale: a conflict either way (rule 12).
+ * Returns the tally of the cell's country, or @y itself for a code the
+ * provider list does not know. */
+static const Tally *
+far_network (const Tallying *t, const Tally *y)
+{
+  if (y->beacon_witnesses == 0 || (t->gps != NULL && !(t->gps->gps.flags & RL_GPS_INFO_UNTRUSTED)))
+    return NULL;
+  for (guint i = 0; i < t->tallies->len; i++)
+    {
+      const Tally *c = &g_array_index (t->tallies, Tally, i);
+      if (c->cell_strong && !within_reach (c, y))
+        return c;
+    }
+  if (t->cell_unknown != NULL && !unknown_code_reaches (t->cell_unknown, y))
+    return y;
+  return NULL;
+}
+
 /* Conflict: strong witnesses (a fix far from any border, a beacon
- * consensus, a fix at sea) naming different places. */
+ * consensus, a fix at sea) naming different places, or access points
+ * agreeing beside a modem out of their reach. */
 static gboolean
 find_conflict (const Tallying *t)
 {
@@ -1421,6 +1489,8 @@ find_conflict (const Tallying *t)
   for (guint i = 0; i < t->tallies->len; i++)
     {
       const Tally *y = &g_array_index (t->tallies, Tally, i);
+      if (far_network (t, y) != NULL)
+        return TRUE;
       if (!is_strong (y))
         continue;
       if (strong != RL_COUNTRY_NONE && strong != y->pub.country)
@@ -1878,6 +1948,47 @@ explain_override (const Verdict *v, const Tallying *t, const RlDecision *d, GStr
     g_string_append_printf (why, " Without it the evidence would support %s.", rl_country_to_string (v->would_be, cc2));
 }
 
+/* The modem out of the access points' reach, if that is the conflict. */
+static void
+explain_far_network (const Tallying *t, GString *line, GString *why)
+{
+  char cc[3], cn[3];
+
+  for (guint i = 0; i < t->tallies->len; i++)
+    {
+      const Tally *y = &g_array_index (t->tallies, Tally, i);
+      const Tally *c = far_network (t, y);
+
+      if (c == NULL)
+        continue;
+      rl_country_to_string (y->pub.country, cc);
+      if (c != y)
+        {
+          rl_country_to_string (c->location ? c->location : c->pub.country, cn);
+          g_string_append_printf (line, "; %s by a modem out of their reach", cn);
+          g_string_append_printf (why, " A modem is registered on mobile network %s of %s, which touches %s "
+                                  "neither by land nor by sea: no mast across a border explains it, so either "
+                                  "the access points were brought from %s or the registration is stale.",
+                                  c->cell_network ? c->cell_network : "?", cn, cc, cc);
+        }
+      else
+        {
+          g_string_append_printf (line, "; a modem on %s out of their reach", t->cell_unknown->cell.network);
+          g_string_append_printf (why, " A modem is registered on mobile network %s, a code the provider list "
+                                  "does not know; the known codes next to it are those of ",
+                                  t->cell_unknown->cell.network);
+          for (guint k = 0; k < t->cell_unknown->cell.n_near; k++)
+            g_string_append_printf (why, "%s%s", k > 0 ? ", " : "",
+                                    rl_country_to_string (t->cell_unknown->cell.near[k], cn));
+          if (t->cell_unknown->cell.n_near == 0)
+            g_string_append (why, "no country");
+          g_string_append_printf (why, ", none of them %s or its neighbour: the access points were brought from %s, "
+                                  "or the machine is in a place whose networks the list leaves out.", cc, cc);
+        }
+      return;
+    }
+}
+
 static void
 explain_conflict (const Tallying *t, GString *line, GString *why)
 {
@@ -1901,6 +2012,7 @@ explain_conflict (const Tallying *t, GString *line, GString *why)
       describe_support (why, y, t);
       g_string_append (why, ".");
     }
+  explain_far_network (t, line, why);
 }
 
 static void

@@ -400,6 +400,29 @@ rl_mcc_parse_3gpp_location (const char *text, guint *mcc, char mnc[4])
   return TRUE;
 }
 
+/* The countries of the known codes around unknown @mcc, nearest first. */
+static void
+near_countries (const RlMccTable *t, guint mcc, RlEvidence *ev)
+{
+  for (guint d = 1; d <= RL_MCC_NEAR_SPAN; d++)
+    for (int sign = -1; sign <= 1; sign += 2)
+      {
+        guint code = sign < 0 ? mcc - d : mcc + d;
+        GArray *a = rl_mcc_names_country (code) ? g_hash_table_lookup (t->by_mcc, GUINT_TO_POINTER (code + 1)) : NULL;
+
+        for (guint i = 0; a != NULL && i < a->len; i++)
+          {
+            RlCountry c = g_array_index (a, RlCountry, i);
+            gboolean seen = FALSE;
+
+            for (guint k = 0; k < ev->cell.n_near; k++)
+              seen |= ev->cell.near[k] == c;
+            if (!seen && ev->cell.n_near < G_N_ELEMENTS (ev->cell.near))
+              ev->cell.near[ev->cell.n_near++] = c;
+          }
+      }
+}
+
 gboolean
 rl_mcc_evidence (const RlMccTable *t, const char *key, guint mcc, const char *mnc,
                  gint64 observed_at, gint64 expires_at, RlEvidence *ev)
@@ -407,11 +430,16 @@ rl_mcc_evidence (const RlMccTable *t, const char *key, guint mcc, const char *mn
   RlCountry countries[RL_MAX_CANDIDATES];
   guint n = rl_mcc_table_lookup (t, mcc, mnc, countries);
 
-  if (n == 0)
+  if (!rl_mcc_names_country (mcc))
     return FALSE;
   rl_evidence_init (ev, RL_SOURCE_CELL, key, observed_at, expires_at);
   for (guint i = 0; i < n; i++)
     rl_evidence_add_country (ev, countries[i]);
+  if (n == 0)
+    {
+      ev->cell.unknown = TRUE;
+      near_countries (t, mcc, ev);
+    }
   g_snprintf (ev->detail, sizeof ev->detail, "mobile network %03u%s%s", mcc,
               mnc != NULL && mnc[0] ? "-" : "", mnc != NULL ? mnc : "");
   g_snprintf (ev->cell.network, sizeof ev->cell.network, "%03u%s%.3s", mcc,

@@ -64,8 +64,14 @@ gboolean rl_mcc_parse_network (const char *text, guint *mcc, char mnc[4]);
  * and MNC decimal, the rest hex) → mcc and mnc.  FALSE when malformed. */
 gboolean rl_mcc_parse_3gpp_location (const char *text, guint *mcc, char mnc[4]);
 
+/* How far from an unknown code the known ones still tell its region. */
+#define RL_MCC_NEAR_SPAN 6
+
 /* Builds the cell evidence item @key for @mcc/@mnc observed at @observed_at:
- * FALSE (and @ev untouched) when the network names no country. */
+ * FALSE (and @ev untouched) when the network names no country (001, 9xx).
+ * A country's code (200-799) the list does not know gives an item naming
+ * no country with ev->cell.unknown set and ev->cell.near the countries of
+ * the known codes within RL_MCC_NEAR_SPAN of it. */
 gboolean rl_mcc_evidence (const RlMccTable *table, const char *key, guint mcc, const char *mnc,
                           gint64 observed_at, gint64 expires_at, RlEvidence *ev);
 

@@ -246,9 +246,11 @@ feed_cell (ScanStream *s, const RlScanLogCell *cell)
                                            rl_expiry_after (cell->time, s->cell_max_age_s), &s->event.ev))
     {
       s->event.type = RL_EVENT_EVIDENCE;
+      if (s->event.ev.cell.unknown)
+        rl_replay_count (s->replay, "scans.cells_unknown_code", 1);
       return TRUE;
     }
-  /* lost, or a network that names no country (901, 001, unknown) */
+  /* lost, or a network that names no country (901, 001, 999) */
   if (cell->registered)
     rl_replay_count (s->replay, "scans.cells_naming_no_country", 1);
   rl_event_init_withdraw (&s->event, cell->time, key);

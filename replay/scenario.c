@@ -695,10 +695,20 @@ parse_cell (Parser *p, char **words, gint64 t)
                      error->message);
     }
   if (rl_mcc_evidence (*p->mcc, key, mcc, mnc, t, rl_expiry_after (t, p->ctx->config->policy.max_age_s[RL_SOURCE_CELL]), &ev))
-    rl_replay_add_evidence (p->replay, &ev);
+    {
+      rl_replay_add_evidence (p->replay, &ev);
+      if (ev.cell.unknown)
+        {
+          rl_replay_count (p->replay, "scenario.cell.unknown_code", 1);
+          if (p->skip_notes++ < MAX_SKIP_NOTES)
+            rl_replay_note (p->replay, "%s:%u: cell %s: the mobile network codes (%s) do not know it: it names no "
+                            "country, but access points far from the countries of the codes next to it "
+                            "conflict with it (docs/policy.md rule 12)", p->name, p->line, words[0], providers);
+        }
+    }
   else
     {
-      /* 901, 001, and codes the provider list does not know name no country */
+      /* 901, 001 and 999 name no country */
       rl_replay_add_withdraw (p->replay, t, key);
       rl_replay_count (p->replay, "scenario.cell.names_no_country", 1);
       if (p->skip_notes++ < MAX_SKIP_NOTES)

@@ -1,6 +1,7 @@
 /* Mobile country codes: the serviceproviders.xml reader (readers/mcc.c),
  * the code parsers, and what a cell item weighs in the policy. */
 #include "readers/mcc.h"
+#include "core/neighbours.h"
 #include "core/policy.h"
 #include "readers/scanlog.h"
 
@@ -362,6 +363,133 @@ test_policy_cell (void)
   }
 }
 
+/* Which countries' masts reach each other: the table generated from the
+ * shipped boundary data (tools/neighbours.py). */
+static void
+test_neighbours (void)
+{
+  /* by land, by sea (Øresund, the Channel, the Strait of Gibraltar, the
+   * Irish Sea), around a territory inside its sovereign's feature */
+  g_assert_true (rl_countries_within_reach (CC ("DE"), CC ("NL")));
+  g_assert_true (rl_countries_within_reach (CC ("DK"), CC ("SE")));
+  g_assert_true (rl_countries_within_reach (CC ("GB"), CC ("FR")));
+  g_assert_true (rl_countries_within_reach (CC ("ES"), CC ("MA")));
+  g_assert_true (rl_countries_within_reach (CC ("IM"), CC ("GB")));
+  g_assert_true (rl_countries_within_reach (CC ("HK"), CC ("CN")));
+  g_assert_true (rl_countries_within_reach (CC ("CH"), CC ("LI")));
+  g_assert_true (rl_countries_within_reach (CC ("GL"), CC ("CA")));
+  /* symmetric, and a country reaches itself */
+  g_assert_true (rl_countries_within_reach (CC ("NL"), CC ("DE")));
+  g_assert_true (rl_countries_within_reach (CC ("MT"), CC ("MT")));
+  /* not: Greenland and the Faroes from Denmark, Germany from Italy (the
+   * Alps between), Malta from Sicily (80 km of sea), Korea from the US */
+  g_assert_false (rl_countries_within_reach (CC ("DK"), CC ("GL")));
+  g_assert_false (rl_countries_within_reach (CC ("FO"), CC ("DK")));
+  g_assert_false (rl_countries_within_reach (CC ("DE"), CC ("IT")));
+  g_assert_false (rl_countries_within_reach (CC ("MT"), CC ("IT")));
+  g_assert_false (rl_countries_within_reach (CC ("KR"), CC ("US")));
+  /* a code the data does not know: no claim */
+  g_assert_true (rl_neighbours_know (CC ("DK")));
+  g_assert_false (rl_neighbours_know (CC ("XX")));
+  g_assert_true (rl_countries_within_reach (CC ("XX"), CC ("DK")));
+}
+
+/* A country's code the provider list does not know (Tusass, 290) names no
+ * country, but it is not nothing: access points far from the countries of
+ * the codes next to it conflict with it (docs/policy.md rule 12). */
+static void
+test_unknown_code (void)
+{
+  g_autoptr (RlMccTable) t = load_fixture ();
+  RlEvidence ev;
+  char cc[3];
+
+  /* 208 is not in the fixture; 204 (NL) is 4 away */
+  g_assert_true (rl_mcc_evidence (t, "cell:0", 208, "10", NOW, RL_NEVER, &ev));
+  g_assert_true (ev.cell.unknown);
+  g_assert_cmpuint (ev.n_countries, ==, 0);
+  g_assert_cmpuint (ev.cell.n_near, ==, 1);
+  g_assert_cmpstr (rl_country_to_string (ev.cell.near[0], cc), ==, "NL");
+  g_assert_cmpstr (ev.cell.network, ==, "208-10");
+  /* nothing known within 6 */
+  g_assert_true (rl_mcc_evidence (t, "cell:0", 290, "01", NOW, RL_NEVER, &ev));
+  g_assert_true (ev.cell.unknown);
+  g_assert_cmpuint (ev.cell.n_near, ==, 0);
+  /* international, test and private codes still name nothing at all */
+  g_assert_false (rl_mcc_evidence (t, "cell:0", 901, "18", NOW, RL_NEVER, &ev));
+  g_assert_false (rl_mcc_evidence (t, "cell:0", 1, "01", NOW, RL_NEVER, &ev));
+  g_assert_false (rl_mcc_evidence (t, "cell:0", 999, "99", NOW, RL_NEVER, &ev));
+  /* a known code is no unknown one */
+  g_assert_true (rl_mcc_evidence (t, "cell:0", 262, "01", NOW, RL_NEVER, &ev));
+  g_assert_false (ev.cell.unknown);
+}
+
+static void
+test_policy_far_network (void)
+{
+  g_autoptr (RlMccTable) t = load_fixture ();
+
+  /* Ilulissat: Danish routers and a Danish clock, the modem on Tusass
+   * (290, unknown): no Danish mast or a neighbour's is near → conflict */
+  {
+    g_autoptr (GArray) a = g_array_new (FALSE, FALSE, sizeof (RlEvidence));
+    add_cell (a, t, "cell:0", 290, "01");
+    add_simple (a, RL_SOURCE_TIMEZONE, "timezone", "DK");
+    add_beacons (a, "DK", 4);
+    g_autoptr (RlDecision) d = decide (a);
+    g_assert_cmpint (d->state, ==, RL_STATE_CONFLICT);
+    g_assert_cmpuint (d->country, ==, RL_COUNTRY_WORLD);
+    g_assert_nonnull (strstr (d->explanation, "290-01, a code the provider list does not know"));
+  }
+  /* … without the modem: DK, as before */
+  {
+    g_autoptr (GArray) a = g_array_new (FALSE, FALSE, sizeof (RlEvidence));
+    add_simple (a, RL_SOURCE_TIMEZONE, "timezone", "DK");
+    add_beacons (a, "DK", 4);
+    g_autoptr (RlDecision) d = decide (a);
+    g_assert_cmpint (d->state, ==, RL_STATE_DECIDED);
+    g_assert_cmpuint (d->country, ==, CC ("DK"));
+  }
+  /* an unknown code next to NL's (208): German routers are within reach
+   * of a Dutch mast, British ones are not */
+  {
+    g_autoptr (GArray) a = g_array_new (FALSE, FALSE, sizeof (RlEvidence));
+    add_cell (a, t, "cell:0", 208, "10");
+    add_beacons (a, "DE", 4);
+    g_autoptr (RlDecision) d = decide (a);
+    g_assert_cmpint (d->state, ==, RL_STATE_DECIDED);
+    g_assert_cmpuint (d->country, ==, CC ("DE"));
+  }
+  {
+    g_autoptr (GArray) a = g_array_new (FALSE, FALSE, sizeof (RlEvidence));
+    add_cell (a, t, "cell:0", 208, "10");
+    add_beacons (a, "GB", 4);
+    g_autoptr (RlDecision) d = decide (a);
+    g_assert_cmpint (d->state, ==, RL_STATE_CONFLICT);
+  }
+  /* a known network far from the routers' country: Puerto Rico's (330)
+   * beside German routers is no mast across a border */
+  {
+    g_autoptr (GArray) a = g_array_new (FALSE, FALSE, sizeof (RlEvidence));
+    add_cell (a, t, "cell:0", 330, "11");
+    add_simple (a, RL_SOURCE_TIMEZONE, "timezone", "DE");
+    add_beacons (a, "DE", 4);
+    g_autoptr (RlDecision) d = decide (a);
+    g_assert_cmpint (d->state, ==, RL_STATE_CONFLICT);
+    g_assert_nonnull (strstr (d->explanation, "neither by land nor by sea"));
+  }
+  /* … but a trusted fix places the machine: the registration is stale */
+  {
+    g_autoptr (GArray) a = g_array_new (FALSE, FALSE, sizeof (RlEvidence));
+    add_cell (a, t, "cell:0", 330, "11");
+    add_simple (a, RL_SOURCE_GPS, "gps", "DE");
+    add_beacons (a, "DE", 4);
+    g_autoptr (RlDecision) d = decide (a);
+    g_assert_cmpint (d->state, ==, RL_STATE_DECIDED);
+    g_assert_cmpuint (d->country, ==, CC ("DE"));
+  }
+}
+
 int
 main (int argc, char **argv)
 {
@@ -372,5 +500,8 @@ main (int argc, char **argv)
   g_test_add_func ("/mcc/code-parsers", test_code_parsers);
   g_test_add_func ("/mcc/scanlog-cell-records", test_scanlog_cell_records);
   g_test_add_func ("/mcc/policy", test_policy_cell);
+  g_test_add_func ("/mcc/unknown-code", test_unknown_code);
+  g_test_add_func ("/mcc/policy-far-network", test_policy_far_network);
+  g_test_add_func ("/neighbours/table", test_neighbours);
   return g_test_run ();
 }

@@ -1,0 +1,136 @@
+#!/usr/bin/env python3
+"""Which countries touch, by land or by their territorial waters: the C table
+the policy compiles in (core/neighbours.c, docs/policy.md rule 12).
+
+  neighbours.py BOUNDARIES.geo.json.xz ISO_3166-1.json OUT.h
+
+The boundary data shipped in data/boundaries (OpenStreetMap, ODbL) holds one
+feature per country with its territorial sea.  Two countries are neighbours
+when their features' outlines come within about two cells of a 0.02° grid
+(2–4 km) of each other.  Sea borders count: 12 nautical miles of water on
+each side put Tarifa and Tangier, Dover and Calais, Douglas and the Mull of
+Galloway within a mast's reach; Copenhagen and Nuuk are not.
+
+A sovereign's feature also covers its territories (France covers Réunion),
+so it is listed beside the territories' neighbours too: more neighbours
+only ever mean fewer conflicts.  Features with only an alpha-3 code (BES,
+CUW, SXM) take their alpha-2 code from Debian's iso-codes.  Every country
+of the data is listed, with or without neighbours: a code the table does
+not list is one the data does not know (the policy then assumes nothing).
+"""
+import json
+import lzma
+import math
+import sys
+
+CELL = 0.02
+
+
+def outline_cells(geometry, code, cells, rings):
+    kind = geometry['type']
+    if kind == 'GeometryCollection':
+        for g in geometry['geometries']:
+            outline_cells(g, code, cells, rings)
+        return
+    if kind == 'Polygon':
+        polygons = [geometry['coordinates']]
+    elif kind == 'MultiPolygon':
+        polygons = geometry['coordinates']
+    else:
+        return
+    for polygon in polygons:
+        lons = [p[0] for p in polygon[0]]
+        lats = [p[1] for p in polygon[0]]
+        rings.append((code, (min(lats), min(lons), max(lats), max(lons)), polygon[0]))
+        for ring in polygon:
+            last = None
+            prev = ring[-1]
+            for lon, lat in ring:
+                # long straight edges cross cells between their ends
+                steps = int(max(abs(lon - prev[0]), abs(lat - prev[1])) / (CELL / 2))
+                for k in range(steps, -1, -1):
+                    f = k / (steps + 1)
+                    key = (math.floor((lat + (prev[1] - lat) * f) / CELL),
+                           math.floor((lon + (prev[0] - lon) * f) / CELL))
+                    if key != last:
+                        cells.setdefault(key, set()).add(code)
+                        last = key
+                prev = (lon, lat)
+
+
+def inside(lat, lon, ring):
+    hit = False
+    j = len(ring) - 1
+    for i in range(len(ring)):
+        xi, yi = ring[i]
+        xj, yj = ring[j]
+        if (yi > lat) != (yj > lat) and lon < (xj - xi) * (lat - yi) / (yj - yi) + xi:
+            hit = not hit
+        j = i
+    return hit
+
+
+def contained_pairs(rings):
+    """Countries one of whose polygons lies inside another's (Hong Kong in
+    China's feature, Guam in the United States'): their shared border runs
+    inside the larger feature, where no outline of it passes."""
+    pairs = set()
+    for code, _, ring in rings:
+        # a few points spread along the outline: some lie on the shared
+        # sea edge, where inside or out is a matter of rounding
+        for lon, lat in ring[::max(1, len(ring) // 3)]:
+            for other, (s, w, n, e), ring2 in rings:
+                if other == code or (min(code, other), max(code, other)) in pairs:
+                    continue
+                if s <= lat <= n and w <= lon <= e and inside(lat, lon, ring2):
+                    pairs.add((min(code, other), max(code, other)))
+    return pairs
+
+
+def main(argv):
+    if len(argv) != 4:
+        raise SystemExit(__doc__)
+    with lzma.open(argv[1], 'rt', encoding='utf-8') as f:
+        data = json.load(f)
+    with open(argv[2], encoding='utf-8') as f:
+        alpha3 = {c['alpha_3']: c['alpha_2'] for c in json.load(f)['3166-1']}
+    cells = {}
+    rings = []
+    countries = set()
+    for feature in data['features']:
+        props = feature.get('properties') or {}
+        code = props.get('isoA2') or alpha3.get(props.get('isoA3', ''))
+        if code is None or len(code) != 2 or not code.isalpha() or not code.isupper():
+            raise SystemExit(f'{argv[1]}: a feature without an ISO 3166-1 code: {props!r}')
+        countries.add(code)
+        outline_cells(feature['geometry'], code, cells, rings)
+    pairs = contained_pairs(rings)
+    for (a, b), here in cells.items():
+        near = set()
+        for da in (-1, 0, 1):
+            for db in (-1, 0, 1):
+                near |= cells.get((a + da, b + db), set())
+        for x in here:
+            for y in near:
+                if x < y:
+                    pairs.add((x, y))
+    if len(countries) < 200 or len(pairs) < 300:
+        raise SystemExit(f'{argv[1]}: only {len(countries)} countries and {len(pairs)} pairs: not the boundary data')
+
+    def c_code(code):
+        return f"RL_COUNTRY ('{code[0]}', '{code[1]}')"
+
+    with open(argv[3], 'w', encoding='utf-8') as out:
+        out.write('/* Generated by tools/neighbours.py from data/boundaries (map data\n'
+                  ' * (c) OpenStreetMap contributors, ODbL 1.0).  Do not edit. */\n')
+        out.write('static const RlCountry neighbour_countries[] = {\n')
+        for code in sorted(countries):
+            out.write(f'  {c_code(code)},\n')
+        out.write('};\n\n/* (a, b) with a < b, sorted */\nstatic const RlCountry neighbour_pairs[][2] = {\n')
+        for x, y in sorted(pairs):
+            out.write(f'  {{ {c_code(x)}, {c_code(y)} }},\n')
+        out.write('};\n')
+
+
+if __name__ == '__main__':
+    main(sys.argv)
