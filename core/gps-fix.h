@@ -77,6 +77,7 @@ typedef struct {
   RlGpsDateSource date_source;
   guint64 fix_lost;       /* of @fixes, how many are RL_GPS_FIX_LOST events */
   guint64 planned;        /* GPX <wpt>/<rtept>: places named or planned, not where the receiver was */
+  guint64 comments;       /* gpsd JSON: '#' lines someone wrote on the log, not records */
 } RlGpsParseStats;
 
 static inline gboolean

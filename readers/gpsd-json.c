@@ -177,6 +177,13 @@ struct RlGpsdJsonReader {
   gboolean live;        /* a gpsd socket: see rl_gpsd_json_reader_new_live() */
 };
 
+/* A UTF-8 byte order mark, as editors on Windows write one. */
+static gsize
+bom_length (const char *data, gsize len)
+{
+  return len >= 3 && memcmp (data, "\xef\xbb\xbf", 3) == 0 ? 3 : 0;
+}
+
 RlGpsdJsonReader *
 rl_gpsd_json_reader_new (const char *data, gsize len)
 {
@@ -186,6 +193,7 @@ rl_gpsd_json_reader_new (const char *data, gsize len)
   r = g_new0 (RlGpsdJsonReader, 1);
   r->data = data;
   r->len = len;
+  r->pos = bom_length (data, len);
   r->gd = g_new0 (struct gps_data_t, 1);
   r->parser = json_parser_new_immutable ();
   return r;
@@ -319,7 +327,11 @@ rl_gpsd_json_reader_next (RlGpsdJsonReader *r, RlGpsFix *fix)
         n--;
       while (n > 0 && g_ascii_isspace (start[0]))
         start++, n--;
-      if (n > 0 && read_line (r, start, n, fix))
+      /* a note someone wrote on the log ("# Basel SBB, platform 7"): no
+       * report, and gpsd never writes a line that starts so */
+      if (n > 0 && start[0] == '#')
+        r->stats.comments++;
+      else if (n > 0 && read_line (r, start, n, fix))
         return TRUE;
     }
   r->stats.date_source = r->stats.fixes > 0 ? RL_GPS_DATE_FROM_FILE : RL_GPS_DATE_NONE;
@@ -375,10 +387,20 @@ rl_gpsd_json_parse (const char *data, gsize len, GArray *fixes, RlGpsParseStats 
 gboolean
 rl_gpsd_json_sniff (const char *data, gsize len)
 {
-  gsize i = 0, end;
+  gsize i = bom_length (data, len), end;
 
-  while (i < len && g_ascii_isspace (data[i]))
-    i++;
+  /* past blanks and '#' comment lines, as the reader goes */
+  for (;;)
+    {
+      const char *nl;
+
+      while (i < len && g_ascii_isspace (data[i]))
+        i++;
+      if (i >= len || data[i] != '#')
+        break;
+      nl = memchr (data + i, '\n', len - i);
+      i = nl != NULL ? (gsize) (nl - data) : len;
+    }
   if (i >= len || data[i] != '{')
     return FALSE;
   end = MIN (len, i + 512);

@@ -38,7 +38,8 @@ const RlGpsParseStats *rl_gpsd_json_reader_stats (const RlGpsdJsonReader *reader
 void rl_gpsd_json_reader_free (RlGpsdJsonReader *reader);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (RlGpsdJsonReader, rl_gpsd_json_reader_free)
 
-/* TRUE when the first non-blank line is a gpsd JSON object ("class":…). */
+/* TRUE when the first line that is neither blank nor a '#' comment (past a
+ * UTF-8 byte order mark) is a gpsd JSON object ("class":…). */
 gboolean rl_gpsd_json_sniff (const char *data, gsize len);
 
 /* The one place a gpsd report (in libgps's struct) becomes a fix.

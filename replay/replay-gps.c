@@ -55,6 +55,11 @@ count_stats (RlReplay *replay, const char *format, const RlGpsParseStats *stats)
       g_snprintf (name, sizeof name, "%s.noise_bytes", format);
       rl_replay_count (replay, name, stats->noise_bytes);
     }
+  if (stats->comments > 0)
+    {
+      g_snprintf (name, sizeof name, "%s.comment_lines", format);
+      rl_replay_count (replay, name, stats->comments);
+    }
   for (guint i = 0; i < RL_GPS_N_REJECTS; i++)
     if (stats->rejected[i] > 0)
       {

@@ -155,6 +155,37 @@ test_sniff (void)
   g_assert_false (rl_gpsd_json_sniff ("{}", 2));
 }
 
+/* A log saved by an editor that writes a UTF-8 byte order mark, with a
+ * note written on top: recognised as gpsd JSON, the BOM passed over and
+ * the '#' lines counted as comments, not rejected as malformed records. */
+static void
+test_bom_and_comments (void)
+{
+  const char *log =
+    "\xef\xbb\xbf# gpspipe -w, Budapest, 2024-09-03\n"
+    "\n"
+    "  # receiver on the dashboard\n"
+    "{\"class\":\"WATCH\",\"enable\":true,\"json\":true}\n"
+    "{\"class\":\"TPV\",\"mode\":3,\"time\":\"2024-09-03T06:15:00.000Z\",\"lat\":47.4979,\"lon\":19.0402}\n"
+    "# moved to the back seat\n"
+    "{\"class\":\"TPV\",\"mode\":3,\"time\":\"2024-09-03T06:15:01.000Z\",\"lat\":47.4979,\"lon\":19.0403}\n";
+  RlGpsParseStats stats;
+  g_autoptr (GArray) fixes = parse (log, strlen (log), &stats);
+
+  g_assert_true (rl_gpsd_json_sniff (log, strlen (log)));
+  g_assert_cmpuint (fixes->len, ==, 2);
+  g_assert_cmpuint (stats.records, ==, 3);
+  g_assert_cmpuint (stats.ignored, ==, 1);
+  g_assert_cmpuint (stats.comments, ==, 3);
+  g_assert_cmpuint (rl_gps_parse_stats_rejected_total (&stats), ==, 0);
+  /* comments alone, or before NMEA, are no gpsd log */
+  {
+    const char *comments = "# nothing yet\n", *nmea = "\xef\xbb\xbf# log\n$GPGGA,,,,,,0,,,,,,,,*66\n";
+    g_assert_false (rl_gpsd_json_sniff (comments, strlen (comments)));
+    g_assert_false (rl_gpsd_json_sniff (nmea, strlen (nmea)));
+  }
+}
+
 static void
 test_prefixes (void)
 {
@@ -179,5 +210,6 @@ main (int argc, char **argv)
   g_test_add_func ("/gpsd-json/status", test_status);
   g_test_add_func ("/gpsd-json/altitude-speed-lost", test_altitude_speed_lost);
   g_test_add_func ("/gpsd-json/prefixes", test_prefixes);
+  g_test_add_func ("/gpsd-json/bom-and-comments", test_bom_and_comments);
   return g_test_run ();
 }

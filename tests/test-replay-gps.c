@@ -487,6 +487,25 @@ test_no_checksums (void)
   g_assert_nonnull (strstr (text, "gps.fixes_used: 0\n"));
 }
 
+/* A gpsd log with a UTF-8 byte order mark and a comment on top (saved by
+ * an editor, annotated by hand) was refused as an unknown format. */
+static void
+test_gpsd_bom_comment (void)
+{
+  g_autofree char *text = NULL;
+  g_autoptr (GString) log = g_string_new ("\xef\xbb\xbf# Kehl, 2024-05-18\n"
+                                          "{\"class\":\"WATCH\",\"enable\":true,\"json\":true}\n");
+
+  for (guint i = 0; i < 3; i++)
+    g_string_append_printf (log, "{\"class\":\"TPV\",\"mode\":3,\"time\":\"2024-05-18T09:00:%02u.000Z\","
+                            "\"lat\":48.5745,\"lon\":7.82}\n", i);
+  g_assert_cmpstr (rl_gps_detect_format (log->str, log->len), ==, "gpsd");
+  text = replay_log_text ("kehl.json", log, NULL);
+  g_assert_nonnull (strstr (text, "gps.fixes_used: 3\n"));
+  g_assert_nonnull (strstr (text, "gpsd.comment_lines: 1\n"));
+  g_assert_null (strstr (text, "gps.rejected"));
+}
+
 int
 main (int argc, char **argv)
 {
@@ -511,6 +530,7 @@ main (int argc, char **argv)
   g_test_add_func ("/replay-gps/sound-clock", test_sound_clock_not_file_order);
   g_test_add_func ("/replay-gps/no-checksums", test_no_checksums);
   g_test_add_func ("/replay-gps/gpx-out-of-order", test_gpx_out_of_order);
+  g_test_add_func ("/replay-gps/gpsd-bom-comment", test_gpsd_bom_comment);
   ret = g_test_run ();
   rl_regulatory_free (regulatory);
   return ret;
