@@ -50,6 +50,29 @@ rl_gps_reject_to_string (RlGpsReject reason)
   return RL_ENUM_NAME (reject_names, reason, "?");
 }
 
+static const char *const reject_words[RL_GPS_N_REJECTS] = {
+  [RL_GPS_REJECT_BAD_CHECKSUM] = "bad checksum",
+  [RL_GPS_REJECT_TRUNCATED] = "cut short",
+  [RL_GPS_REJECT_MALFORMED] = "malformed",
+  [RL_GPS_REJECT_NO_FIX] = "the receiver says it has no fix",
+  [RL_GPS_REJECT_NO_TIME] = "a position without a time",
+  [RL_GPS_REJECT_BAD_VALUE] = "an impossible value",
+  [RL_GPS_REJECT_TIME_BACKWARDS] = "earlier than the fix before it",
+  [RL_GPS_REJECT_NULL_ISLAND] = "at exactly 0N 0E, a placeholder",
+};
+
+void
+rl_gps_parse_stats_reject (RlGpsParseStats *stats, RlGpsReject why, guint64 line, const char *text)
+{
+  g_return_if_fail (why < RL_GPS_N_REJECTS);
+  stats->rejected[why]++;
+  if (stats->first_reject_why == NULL)
+    {
+      stats->first_reject_line = line;
+      stats->first_reject_why = text != NULL ? text : RL_ENUM_NAME (reject_words, why, "rejected");
+    }
+}
+
 guint64
 rl_gps_parse_stats_rejected_total (const RlGpsParseStats *stats)
 {

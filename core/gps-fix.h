@@ -78,6 +78,10 @@ typedef struct {
   guint64 fix_lost;       /* of @fixes, how many are RL_GPS_FIX_LOST events */
   guint64 planned;        /* GPX <wpt>/<rtept>: places named or planned, not where the receiver was */
   guint64 comments;       /* gpsd JSON: '#' lines someone wrote on the log, not records */
+  /* the first record rejected, for a note: its line (from 1; 0 none or
+   * unknown) and why, in words (a static string) */
+  guint64 first_reject_line;
+  const char *first_reject_why;
 } RlGpsParseStats;
 
 static inline gboolean
@@ -90,6 +94,11 @@ rl_gps_fix_is_lost (const RlGpsFix *fix)
 void rl_gps_fix_init_lost (RlGpsFix *fix, gint64 time, gint32 day, guint32 flags);
 
 guint64 rl_gps_parse_stats_rejected_total (const RlGpsParseStats *stats);
+
+/* Counts a record rejected for @why; the first one's @line (from 1) and
+ * @text (static; NULL: the reason's own words) are kept, so that a replay
+ * can say where a file went wrong and not only how often. */
+void rl_gps_parse_stats_reject (RlGpsParseStats *stats, RlGpsReject why, guint64 line, const char *text);
 
 /* Makes @time absolute for a fix that has no date: @base_day_us is midnight
  * UTC (µs since epoch) of the file's first day. */

@@ -167,6 +167,7 @@ tpv_to_gps_data (JsonObject *obj, struct gps_data_t *gd)
 struct RlGpsdJsonReader {
   const char *data;
   gsize len, pos;
+  guint64 line;         /* of the line being read, from 1 */
   /* struct gps_data_t is large (skyview tables): keep it off the stack. */
   struct gps_data_t *gd;
   JsonParser *parser;
@@ -246,6 +247,12 @@ rl_gpsd_json_reader_free (RlGpsdJsonReader *r)
   g_free (r);
 }
 
+static void
+reject (RlGpsdJsonReader *r, RlGpsReject why, const char *text)
+{
+  rl_gps_parse_stats_reject (&r->stats, why, r->line, text);
+}
+
 /* One line: TRUE when it gave @fix. */
 static gboolean
 read_line (RlGpsdJsonReader *r, const char *start, gsize n, RlGpsFix *fix)
@@ -257,27 +264,33 @@ read_line (RlGpsdJsonReader *r, const char *start, gsize n, RlGpsFix *fix)
   double hdop;
 
   stats->records++;
-  if (start[0] != '{' || n > MAX_LINE || memchr (start, '\0', n) != NULL)
+  if (start[0] != '{')
     {
-      stats->rejected[RL_GPS_REJECT_MALFORMED]++;
+      /* gpspipe -t puts the time before each report */
+      reject (r, RL_GPS_REJECT_MALFORMED, "the line does not start with '{'");
+      return FALSE;
+    }
+  if (n > MAX_LINE || memchr (start, '\0', n) != NULL)
+    {
+      reject (r, RL_GPS_REJECT_MALFORMED, n > MAX_LINE ? "longer than any gpsd report" : "a NUL byte in the line");
       return FALSE;
     }
   if (start[n - 1] != '}')
     {
-      stats->rejected[RL_GPS_REJECT_TRUNCATED]++;
+      reject (r, RL_GPS_REJECT_TRUNCATED, "the line does not end with '}'");
       return FALSE;
     }
   if (!rl_json_load_line (r->parser, start, n, NULL) ||
       !JSON_NODE_HOLDS_OBJECT (json_parser_get_root (r->parser)))
     {
-      stats->rejected[RL_GPS_REJECT_MALFORMED]++;
+      reject (r, RL_GPS_REJECT_MALFORMED, "not one JSON object");
       return FALSE;
     }
   obj = json_node_get_object (json_parser_get_root (r->parser));
   cls = member_string (obj, "class");
   if (cls == NULL)
     {
-      stats->rejected[RL_GPS_REJECT_MALFORMED]++;
+      reject (r, RL_GPS_REJECT_MALFORMED, "no \"class\" string");
       return FALSE;
     }
   if (strcmp (cls, "SKY") == 0)
@@ -297,12 +310,12 @@ read_line (RlGpsdJsonReader *r, const char *start, gsize n, RlGpsFix *fix)
   tpv_to_gps_data (obj, r->gd);
   if (!rl_gps_fix_from_gps_data (r->gd, fix, &why) && !(r->file_order && fix_before_epoch (r, fix)))
     {
-      stats->rejected[why]++;
+      reject (r, why, why == RL_GPS_REJECT_MALFORMED ? "a TPV without \"lat\" and \"lon\"" : NULL);
       return FALSE;
     }
   if (r->have_last && fix->time <= r->last_time && !r->file_order && !r->live)
     {
-      stats->rejected[RL_GPS_REJECT_TIME_BACKWARDS]++;
+      reject (r, RL_GPS_REJECT_TIME_BACKWARDS, NULL);
       return FALSE;
     }
   r->have_last = TRUE;
@@ -323,6 +336,7 @@ rl_gpsd_json_reader_next (RlGpsdJsonReader *r, RlGpsFix *fix)
       gsize n = nl ? (gsize) (nl - start) : r->len - r->pos;
 
       r->pos += n + (nl ? 1 : 0);
+      r->line++;
       while (n > 0 && g_ascii_isspace (start[n - 1]))
         n--;
       while (n > 0 && g_ascii_isspace (start[0]))
@@ -343,6 +357,7 @@ rl_gpsd_json_reader_feed_line (RlGpsdJsonReader *r, const char *line, gsize n, R
 {
   RlGpsParseStats before = r->stats;
 
+  r->line++;
   while (n > 0 && g_ascii_isspace (line[n - 1]))
     n--;
   while (n > 0 && g_ascii_isspace (line[0]))

@@ -29,11 +29,13 @@ typedef struct {
   gboolean has_date;
   gint64 date_us;
   guint types;             /* file order: the position sentences it holds */
+  guint64 line;            /* where its first sentence is */
 } Epoch;
 
 typedef struct {
   GArray *fixes;
   RlGpsParseStats *stats;
+  guint64 line;            /* of the byte being read, from 1 */
   Epoch ep;
   gboolean have_last;
   gint64 last_tod;
@@ -61,10 +63,24 @@ val_reject (ValResult r)
   return r == VAL_RANGE ? RL_GPS_REJECT_BAD_VALUE : RL_GPS_REJECT_MALFORMED;
 }
 
+/* What a replay's note says of it (NULL: the reason's own words). */
+static const char *
+val_words (ValResult r)
+{
+  return r == VAL_MALFORMED ? "a time, date or position field in the wrong form" : NULL;
+}
+
+/* @text: what exactly was wrong, when the reason alone does not say */
+static void
+reject_as (Parser *ps, RlGpsReject why, const char *text)
+{
+  rl_gps_parse_stats_reject (ps->stats, why, ps->line, text);
+}
+
 static void
 reject (Parser *ps, RlGpsReject why)
 {
-  ps->stats->rejected[why]++;
+  reject_as (ps, why, NULL);
 }
 
 /* Plain decimal "123.456": no sign, exponent, inf or nan (strtod takes all
@@ -272,7 +288,7 @@ flush_epoch (Parser *ps)
           /* A date settles it, even across a gap of days in the log. */
           if (ep->date_us + ep->tod <= last_abs)
             {
-              reject (ps, RL_GPS_REJECT_TIME_BACKWARDS);
+              rl_gps_parse_stats_reject (ps->stats, RL_GPS_REJECT_TIME_BACKWARDS, ep->line, NULL);
               epoch_reset (ep);
               return;
             }
@@ -284,7 +300,7 @@ flush_epoch (Parser *ps)
             day++;
           else
             {
-              reject (ps, RL_GPS_REJECT_TIME_BACKWARDS);
+              rl_gps_parse_stats_reject (ps->stats, RL_GPS_REJECT_TIME_BACKWARDS, ep->line, NULL);
               epoch_reset (ep);
               return;
             }
@@ -342,6 +358,7 @@ epoch_at (Parser *ps, gint64 tod)
     {
       ps->ep.open = TRUE;
       ps->ep.tod = tod;
+      ps->ep.line = ps->line;
     }
   ps->ep.types |= ps->cur_type;
   return &ps->ep;
@@ -377,7 +394,7 @@ take_position (Parser *ps, Field t, Field lat_f, Field ns, Field lon_f, Field ew
     }
   if (r != VAL_OK)
     {
-      reject (ps, val_reject (r));
+      reject_as (ps, val_reject (r), val_words (r));
       return FALSE;
     }
   if (valid)
@@ -386,8 +403,8 @@ take_position (Parser *ps, Field t, Field lat_f, Field ns, Field lon_f, Field ew
       ValResult rn = parse_coord (lon_f, ew, FALSE, &lon);
       if (rl != VAL_OK || rn != VAL_OK)
         {
-          reject (ps, (rl == VAL_RANGE || rn == VAL_RANGE) ? RL_GPS_REJECT_BAD_VALUE
-                                                          : RL_GPS_REJECT_MALFORMED);
+          ValResult worst = rl == VAL_RANGE || rn == VAL_RANGE ? VAL_RANGE : VAL_MALFORMED;
+          reject_as (ps, val_reject (worst), val_words (worst));
           return FALSE;
         }
     }
@@ -438,7 +455,7 @@ handle_gga (Parser *ps, const Field *f, guint n)
 
   if (n < 9)
     {
-      reject (ps, RL_GPS_REJECT_MALFORMED);
+      reject_as (ps, RL_GPS_REJECT_MALFORMED, "too few fields");
       return;
     }
   /* 0 invalid, 6 dead reckoning, 7 manual input, 8 simulator: no fix. */
@@ -467,7 +484,7 @@ handle_rmc (Parser *ps, const Field *f, guint n)
 
   if (n < 10)
     {
-      reject (ps, RL_GPS_REJECT_MALFORMED);
+      reject_as (ps, RL_GPS_REJECT_MALFORMED, "too few fields");
       return;
     }
   valid = f[2].n == 1 && f[2].p[0] == 'A';
@@ -476,7 +493,7 @@ handle_rmc (Parser *ps, const Field *f, guint n)
   r = parse_date (ps, f[9], &date_us);
   if (r == VAL_MALFORMED || r == VAL_RANGE)
     {
-      reject (ps, val_reject (r));
+      reject_as (ps, val_reject (r), val_words (r));
       return;
     }
   if (take_position (ps, f[1], f[3], f[4], f[5], f[6], valid, NAN))
@@ -500,7 +517,7 @@ handle_vtg (Parser *ps, const Field *f, guint n)
 
   if (n < 9)
     {
-      reject (ps, RL_GPS_REJECT_MALFORMED);
+      reject_as (ps, RL_GPS_REJECT_MALFORMED, "too few fields");
       return;
     }
   if (!ps->ep.open)
@@ -524,7 +541,7 @@ handle_gns (Parser *ps, const Field *f, guint n)
 
   if (n < 9)
     {
-      reject (ps, RL_GPS_REJECT_MALFORMED);
+      reject_as (ps, RL_GPS_REJECT_MALFORMED, "too few fields");
       return;
     }
   /* One mode letter per constellation; any real fix among them counts. */
@@ -541,7 +558,7 @@ handle_gll (Parser *ps, const Field *f, guint n)
 
   if (n < 7)
     {
-      reject (ps, RL_GPS_REJECT_MALFORMED);
+      reject_as (ps, RL_GPS_REJECT_MALFORMED, "too few fields");
       return;
     }
   valid = f[6].n == 1 && f[6].p[0] == 'A';
@@ -558,7 +575,7 @@ handle_gsa (Parser *ps, const Field *f, guint n)
 
   if (n < 18 || f[2].n != 1 || f[2].p[0] < '1' || f[2].p[0] > '3')
     {
-      reject (ps, RL_GPS_REJECT_MALFORMED);
+      reject_as (ps, RL_GPS_REJECT_MALFORMED, "a GSA without its fields or fix mode");
       return;
     }
   /* No time in GSA: it belongs to the epoch being assembled. */
@@ -585,13 +602,13 @@ handle_gst (Parser *ps, const Field *f, guint n)
 
   if (n < 9)
     {
-      reject (ps, RL_GPS_REJECT_MALFORMED);
+      reject_as (ps, RL_GPS_REJECT_MALFORMED, "too few fields");
       return;
     }
   r = parse_time (f[1], &tod);
   if (r != VAL_OK)
     {
-      reject (ps, r == VAL_EMPTY ? RL_GPS_REJECT_NO_TIME : val_reject (r));
+      reject_as (ps, r == VAL_EMPTY ? RL_GPS_REJECT_NO_TIME : val_reject (r), val_words (r));
       return;
     }
   ep = epoch_at (ps, tod);
@@ -746,7 +763,7 @@ read_sentence (Parser *ps, const char *data, gsize len, gsize i)
         break;
       if (ends_sentence (b))
         {
-          reject (ps, RL_GPS_REJECT_TRUNCATED);
+          reject_as (ps, RL_GPS_REJECT_TRUNCATED, "ends before its checksum");
           return i + j;
         }
       sum ^= b;
@@ -766,12 +783,15 @@ read_sentence (Parser *ps, const char *data, gsize len, gsize i)
   if (j >= avail)
     {
       /* no '*' within reach: cut off at the end of the data, or far too long */
-      reject (ps, avail < MAX_SENTENCE ? RL_GPS_REJECT_TRUNCATED : RL_GPS_REJECT_MALFORMED);
+      if (avail < MAX_SENTENCE)
+        reject_as (ps, RL_GPS_REJECT_TRUNCATED, "cut off at the end of the file");
+      else
+        reject_as (ps, RL_GPS_REJECT_MALFORMED, "no checksum within " G_STRINGIFY (MAX_SENTENCE) " characters");
       return i + j;
     }
   if (j + 2 >= len - i || ends_sentence ((guchar) s[j + 1]) || ends_sentence ((guchar) s[j + 2]))
     {
-      reject (ps, RL_GPS_REJECT_TRUNCATED);
+      reject_as (ps, RL_GPS_REJECT_TRUNCATED, "cut off in its checksum");
       return i + j + 1;
     }
   if (j + 3 < len - i && !ends_sentence ((guchar) s[j + 3]))
@@ -780,14 +800,14 @@ read_sentence (Parser *ps, const char *data, gsize len, gsize i)
       gsize k = j + 3;
       while (k < len - i && !ends_sentence ((guchar) s[k]))
         k++;
-      reject (ps, RL_GPS_REJECT_MALFORMED);
+      reject_as (ps, RL_GPS_REJECT_MALFORMED, "text after the checksum");
       return i + k;
     }
   hi = hex_value (s[j + 1]);
   lo = hex_value (s[j + 2]);
   if (hi < 0 || lo < 0)
     {
-      reject (ps, RL_GPS_REJECT_MALFORMED);
+      reject_as (ps, RL_GPS_REJECT_MALFORMED, "the checksum is not two hex digits");
       return i + j + 3;
     }
   if (sum != (guint8) (hi << 4 | lo))
@@ -818,7 +838,10 @@ scan_step (Parser *ps, const char *data, gsize len, gsize *i, gboolean *line_sta
       return;
     }
   if (c == '\n')
-    *line_start = TRUE;
+    {
+      *line_start = TRUE;
+      ps->line++;
+    }
   else if (c == '#' && *line_start)
     {
       /* gpsd test logs carry '#' metadata lines */
@@ -841,6 +864,7 @@ parser_init (Parser *ps, GArray *queue, RlGpsParseStats *stats)
   memset (ps, 0, sizeof *ps);
   ps->fixes = queue;
   ps->stats = stats;
+  ps->line = 1;
   epoch_reset (&ps->ep);
 }
 

@@ -260,6 +260,23 @@ note_dates (GpsStream *g, const RlGpsParseStats *stats)
     }
 }
 
+/* Where the file first went wrong and why: counts alone do not tell a
+ * log of another tool's layout (GnssLogger's "NMEA,$GPGGA…,<ms>",
+ * gpspipe -t's time before each report) from a few damaged records. */
+static void
+note_first_reject (GpsStream *g, const RlGpsParseStats *stats)
+{
+  guint64 total = rl_gps_parse_stats_rejected_total (stats);
+  g_autofree char *where = NULL, *of = NULL;
+
+  if (total == 0 || stats->first_reject_why == NULL)
+    return;
+  where = stats->first_reject_line > 0 ? g_strdup_printf ("%s:%" G_GUINT64_FORMAT, g->file, stats->first_reject_line)
+                                       : g_strdup (g->file);
+  of = total > 1 ? g_strdup_printf (" (the first of %" G_GUINT64_FORMAT ")", total) : g_strdup ("");
+  rl_replay_note_at (g->replay, g->note_slot, "%s: rejected: %s%s", where, stats->first_reject_why, of);
+}
+
 static void
 gps_finish (RlEventStream *self)
 {
@@ -295,6 +312,7 @@ gps_finish (RlEventStream *self)
       stats->rejected[RL_GPS_REJECT_TRUNCATED] == stats->records)
     rl_replay_note_at (r, g->note_slot, "%s: no sentence ends in a checksum ('*' and two hex digits): regloc reads only "
                        "checked sentences, so the log gives no fix (was it written without checksums, or cut?)", g->file);
+  note_first_reject (g, stats);
   rl_replay_note_at (r, g->note_slot, "%s: %s, %" G_GUINT64_FORMAT " records, %" G_GUINT64_FORMAT " fixes, %"
                      G_GUINT64_FORMAT " rejected", g->file, g->format_name, stats->records, stats->fixes,
                      rl_gps_parse_stats_rejected_total (stats));

@@ -76,6 +76,9 @@ test_bad_lines (void)
   g_assert_cmpuint (stats.rejected[RL_GPS_REJECT_NO_TIME], ==, 2);
   g_assert_cmpuint (stats.rejected[RL_GPS_REJECT_BAD_VALUE], ==, 1);
   g_assert_cmpuint (stats.rejected[RL_GPS_REJECT_TIME_BACKWARDS], ==, 1);
+  /* for the replay's note: where the first one is, and why */
+  g_assert_cmpuint (stats.first_reject_line, ==, 2);
+  g_assert_cmpstr (stats.first_reject_why, ==, "the line does not start with '{'");
 }
 
 /* gpsd 3.22 on a flight: altMSL and speed (m/s); an older gpsd's "alt";

@@ -240,6 +240,53 @@ test_time_backwards (void)
   g_assert_cmpfloat_with_epsilon (fix_at (&r, 1)->lon, -(7.0 / 60), 1e-9);
 }
 
+/* Where the first rejected record is, and why, for the replay to say: a
+ * GnssLogger export (each sentence between "NMEA," and a time in ms), a
+ * damaged sentence, and an epoch rejected only when the next one comes. */
+static void
+test_first_reject (void)
+{
+  {
+    g_auto (Result) r = { 0 };
+    g_autofree char *rmc = nmea_sentence ("GNRMC,023000.00,A,3352.12800,S,15112.55800,E,0.5,90.0,201123,,,A");
+    g_autofree char *log = g_strdup_printf ("# Version: v3.0.6.4 Platform: 14\n"
+                                            "Fix,GPS,-33.868800,151.209300,45.0,0.1,3.9,1700447400120\n"
+                                            "NMEA,%.*s,1700447400120\n", (int) strlen (rmc) - 2, rmc);
+    parse (&r, log, strlen (log));
+    g_assert_cmpuint (r.fixes->len, ==, 0);
+    g_assert_cmpuint (r.stats.rejected[RL_GPS_REJECT_MALFORMED], ==, 1);
+    g_assert_cmpuint (r.stats.first_reject_line, ==, 3);
+    g_assert_cmpstr (r.stats.first_reject_why, ==, "text after the checksum");
+  }
+  {
+    g_auto (Result) r = { 0 };
+    const char *log[] = {
+      "GPRMC,120010,A,5130.000,N,00007.000,W,0.0,0.0,150624,,",
+      "!$GPRMC,120011,A,5130.000,N,00007.000,W,0.0,0.0,150624,,*00\r\n",
+      "!$GPRMC,120012,A,5130.000,N,00007.000,W,0.0,0.0,150624,,*7G\r\n",
+      NULL,
+    };
+    parse_bodies (&r, log);
+    g_assert_cmpuint (r.stats.first_reject_line, ==, 2);
+    g_assert_cmpstr (r.stats.first_reject_why, ==, "bad checksum");
+  }
+  {
+    g_auto (Result) r = { 0 };
+    const char *log[] = {
+      "GPRMC,120010,A,5130.000,N,00007.000,W,0.0,0.0,150624,,",
+      "GPGGA,120005,5130.000,N,00007.000,W,1,08,1.0,35.0,M,47.0,M,,",
+      "GPRMC,120005,A,5130.000,N,00007.000,W,0.0,0.0,150624,,",
+      "GPRMC,120011,A,5130.000,N,00007.000,W,0.0,0.0,150624,,",
+      NULL,
+    };
+    parse_bodies (&r, log);
+    /* the epoch that went back began on line 2 */
+    g_assert_cmpuint (r.stats.rejected[RL_GPS_REJECT_TIME_BACKWARDS], ==, 1);
+    g_assert_cmpuint (r.stats.first_reject_line, ==, 2);
+    g_assert_cmpstr (r.stats.first_reject_why, ==, "earlier than the fix before it");
+  }
+}
+
 static void
 test_bad_sentences (void)
 {
@@ -497,6 +544,7 @@ main (int argc, char **argv)
   g_test_add_func ("/nmea/day-rollover", test_day_rollover);
   g_test_add_func ("/nmea/time-backwards", test_time_backwards);
   g_test_add_func ("/nmea/bad-sentences", test_bad_sentences);
+  g_test_add_func ("/nmea/first-reject", test_first_reject);
   g_test_add_func ("/nmea/altitude-speed", test_altitude_speed);
   g_test_add_func ("/nmea/fix-lost", test_fix_lost);
   g_test_add_func ("/nmea/noise", test_noise_between_sentences);

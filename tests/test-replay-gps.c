@@ -506,6 +506,41 @@ test_gpsd_bom_comment (void)
   g_assert_null (strstr (text, "gps.rejected"));
 }
 
+/* A file of records that give no fix says where the first one is and
+ * why, not only how many were rejected: Google GnssLogger's export puts
+ * each sentence between "NMEA," and a time in ms; gpspipe -t puts the
+ * time before each gpsd report. */
+static void
+test_first_reject_named (void)
+{
+  g_autoptr (GString) gnss = g_string_new ("# Version: v3.0.6.4 Platform: 14\n");
+  g_autoptr (GString) gpspipe = g_string_new (NULL);
+  g_autoptr (RlConfig) config = rl_config_new_default ();
+  g_autoptr (RlReplay) replay = rl_replay_new (config, regulatory);
+  g_autoptr (GError) error = NULL;
+  g_autofree char *text = NULL;
+  RlGpsEvidenceParams params;
+
+  for (guint i = 0; i < 3; i++)
+    {
+      g_autofree char *body = g_strdup_printf ("GPRMC,0900%02u.00,A,4834.470,N,00747.430,E,0.0,0.0,180524,,,A", i);
+      g_autofree char *line = nmea_sentence (body);
+      g_string_append_printf (gnss, "NMEA,%.*s,%u\n", (int) strlen (line) - 2, line, 1716022800 + i);
+      g_string_append_printf (gpspipe, "2024-05-18 09:00:%02u: {\"class\":\"TPV\",\"mode\":3,"
+                              "\"time\":\"2024-05-18T09:00:%02u.000Z\",\"lat\":48.5745,\"lon\":7.82}\n", i, i);
+    }
+  text = replay_log_text ("gnsslogger.txt", gnss, NULL);
+  g_assert_nonnull (strstr (text, "gnsslogger.txt:2: rejected: text after the checksum (the first of 3)"));
+  params_for (&params, config);
+  g_assert_true (rl_replay_load_gps_data (replay, "gpspipe-t.json", gpspipe->str, gpspipe->len, "gpsd", NULL,
+                                          &params, 250, &error));
+  g_assert_no_error (error);
+  rl_replay_run (replay, FALSE);
+  g_free (text);
+  text = format_text (replay);
+  g_assert_nonnull (strstr (text, "gpspipe-t.json:1: rejected: the line does not start with '{' (the first of 3)"));
+}
+
 int
 main (int argc, char **argv)
 {
@@ -531,6 +566,7 @@ main (int argc, char **argv)
   g_test_add_func ("/replay-gps/no-checksums", test_no_checksums);
   g_test_add_func ("/replay-gps/gpx-out-of-order", test_gpx_out_of_order);
   g_test_add_func ("/replay-gps/gpsd-bom-comment", test_gpsd_bom_comment);
+  g_test_add_func ("/replay-gps/first-reject-named", test_first_reject_named);
   ret = g_test_run ();
   rl_regulatory_free (regulatory);
   return ret;
