@@ -8,6 +8,8 @@
 /* gpsd's own limit for one JSON report is GPS_JSON_RESPONSE_MAX (4096);
  * anything far longer is not a report. */
 #define MAX_LINE 8192
+/* An ERROR report's words are shown up to this many characters. */
+#define MAX_ERROR_CHARS 160
 
 #if GPSD_API_MAJOR_VERSION < 9
 #error "libgps with GPSD_API_MAJOR_VERSION >= 9 (gpsd 3.20+, timespec_t times) is required"
@@ -176,6 +178,9 @@ struct RlGpsdJsonReader {
   RlGpsParseStats stats;
   gboolean file_order;
   gboolean live;        /* a gpsd socket: see rl_gpsd_json_reader_new_live() */
+  guint64 n_errors;
+  char *errors[RL_GPSD_ERRORS_KEPT];
+  guint64 error_lines[RL_GPSD_ERRORS_KEPT];
 };
 
 /* A UTF-8 byte order mark, as editors on Windows write one. */
@@ -243,8 +248,51 @@ rl_gpsd_json_reader_free (RlGpsdJsonReader *r)
   if (r == NULL)
     return;
   g_object_unref (r->parser);
+  for (guint i = 0; i < RL_GPSD_ERRORS_KEPT; i++)
+    g_free (r->errors[i]);
   g_free (r->gd);
   g_free (r);
+}
+
+/* gpsd's words as a terminal can show them: control characters (an
+ * escape sequence in a damaged or crafted log) as '?', and not too many. */
+static char *
+printable_words (const char *text)
+{
+  g_autofree char *valid = g_utf8_make_valid (text, -1);
+  GString *out = g_string_new (NULL);
+  guint n = 0;
+
+  for (const char *p = valid; *p != '\0'; p = g_utf8_next_char (p))
+    {
+      gunichar c = g_utf8_get_char (p);
+
+      if (n++ == MAX_ERROR_CHARS)
+        {
+          g_string_append (out, "...");
+          break;
+        }
+      if (g_unichar_iscntrl (c))
+        g_string_append_c (out, '?');
+      else
+        g_string_append_unichar (out, c);
+    }
+  return g_string_free (out, FALSE);
+}
+
+/* An ERROR report: gpsd could not do what the log's reader needed (open
+ * the device, parse a request), which explains a log without fixes. */
+static void
+keep_error (RlGpsdJsonReader *r, JsonObject *obj)
+{
+  const char *message = member_string (obj, "message");
+
+  if (r->n_errors < RL_GPSD_ERRORS_KEPT)
+    {
+      r->errors[r->n_errors] = printable_words (message != NULL ? message : "(no message)");
+      r->error_lines[r->n_errors] = r->line;
+    }
+  r->n_errors++;
 }
 
 static void
@@ -303,7 +351,9 @@ read_line (RlGpsdJsonReader *r, const char *start, gsize n, RlGpsFix *fix)
     }
   if (strcmp (cls, "TPV") != 0)
     {
-      /* VERSION, DEVICES, WATCH, …: no position */
+      /* VERSION, DEVICES, WATCH, ERROR, …: no position */
+      if (strcmp (cls, "ERROR") == 0)
+        keep_error (r, obj);
       stats->ignored++;
       return FALSE;
     }
@@ -377,6 +427,22 @@ gsize
 rl_gpsd_json_reader_offset (const RlGpsdJsonReader *r)
 {
   return r->pos;
+}
+
+guint64
+rl_gpsd_json_reader_n_errors (const RlGpsdJsonReader *r)
+{
+  return r->n_errors;
+}
+
+const char *
+rl_gpsd_json_reader_error (const RlGpsdJsonReader *r, guint i, guint64 *line)
+{
+  if (i >= RL_GPSD_ERRORS_KEPT || i >= r->n_errors)
+    return NULL;
+  if (line != NULL)
+    *line = r->error_lines[i];
+  return r->errors[i];
 }
 
 const RlGpsParseStats *

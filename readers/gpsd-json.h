@@ -34,6 +34,12 @@ typedef enum {
 RlGpsdJsonReader *rl_gpsd_json_reader_new_live (void);
 RlGpsdLine rl_gpsd_json_reader_feed_line (RlGpsdJsonReader *reader, const char *line, gsize n, RlGpsFix *fix);
 gsize rl_gpsd_json_reader_offset (const RlGpsdJsonReader *reader);
+/* gpsd's ERROR reports ("Can't open /dev/ttyUSB0: Permission denied"),
+ * counted as ignored: how many were read, and the first few with their
+ * lines (from 1), the words made safe to print (NULL past the last kept). */
+#define RL_GPSD_ERRORS_KEPT 3
+guint64 rl_gpsd_json_reader_n_errors (const RlGpsdJsonReader *reader);
+const char *rl_gpsd_json_reader_error (const RlGpsdJsonReader *reader, guint i, guint64 *line);
 const RlGpsParseStats *rl_gpsd_json_reader_stats (const RlGpsdJsonReader *reader);
 void rl_gpsd_json_reader_free (RlGpsdJsonReader *reader);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (RlGpsdJsonReader, rl_gpsd_json_reader_free)

@@ -260,6 +260,26 @@ note_dates (GpsStream *g, const RlGpsParseStats *stats)
     }
 }
 
+/* What gpsd itself said went wrong ("Can't open /dev/ttyUSB0: Permission
+ * denied") explains a log without fixes better than any count: the first
+ * few with their lines, the rest counted. */
+static void
+note_gpsd_errors (GpsStream *g)
+{
+  guint64 n = rl_gpsd_json_reader_n_errors (g->gpsd), line;
+  const char *message;
+
+  if (n == 0)
+    return;
+  rl_replay_count (g->replay, "gpsd.error_reports", n);
+  for (guint i = 0; (message = rl_gpsd_json_reader_error (g->gpsd, i, &line)) != NULL; i++)
+    rl_replay_note_at (g->replay, g->note_slot, "%s:%" G_GUINT64_FORMAT ": gpsd reported an error: %s", g->file, line,
+                       message);
+  if (n > RL_GPSD_ERRORS_KEPT)
+    rl_replay_note_at (g->replay, g->note_slot, "%s: %" G_GUINT64_FORMAT " more gpsd ERROR reports (gpsd.error_reports)",
+                       g->file, n - RL_GPSD_ERRORS_KEPT);
+}
+
 /* Where the file first went wrong and why: counts alone do not tell a
  * log of another tool's layout (GnssLogger's "NMEA,$GPGGA…,<ms>",
  * gpspipe -t's time before each report) from a few damaged records. */
@@ -312,6 +332,8 @@ gps_finish (RlEventStream *self)
       stats->rejected[RL_GPS_REJECT_TRUNCATED] == stats->records)
     rl_replay_note_at (r, g->note_slot, "%s: no sentence ends in a checksum ('*' and two hex digits): regloc reads only "
                        "checked sentences, so the log gives no fix (was it written without checksums, or cut?)", g->file);
+  if (g->format == FMT_GPSD)
+    note_gpsd_errors (g);
   note_first_reject (g, stats);
   rl_replay_note_at (r, g->note_slot, "%s: %s, %" G_GUINT64_FORMAT " records, %" G_GUINT64_FORMAT " fixes, %"
                      G_GUINT64_FORMAT " rejected", g->file, g->format_name, stats->records, stats->fixes,

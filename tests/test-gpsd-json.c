@@ -189,6 +189,49 @@ test_bom_and_comments (void)
   }
 }
 
+/* gpsd's ERROR reports are kept (the first few, made printable) for the
+ * replay to show: they say why a log has no fix. */
+static void
+test_error_reports (void)
+{
+  g_autoptr (GString) log = g_string_new ("{\"class\":\"VERSION\",\"release\":\"3.25\"}\n"
+                                          "{\"class\":\"ERROR\",\"message\":\"Can't open /dev/ttyUSB0: "
+                                          "Permission denied\"}\n"
+                                          "{\"class\":\"ERROR\",\"message\":\"\\u001b[2Jgone\"}\n"
+                                          "{\"class\":\"ERROR\"}\n");
+  g_autoptr (RlGpsdJsonReader) r = NULL;
+  RlGpsFix fix;
+  guint64 line = 0;
+  const char *text;
+
+  for (guint i = 0; i < 3; i++)
+    g_string_append_printf (log, "{\"class\":\"ERROR\",\"message\":\"%0300d\"}\n", i);
+  r = rl_gpsd_json_reader_new (log->str, log->len);
+  while (rl_gpsd_json_reader_next (r, &fix))
+    g_assert_not_reached ();
+  g_assert_cmpuint (rl_gpsd_json_reader_n_errors (r), ==, 6);
+  g_assert_cmpuint (rl_gpsd_json_reader_stats (r)->ignored, ==, 7);
+  g_assert_cmpuint (rl_gps_parse_stats_rejected_total (rl_gpsd_json_reader_stats (r)), ==, 0);
+  text = rl_gpsd_json_reader_error (r, 0, &line);
+  g_assert_cmpstr (text, ==, "Can't open /dev/ttyUSB0: Permission denied");
+  g_assert_cmpuint (line, ==, 2);
+  /* an escape sequence is not passed on to a terminal */
+  g_assert_cmpstr (rl_gpsd_json_reader_error (r, 1, &line), ==, "?[2Jgone");
+  g_assert_cmpuint (line, ==, 3);
+  g_assert_cmpstr (rl_gpsd_json_reader_error (r, 2, &line), ==, "(no message)");
+  g_assert_null (rl_gpsd_json_reader_error (r, 3, &line));
+  /* and a long message is cut */
+  rl_gpsd_json_reader_free (g_steal_pointer (&r));
+  g_string_printf (log, "{\"class\":\"ERROR\",\"message\":\"%0300d\"}\n", 7);
+  r = rl_gpsd_json_reader_new (log->str, log->len);
+  while (rl_gpsd_json_reader_next (r, &fix))
+    g_assert_not_reached ();
+  text = rl_gpsd_json_reader_error (r, 0, NULL);
+  g_assert_nonnull (text);
+  g_assert_cmpuint (strlen (text), ==, 160 + 3);
+  g_assert_true (g_str_has_suffix (text, "..."));
+}
+
 static void
 test_prefixes (void)
 {
@@ -214,5 +257,6 @@ main (int argc, char **argv)
   g_test_add_func ("/gpsd-json/altitude-speed-lost", test_altitude_speed_lost);
   g_test_add_func ("/gpsd-json/prefixes", test_prefixes);
   g_test_add_func ("/gpsd-json/bom-and-comments", test_bom_and_comments);
+  g_test_add_func ("/gpsd-json/error-reports", test_error_reports);
   return g_test_run ();
 }

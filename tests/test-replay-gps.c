@@ -541,6 +541,24 @@ test_first_reject_named (void)
   g_assert_nonnull (strstr (text, "gpspipe-t.json:1: rejected: the line does not start with '{' (the first of 3)"));
 }
 
+/* gpsd's own ERROR reports say why a log has no fix: the first few are
+ * notes with their lines, the rest counted. */
+static void
+test_gpsd_error_reports (void)
+{
+  g_autofree char *text = NULL;
+  g_autoptr (GString) log = g_string_new ("{\"class\":\"VERSION\",\"release\":\"3.25\"}\n");
+
+  for (guint i = 0; i < 5; i++)
+    g_string_append (log, "{\"class\":\"ERROR\",\"message\":\"Can't open /dev/ttyUSB0: Permission denied\"}\n");
+  text = replay_log_text ("denied.json", log, NULL);
+  g_assert_nonnull (strstr (text, "denied.json:2: gpsd reported an error: Can't open /dev/ttyUSB0: Permission denied\n"));
+  g_assert_nonnull (strstr (text, "denied.json:4: gpsd reported an error: "));
+  g_assert_null (strstr (text, "denied.json:5: gpsd reported"));
+  g_assert_nonnull (strstr (text, "denied.json: 2 more gpsd ERROR reports"));
+  g_assert_nonnull (strstr (text, "gpsd.error_reports: 5\n"));
+}
+
 int
 main (int argc, char **argv)
 {
@@ -567,6 +585,7 @@ main (int argc, char **argv)
   g_test_add_func ("/replay-gps/gpx-out-of-order", test_gpx_out_of_order);
   g_test_add_func ("/replay-gps/gpsd-bom-comment", test_gpsd_bom_comment);
   g_test_add_func ("/replay-gps/first-reject-named", test_first_reject_named);
+  g_test_add_func ("/replay-gps/gpsd-error-reports", test_gpsd_error_reports);
   ret = g_test_run ();
   rl_regulatory_free (regulatory);
   return ret;
