@@ -297,6 +297,24 @@ note_first_reject (GpsStream *g, const RlGpsParseStats *stats)
   rl_replay_note_at (g->replay, g->note_slot, "%s: rejected: %s%s", where, stats->first_reject_why, of);
 }
 
+/* The reader's counts in one line.  An epoch in which the receiver said
+ * it had no fix (RMC V, GGA quality 0, TPV mode 1) reaches the replay
+ * like a fix, to withdraw the one before, but gives no position: it is
+ * named apart, or "12 fixes" would read as twelve usable positions. */
+static void
+note_summary (GpsStream *g, const RlGpsParseStats *stats)
+{
+  g_autofree char *no_fix = NULL;
+
+  if (stats->fix_lost > 0)
+    no_fix = g_strdup_printf (", %" G_GUINT64_FORMAT " %s with no fix", stats->fix_lost,
+                              stats->fix_lost == 1 ? "epoch" : "epochs");
+  rl_replay_note_at (g->replay, g->note_slot, "%s: %s, %" G_GUINT64_FORMAT " records, %" G_GUINT64_FORMAT " fixes%s, %"
+                     G_GUINT64_FORMAT " rejected", g->file, g->format_name, stats->records,
+                     stats->fixes - stats->fix_lost, no_fix != NULL ? no_fix : "",
+                     rl_gps_parse_stats_rejected_total (stats));
+}
+
 static void
 gps_finish (RlEventStream *self)
 {
@@ -335,9 +353,7 @@ gps_finish (RlEventStream *self)
   if (g->format == FMT_GPSD)
     note_gpsd_errors (g);
   note_first_reject (g, stats);
-  rl_replay_note_at (r, g->note_slot, "%s: %s, %" G_GUINT64_FORMAT " records, %" G_GUINT64_FORMAT " fixes, %"
-                     G_GUINT64_FORMAT " rejected", g->file, g->format_name, stats->records, stats->fixes,
-                     rl_gps_parse_stats_rejected_total (stats));
+  note_summary (g, stats);
   rl_replay_note_slot_close (r, g->note_slot);
   g->note_slot = NULL;
 }

@@ -161,6 +161,8 @@ test_fix_lost (void)
   text = format_text (replay);
   g_assert_nonnull (strstr (text, "gps.fix_lost: 1"));
   g_assert_nonnull (strstr (text, "gps.fixes_used: 2"));
+  /* the epoch without a fix is not called a fix in the summary */
+  g_assert_nonnull (strstr (text, "garage.nmea: nmea, 6 records, 2 fixes, 1 epoch with no fix, 0 rejected"));
 }
 
 /* The sample trip through the real boundary index: Germany, then the Rhine
