@@ -183,6 +183,8 @@ stamp_beacon (RlEvidenceSet *set, RlEvidence *ev, const RlEvidence *old)
   guint64 device;
   gint64 first;
 
+  ev->beacon.missed_scans = 0;   /* heard now */
+  ev->beacon.heard_scans = old != NULL && old->kind == RL_SOURCE_BEACON ? old->beacon.heard_scans : 0;
   if (old != NULL && old->kind == RL_SOURCE_BEACON)
     {
       ev->beacon.heard_since = MIN (old->beacon.heard_since, ev->observed_at);
@@ -561,7 +563,27 @@ guint
 rl_evidence_set_drop_unheard (RlEvidenceSet *set, gint64 since, guint bands)
 {
   Unheard u = { since, bands };
-  return remove_matching (set, match_unheard, &u, since);
+  guint removed = 0;
+
+  for (guint i = set->items->len; i > 0; i--)
+    {
+      RlEvidence *ev = &g_array_index (set->items, RlEvidence, i - 1);
+      if (ev->kind != RL_SOURCE_BEACON || !rl_band_covered (bands, rl_band_from_freq (ev->beacon.freq_mhz)))
+        continue;
+      if (!match_unheard (ev, &u))
+        {
+          /* this scan heard it */
+          ev->beacon.heard_scans = MIN (ev->beacon.heard_scans + 1, G_MAXUINT16);
+          continue;
+        }
+      /* heard by scans before and missed once: kept, until the next
+       * covering scan misses it too */
+      if (ev->beacon.heard_scans >= RL_STEADY_SCANS && ++ev->beacon.missed_scans < RL_SCANS_MISSED_GONE)
+        continue;
+      remove_at (set, i - 1, since);
+      removed++;
+    }
+  return removed;
 }
 
 guint

@@ -65,7 +65,8 @@ guint rl_evidence_set_remove_kind (RlEvidenceSet *set, RlSourceKind kind);
 guint rl_evidence_set_expire (RlEvidenceSet *set, gint64 now);
 /* A scan covering @bands (RlBand mask, or RL_BANDS_ANY) that began at
  * @since did not hear the beacons observed before @since on those bands:
- * they are gone.  Returns how many were dropped. */
+ * those that RL_SCANS_MISSED_GONE such scans in a row missed are gone.
+ * Returns how many were dropped. */
 guint rl_evidence_set_drop_unheard (RlEvidenceSet *set, gint64 since, guint bands);
 /* After resume: drops GPS and beacon observations made before @time. */
 guint rl_evidence_set_drop_observed_before (RlEvidenceSet *set, gint64 time);

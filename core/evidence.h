@@ -55,7 +55,21 @@ typedef struct {
   gint64 heard_since;
   gint64 first_heard;
   guint32 flags;
+  /* Kept by the evidence set too (rl_evidence_set_drop_unheard): completed
+   * scans covering its band that heard it in its current run, and those in
+   * a row that did not since it was last heard. */
+  guint16 heard_scans;
+  guint16 missed_scans;
 } RlBeaconInfo;
+
+/* How many covering scans in a row must miss an access point that
+ * RL_STEADY_SCANS scans heard before it is gone: one scan misses a weak
+ * AP, a busy channel's beacon, a DFS channel's passive dwell now and then,
+ * and a decision should not hang on that (wpa_supplicant's
+ * bss_expiration_scan_count is 2 as well).  One heard by fewer scans, a
+ * passer-by's MiFi or phone, is gone at the first scan that misses it. */
+#define RL_SCANS_MISSED_GONE 2
+#define RL_STEADY_SCANS 2
 
 typedef enum {
   /* Heard without a break while the access points around it came and went

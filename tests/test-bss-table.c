@@ -184,6 +184,37 @@ test_scan_done (void)
   g_hash_table_unref (f.items);
 }
 
+/* Live, the same: an AP two scans heard survives one scan that misses it. */
+static void
+test_scan_missed_once (void)
+{
+  Fixture f;
+  fixture_init (&f);
+  RlBssTable *t = rl_bss_table_new (&f.source, 900, 64);
+  RlScanBss a = bss (1, 100, TRUE), b = bss (2, 200, TRUE);
+  gint64 seen;
+
+  for (int scan = 0; scan < 2; scan++)
+    {
+      a.seen_ms_ago = b.seen_ms_ago = 100;
+      g_assert_true (rl_bss_table_observe (t, &a, T0 + scan * 30 * SEC, &seen));
+      g_assert_true (rl_bss_table_observe (t, &b, T0 + scan * 30 * SEC, &seen));
+      g_assert_cmpuint (rl_bss_table_scan_done (t, T0 + scan * 30 * SEC - 15 * SEC, NULL, 0), ==, 0);
+    }
+  /* scan 3 hears only AP 1: AP 2 stays */
+  a.seen_ms_ago = 100;
+  g_assert_true (rl_bss_table_observe (t, &a, T0 + 60 * SEC, &seen));
+  g_assert_cmpuint (rl_bss_table_scan_done (t, T0 + 45 * SEC, NULL, 0), ==, 0);
+  g_assert_true (g_hash_table_contains (f.items, "beacon:3c:84:6a:00:00:02"));
+  /* scan 4 misses it again: gone */
+  g_assert_true (rl_bss_table_observe (t, &a, T0 + 90 * SEC, &seen));
+  g_assert_cmpuint (rl_bss_table_scan_done (t, T0 + 75 * SEC, NULL, 0), ==, 1);
+  g_assert_false (g_hash_table_contains (f.items, "beacon:3c:84:6a:00:00:02"));
+  g_assert_true (g_hash_table_contains (f.items, "beacon:3c:84:6a:00:00:01"));
+  rl_bss_table_free (t);
+  g_hash_table_unref (f.items);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -191,5 +222,6 @@ main (int argc, char **argv)
   g_test_add_func ("/bss-table/observe", test_observe);
   g_test_add_func ("/bss-table/age-and-cap", test_age_and_cap);
   g_test_add_func ("/bss-table/scan-done", test_scan_done);
+  g_test_add_func ("/bss-table/scan-missed-once", test_scan_missed_once);
   return g_test_run ();
 }

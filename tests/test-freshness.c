@@ -228,6 +228,40 @@ test_drop_unheard (void)
   g_assert_cmpuint (rl_band_from_freq (0), ==, RL_BAND_UNKNOWN);
 }
 
+/* An AP two scans heard that the third misses is kept until a fourth
+ * misses it too; a passer-by one scan heard goes at the first miss. */
+static void
+test_drop_unheard_steady (void)
+{
+  g_autoptr (RlEvidenceSet) set = rl_evidence_set_new (16);
+  RlEvidence steady = beacon_at (T0, "3c:a6:2f:11:22:01", "DE", 2437, "FRITZ!Box 7590 XY");
+  RlEvidence mifi = beacon_at (T0 + 30 * SEC, "00:15:ff:26:e1:d0", "US", 2462, "Verizon-MiFi8800L");
+
+  /* scan 1 (from T0 - 2 s) hears the steady AP */
+  rl_evidence_set_put (set, &steady);
+  g_assert_cmpuint (rl_evidence_set_drop_unheard (set, T0 - 2 * SEC, RL_BANDS_ANY), ==, 0);
+  /* scan 2 (from T0 + 28 s) hears both */
+  steady.observed_at = T0 + 30 * SEC;
+  rl_evidence_set_put (set, &steady);
+  rl_evidence_set_put (set, &mifi);
+  g_assert_cmpuint (rl_evidence_set_drop_unheard (set, T0 + 28 * SEC, RL_BANDS_ANY), ==, 0);
+  g_assert_cmpuint (item (set, "beacon:3c:a6:2f:11:22:01")->beacon.heard_scans, ==, 2);
+  /* scan 3 hears neither: the MiFi is gone, the steady AP stays */
+  g_assert_cmpuint (rl_evidence_set_drop_unheard (set, T0 + 58 * SEC, RL_BANDS_ANY), ==, 1);
+  g_assert_null (item (set, "beacon:00:15:ff:26:e1:d0"));
+  g_assert_nonnull (item (set, "beacon:3c:a6:2f:11:22:01"));
+  /* scan 4 hears it again: the count of misses starts afresh, the run goes on */
+  steady.observed_at = T0 + 90 * SEC;
+  rl_evidence_set_put (set, &steady);
+  g_assert_cmpuint (rl_evidence_set_drop_unheard (set, T0 + 88 * SEC, RL_BANDS_ANY), ==, 0);
+  g_assert_cmpuint (item (set, "beacon:3c:a6:2f:11:22:01")->beacon.missed_scans, ==, 0);
+  g_assert_cmpint (item (set, "beacon:3c:a6:2f:11:22:01")->beacon.heard_since, ==, T0);
+  /* scans 5 and 6 miss it: gone at the second */
+  g_assert_cmpuint (rl_evidence_set_drop_unheard (set, T0 + 118 * SEC, RL_BANDS_ANY), ==, 0);
+  g_assert_cmpuint (rl_evidence_set_drop_unheard (set, T0 + 148 * SEC, RL_BANDS_ANY), ==, 1);
+  g_assert_null (item (set, "beacon:3c:a6:2f:11:22:01"));
+}
+
 static RlDecision *
 decide (const RlDecision *previous, GArray *ev, gint64 now)
 {
@@ -406,6 +440,7 @@ main (int argc, char **argv)
   g_test_add_func ("/freshness/still-jump", test_still_jump);
   g_test_add_func ("/freshness/same-aps-jump", test_same_aps_jump);
   g_test_add_func ("/freshness/drop-unheard", test_drop_unheard);
+  g_test_add_func ("/freshness/drop-unheard-steady", test_drop_unheard_steady);
   g_test_add_func ("/freshness/airborne", test_airborne);
   g_test_add_func ("/freshness/contradiction-remembered", test_contradiction_remembered);
   g_test_add_func ("/freshness/untrusted-fix", test_untrusted_fix);

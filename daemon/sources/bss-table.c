@@ -21,6 +21,8 @@ typedef struct {
   Group *group;
   GList link;           /* in group->members */
   gint64 last_seen;
+  guint heard_scans;    /* completed scans covering it that heard it */
+  guint missed_scans;   /* … and those in a row that did not */
   gboolean has_evidence;
   guint32 freq_mhz;     /* where it was last heard; 0 unknown */
 } Bss;
@@ -197,6 +199,7 @@ rl_bss_table_observe (RlBssTable *t, const RlScanBss *sb, gint64 now, gint64 *ob
       g_queue_push_tail_link (&b->group->members, &b->link);
     }
   b->last_seen = seen;
+  b->missed_scans = 0;
   b->freq_mhz = sb->freq_mhz;
   *observed_at = seen;
 
@@ -252,7 +255,13 @@ rl_bss_table_scan_done (RlBssTable *t, gint64 scan_start, const guint32 *freqs, 
       Bss *b = v;
       gboolean covered = n_freqs > 0 ? freq_listed (b->freq_mhz, freqs, n_freqs)
                                      : rl_band_covered (bands, rl_band_from_freq (b->freq_mhz));
-      if (b->last_seen < scan_start && covered)
+      if (!covered)
+        continue;
+      if (b->last_seen >= scan_start)
+        b->heard_scans++;
+      /* heard by scans before and missed once: kept, until the next
+       * covering scan misses it too (core/evidence.h) */
+      else if (b->heard_scans < RL_STEADY_SCANS || ++b->missed_scans >= RL_SCANS_MISSED_GONE)
         g_ptr_array_add (gone, b);
     }
   for (guint i = 0; i < gone->len; i++)
