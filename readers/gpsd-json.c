@@ -183,13 +183,6 @@ struct RlGpsdJsonReader {
   guint64 error_lines[RL_GPSD_ERRORS_KEPT];
 };
 
-/* A UTF-8 byte order mark, as editors on Windows write one. */
-static gsize
-bom_length (const char *data, gsize len)
-{
-  return len >= 3 && memcmp (data, "\xef\xbb\xbf", 3) == 0 ? 3 : 0;
-}
-
 RlGpsdJsonReader *
 rl_gpsd_json_reader_new (const char *data, gsize len)
 {
@@ -199,7 +192,7 @@ rl_gpsd_json_reader_new (const char *data, gsize len)
   r = g_new0 (RlGpsdJsonReader, 1);
   r->data = data;
   r->len = len;
-  r->pos = bom_length (data, len);
+  r->pos = rl_json_lines_bom_length (data, len);
   r->gd = g_new0 (struct gps_data_t, 1);
   r->parser = json_parser_new_immutable ();
   return r;
@@ -468,7 +461,7 @@ rl_gpsd_json_parse (const char *data, gsize len, GArray *fixes, RlGpsParseStats 
 gboolean
 rl_gpsd_json_sniff (const char *data, gsize len)
 {
-  gsize i = bom_length (data, len), end;
+  gsize i = rl_json_lines_bom_length (data, len), end;
 
   /* past blanks and '#' comment lines, as the reader goes */
   for (;;)

@@ -1,5 +1,7 @@
 #include "readers/json-depth.h"
 
+#include <string.h>
+
 #include <gio/gio.h>
 
 /* One pass over a line: NULL when no array or object is nested deeper
@@ -161,4 +163,10 @@ rl_json_load_line (JsonParser *parser, const char *text, gsize len, GError **err
       return FALSE;
     }
   return TRUE;
+}
+
+gsize
+rl_json_lines_bom_length (const char *data, gsize len)
+{
+  return len >= 3 && memcmp (data, "\xef\xbb\xbf", 3) == 0 ? 3 : 0;
 }

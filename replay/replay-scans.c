@@ -7,6 +7,7 @@
 #include <sys/mman.h>
 #include "core/engine.h"
 #include "readers/country-ie.h"
+#include "readers/json-depth.h"
 #include "readers/nl80211-scan.h"
 #include "readers/pcap-scans.h"
 #include "readers/scanlog.h"
@@ -457,9 +458,7 @@ open_input (ScanStream *s, GError **error)
     return FALSE;
   s->text = g_mapped_file_get_contents (s->map);
   s->len = g_mapped_file_get_length (s->map);
-  /* a UTF-8 byte order mark, as editors on Windows write one */
-  if (s->len >= 3 && memcmp (s->text, "\xef\xbb\xbf", 3) == 0)
-    s->start = s->pos = 3;
+  s->start = s->pos = rl_json_lines_bom_length (s->text, s->len);
   return check_json_lines (s, error);
 }
 
