@@ -74,16 +74,26 @@ def contained_pairs(rings):
     """Countries one of whose polygons lies inside another's (Hong Kong in
     China's feature, Guam in the United States'): their shared border runs
     inside the larger feature, where no outline of it passes."""
+    by_country = {}
+    for code, box, ring in rings:
+        by_country.setdefault(code, []).append((box, ring))
+    # each country's box around all its polygons: most are far from a point
+    boxes = {code: (min(b[0] for b, _ in rs), min(b[1] for b, _ in rs),
+                    max(b[2] for b, _ in rs), max(b[3] for b, _ in rs))
+             for code, rs in by_country.items()}
     pairs = set()
     for code, _, ring in rings:
         # a few points spread along the outline: some lie on the shared
         # sea edge, where inside or out is a matter of rounding
         for lon, lat in ring[::max(1, len(ring) // 3)]:
-            for other, (s, w, n, e), ring2 in rings:
-                if other == code or (min(code, other), max(code, other)) in pairs:
+            for other, (s, w, n, e) in boxes.items():
+                if (other == code or (min(code, other), max(code, other)) in pairs or
+                        not (s <= lat <= n and w <= lon <= e)):
                     continue
-                if s <= lat <= n and w <= lon <= e and inside(lat, lon, ring2):
-                    pairs.add((min(code, other), max(code, other)))
+                for (s2, w2, n2, e2), ring2 in by_country[other]:
+                    if s2 <= lat <= n2 and w2 <= lon <= e2 and inside(lat, lon, ring2):
+                        pairs.add((min(code, other), max(code, other)))
+                        break
     return pairs
 
 
