@@ -184,9 +184,10 @@ stamp_beacon (RlEvidenceSet *set, RlEvidence *ev, const RlEvidence *old)
   gint64 first;
 
   ev->beacon.missed_scans = 0;   /* heard now */
-  ev->beacon.heard_scans = old != NULL && old->kind == RL_SOURCE_BEACON ? old->beacon.heard_scans : 0;
+  ev->beacon.heard_scans = 0;
   if (old != NULL && old->kind == RL_SOURCE_BEACON)
     {
+      ev->beacon.heard_scans = old->beacon.heard_scans;
       ev->beacon.heard_since = MIN (old->beacon.heard_since, ev->observed_at);
       ev->beacon.first_heard = MIN (old->beacon.first_heard, ev->observed_at);
       ev->beacon.flags = old->beacon.flags;
@@ -546,39 +547,16 @@ rl_evidence_set_expire (RlEvidenceSet *set, gint64 now)
   return remove_matching (set, match_expired, &now, now);
 }
 
-typedef struct {
-  gint64 since;
-  guint bands;
-} Unheard;
-
-static gboolean
-match_unheard (const RlEvidence *ev, gconstpointer data)
-{
-  const Unheard *u = data;
-  return ev->kind == RL_SOURCE_BEACON && ev->observed_at < u->since &&
-         rl_band_covered (u->bands, rl_band_from_freq (ev->beacon.freq_mhz));
-}
-
 guint
 rl_evidence_set_drop_unheard (RlEvidenceSet *set, gint64 since, guint bands)
 {
-  Unheard u = { since, bands };
   guint removed = 0;
 
   for (guint i = set->items->len; i > 0; i--)
     {
       RlEvidence *ev = &g_array_index (set->items, RlEvidence, i - 1);
-      if (ev->kind != RL_SOURCE_BEACON || !rl_band_covered (bands, rl_band_from_freq (ev->beacon.freq_mhz)))
-        continue;
-      if (!match_unheard (ev, &u))
-        {
-          /* this scan heard it */
-          ev->beacon.heard_scans = MIN (ev->beacon.heard_scans + 1, G_MAXUINT16);
-          continue;
-        }
-      /* heard by scans before and missed once: kept, until the next
-       * covering scan misses it too */
-      if (ev->beacon.heard_scans >= RL_STEADY_SCANS && ++ev->beacon.missed_scans < RL_SCANS_MISSED_GONE)
+      if (ev->kind != RL_SOURCE_BEACON || !rl_band_covered (bands, rl_band_from_freq (ev->beacon.freq_mhz)) ||
+          !rl_beacon_scan_done (ev->observed_at >= since, &ev->beacon.heard_scans, &ev->beacon.missed_scans))
         continue;
       remove_at (set, i - 1, since);
       removed++;

@@ -108,6 +108,19 @@ rl_evidence_add_country (RlEvidence *ev, RlCountry country)
   ev->countries[ev->n_countries++] = country;
 }
 
+gboolean
+rl_beacon_scan_done (gboolean heard, guint32 *heard_scans, guint32 *missed_scans)
+{
+  if (heard)
+    {
+      *heard_scans = MIN (*heard_scans + 1, RL_STEADY_SCANS);
+      return FALSE;
+    }
+  /* heard by scans before and missed once: kept, until the next covering
+   * scan misses it too */
+  return *heard_scans < RL_STEADY_SCANS || ++*missed_scans >= RL_SCANS_MISSED_GONE;
+}
+
 const char *
 rl_evidence_countries_to_string (const RlEvidence *ev, char *buf, gsize len)
 {
@@ -116,6 +129,11 @@ rl_evidence_countries_to_string (const RlEvidence *ev, char *buf, gsize len)
   if (len == 0)
     return buf;
   buf[0] = '\0';
+  if (ev->kind == RL_SOURCE_CELL && ev->cell.unknown)
+    {
+      g_strlcpy (buf, "a code the provider list does not know", len);
+      return buf;
+    }
   if (ev->n_countries == 0)
     {
       g_strlcpy (buf, "sea", len);
@@ -259,8 +277,7 @@ rl_evidence_describe (const RlEvidence *ev, guint level, char *buf, gsize len)
     case RL_SOURCE_CELL:
       g_string_append_printf (s, "mobile network %s%s%s (%s)", ev->cell.network[0] ? ev->cell.network : "?",
                               ev->cell.roaming ? ", roaming" : "",
-                              ev->cell.serving_cell ? ", serving cell" : "",
-                              ev->cell.unknown ? "a code the provider list does not know" : countries);
+                              ev->cell.serving_cell ? ", serving cell" : "", countries);
       break;
     case RL_SOURCE_DRIVER:
       g_string_append_printf (s, "self-managed card%s%s (%s)", ev->radio[0] ? " " : "", ev->radio, countries);

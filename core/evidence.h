@@ -58,8 +58,8 @@ typedef struct {
   /* Kept by the evidence set too (rl_evidence_set_drop_unheard): completed
    * scans covering its band that heard it in its current run, and those in
    * a row that did not since it was last heard. */
-  guint16 heard_scans;
-  guint16 missed_scans;
+  guint32 heard_scans;
+  guint32 missed_scans;
 } RlBeaconInfo;
 
 /* How many covering scans in a row must miss an access point that
@@ -70,6 +70,12 @@ typedef struct {
  * passer-by's MiFi or phone, is gone at the first scan that misses it. */
 #define RL_SCANS_MISSED_GONE 2
 #define RL_STEADY_SCANS 2
+
+/* A completed scan covering an access point's band @heard it or not: counts
+ * it in *@heard_scans (up to RL_STEADY_SCANS) or *@missed_scans (which a
+ * new sighting resets) and says whether the AP is gone now.  The evidence
+ * set and the daemon's BSS table both go by it. */
+gboolean rl_beacon_scan_done (gboolean heard, guint32 *heard_scans, guint32 *missed_scans);
 
 typedef enum {
   /* Heard without a break while the access points around it came and went
@@ -166,7 +172,8 @@ gboolean rl_evidence_has_country (const RlEvidence *ev, RlCountry country);
  * distance is unknown), not only within the border margin beyond it: only
  * then does the fix name the neighbour as well (docs/policy.md rule 2). */
 gboolean rl_gps_circle_reaches_border (const RlEvidence *fix);
-/* "DE,CH" or "sea"; returns @buf. */
+/* "DE,CH", "sea", or for a cell on a code the provider list does not know
+ * the words saying so; returns @buf. */
 const char *rl_evidence_countries_to_string (const RlEvidence *ev, char *buf, gsize len);
 
 /* The standard expiry of an item observed at @observed_at that lives @max_age_s

@@ -972,15 +972,25 @@ collect_cell (Tallying *t, const RlEvidence *e)
     }
 }
 
+/* The codes a tally stands for: its rules' and the place it was named for
+ * (GB and GG). */
+static void
+tally_codes (const Tally *y, RlCountry out[2])
+{
+  out[0] = y->pub.country;
+  out[1] = y->location ? y->location : y->pub.country;
+}
+
 /* Can a mast in @a's country serve a machine in @b's: the same country, or
  * countries that touch by land or by their waters (core/neighbours.h), by
- * their rules' codes or the places they were named for (GG for GB)? */
+ * either of their codes? */
 static gboolean
 within_reach (const Tally *a, const Tally *b)
 {
-  RlCountry ca[2] = { a->pub.country, a->location ? a->location : a->pub.country };
-  RlCountry cb[2] = { b->pub.country, b->location ? b->location : b->pub.country };
+  RlCountry ca[2], cb[2];
 
+  tally_codes (a, ca);
+  tally_codes (b, cb);
   for (guint i = 0; i < 2; i++)
     for (guint k = 0; k < 2; k++)
       if (rl_countries_within_reach (ca[i], cb[k]))
@@ -1445,8 +1455,9 @@ is_strong (const Tally *y)
 static gboolean
 unknown_code_reaches (const RlEvidence *cell, const Tally *y)
 {
-  RlCountry here[2] = { y->pub.country, y->location ? y->location : y->pub.country };
+  RlCountry here[2];
 
+  tally_codes (y, here);
   for (guint i = 0; i < cell->cell.n_near; i++)
     for (guint k = 0; k < 2; k++)
       if (cell->cell.near[i] == here[k] ||
@@ -1964,7 +1975,10 @@ explain_far_network (const Tallying *t, GString *line, GString *why)
       rl_country_to_string (y->pub.country, cc);
       if (c != y)
         {
-          rl_country_to_string (c->location ? c->location : c->pub.country, cn);
+          RlCountry codes[2];
+
+          tally_codes (c, codes);
+          rl_country_to_string (codes[1], cn);
           g_string_append_printf (line, "; %s by a modem out of their reach", cn);
           g_string_append_printf (why, " A modem is registered on mobile network %s of %s, which touches %s "
                                   "neither by land nor by sea: no mast across a border explains it, so either "

@@ -21,8 +21,8 @@ typedef struct {
   Group *group;
   GList link;           /* in group->members */
   gint64 last_seen;
-  guint heard_scans;    /* completed scans covering it that heard it */
-  guint missed_scans;   /* … and those in a row that did not */
+  guint32 heard_scans;  /* completed scans covering it that heard it (rl_beacon_scan_done) */
+  guint32 missed_scans; /* … and those in a row that did not */
   gboolean has_evidence;
   guint32 freq_mhz;     /* where it was last heard; 0 unknown */
 } Bss;
@@ -255,13 +255,7 @@ rl_bss_table_scan_done (RlBssTable *t, gint64 scan_start, const guint32 *freqs, 
       Bss *b = v;
       gboolean covered = n_freqs > 0 ? freq_listed (b->freq_mhz, freqs, n_freqs)
                                      : rl_band_covered (bands, rl_band_from_freq (b->freq_mhz));
-      if (!covered)
-        continue;
-      if (b->last_seen >= scan_start)
-        b->heard_scans++;
-      /* heard by scans before and missed once: kept, until the next
-       * covering scan misses it too (core/evidence.h) */
-      else if (b->heard_scans < RL_STEADY_SCANS || ++b->missed_scans >= RL_SCANS_MISSED_GONE)
+      if (covered && rl_beacon_scan_done (b->last_seen >= scan_start, &b->heard_scans, &b->missed_scans))
         g_ptr_array_add (gone, b);
     }
   for (guint i = 0; i < gone->len; i++)

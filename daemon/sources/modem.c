@@ -226,10 +226,7 @@ modem_update (RlModemSource *self, GDBusObject *object, Modem *m, GString *statu
       m->network[0] = '\0';
       return;
     }
-  if (ev.cell.unknown)
-    g_strlcpy (list, "a code the provider list does not know", sizeof list);
-  else
-    rl_evidence_countries_to_string (&ev, list, sizeof list);
+  rl_evidence_countries_to_string (&ev, list, sizeof list);
   g_string_append_printf (status, "on %s%s → %s", network, roaming ? " (roaming)" : "", list);
   if (strcmp (m->network, network) == 0)
     return;
