@@ -218,7 +218,7 @@ typedef struct {
   const char *zone;         /* the live timezone's detail ("Europe/Berlin"), or NULL */
   gboolean gps_at_sea;
   guint n_live;
-  guint n_beacons_total_votes;
+  guint n_ga_votes;         /* of which from globally administered operators: the shares (rule 4) */
   EuSupport eu;
   LocalPool pool;
   /* freshness and moving platforms (core/contradiction.h) */
@@ -527,7 +527,7 @@ credit_group (Tallying *t, RlCountry c, gboolean counts, gboolean new_operator, 
   y->beacon_ga_votes++;
   y->pub.beacon_aps++;
   y->pub.beacon_operators += new_operator ? 1 : 0;
-  t->n_beacons_total_votes++;
+  t->n_ga_votes++;
 }
 
 typedef struct {
@@ -570,7 +570,6 @@ credit_pool (Tallying *t, GArray *counts)
   y->pub.beacon_aps++;
   y->pub.beacon_operators++;
   y->pool_vote = TRUE;
-  t->n_beacons_total_votes++;
 }
 
 /* Counts one vote per group for its country, at most
@@ -802,16 +801,16 @@ static gboolean
 rest_says_otherwise (const Tallying *t, const Tally *y)
 {
   const RlPolicyParams *p = t->params;
-  guint rest = t->n_beacons_total_votes - MIN (y->network_votes, t->n_beacons_total_votes);
+  guint rest = t->n_ga_votes - MIN (y->network_votes, t->n_ga_votes);
 
   for (guint k = 0; k < t->tallies->len; k++)
     {
       const Tally *o = &g_array_index (t->tallies, Tally, k);
       /* two operators of their own: the phone-hotspot pool completes no
        * pair (one travel router and the guests' phones are no street) */
-      if (o == y || o->beacon_ga_votes == 0 || o->beacon_votes < p->beacon_min_aps || ga_operators (o) < 2)
+      if (o == y || o->beacon_ga_votes < p->beacon_min_aps || ga_operators (o) < 2)
         continue;
-      if (holds_share (p, o->beacon_votes, rest))
+      if (holds_share (p, o->beacon_ga_votes, rest))
         return TRUE;
     }
   return FALSE;
@@ -839,11 +838,10 @@ static gboolean
 others_say_so (const Tallying *t, const Tally *y)
 {
   const RlPolicyParams *p = t->params;
-  guint votes = y->beacon_votes - MIN (y->network_votes, y->beacon_votes);
-  guint ga = y->beacon_ga_votes - MIN (y->network_votes, y->beacon_ga_votes);
-  guint rest = t->n_beacons_total_votes - MIN (y->network_votes, t->n_beacons_total_votes);
+  guint votes = y->beacon_ga_votes - MIN (y->network_votes, y->beacon_ga_votes);
+  guint rest = t->n_ga_votes - MIN (y->network_votes, t->n_ga_votes);
 
-  return ga > 0 && votes >= p->beacon_min_aps && holds_share (p, votes, rest);
+  return votes >= p->beacon_min_aps && holds_share (p, votes, rest);
 }
 
 /* How many witnesses each country's beacon votes make: one with enough APs
@@ -870,21 +868,21 @@ beacon_witnesses (Tallying *t)
       /* "No dissent" means no other country has the APs for a witness of
        * its own; a lone AP naming something else is shown, not counted. */
       for (guint k = 0; k < t->tallies->len; k++)
-        if (k != i && g_array_index (t->tallies, Tally, k).beacon_votes >= p->beacon_min_aps)
+        if (k != i && g_array_index (t->tallies, Tally, k).beacon_ga_votes >= p->beacon_min_aps)
           dissent = TRUE;
       /* … nor a GPS fix that places the machine elsewhere: a fix whose
        * error circle does not reach this country (it may lie within the
        * border margin beyond it) is dissent too */
       if (t->gps != NULL && !(t->gps->gps.flags & RL_GPS_INFO_UNTRUSTED) && !gps_circle_names (t, y->pub.country))
         dissent = TRUE;
-      double fraction = (double) y->beacon_votes / (double) MAX (t->n_beacons_total_votes, 1u);
+      double fraction = (double) y->beacon_ga_votes / (double) MAX (t->n_ga_votes, 1u);
       gboolean share = fraction + 1e-9 >= p->beacon_min_fraction;
       /* two witnesses are more than one: the share too (visitors' gadgets of
        * four vendors are not two witnesses beside four other countries') */
-      if (y->beacon_votes >= p->beacon_strong_aps && y->pub.beacon_operators >= p->beacon_strong_operators && !dissent &&
+      if (y->beacon_ga_votes >= p->beacon_strong_aps && ga_operators (y) >= p->beacon_strong_operators && !dissent &&
           share)
         y->beacon_witnesses = 2;
-      else if (y->beacon_votes >= p->beacon_min_aps && share)
+      else if (y->beacon_ga_votes >= p->beacon_min_aps && share)
         y->beacon_witnesses = 1;
       if (y->beacon_witnesses > 0)
         by_share = y->pub.country;
@@ -1042,8 +1040,8 @@ other_place_here (const Tallying *t, const Tally *y)
       /* faint, but the share: the neighbours' routers through the walls
        * while the household's own router, bought at home, sits on the desk
        * (a Slovak family in Kittsee on its Slovak SIM) */
-      if (!o->heard_well && o->beacon_ga_votes > 0 && o->beacon_votes >= p->beacon_min_aps &&
-          holds_share (p, o->beacon_votes, t->n_beacons_total_votes))
+      if (!o->heard_well && o->beacon_ga_votes >= p->beacon_min_aps &&
+          holds_share (p, o->beacon_ga_votes, t->n_ga_votes))
         return CELL_OTHER_PLACE;
     }
   return CELL_DECIDES;
@@ -1262,14 +1260,14 @@ tally_gps_plurality (Tallying *t)
   /* two operators of globally administered addresses: the hotspots' pool is no second */
   if (x == NULL || x->beacon_witnesses > 0 || x->beacon_ga_votes == 0 ||
       ga_operators (x) < 2 ||
-      x->beacon_votes < t->params->beacon_min_aps || (!x->heard_well && !x->gps_strong))
+      x->beacon_ga_votes < t->params->beacon_min_aps || (!x->heard_well && !x->gps_strong))
     return;
   for (guint i = 0; i < t->tallies->len; i++)
     {
       const Tally *o = &g_array_index (t->tallies, Tally, i);
       if (o == x)
         continue;
-      if (o->beacon_votes > x->beacon_votes || (!x->gps_strong && o->beacon_votes == x->beacon_votes))
+      if (o->beacon_ga_votes > x->beacon_ga_votes || (!x->gps_strong && o->beacon_ga_votes == x->beacon_ga_votes))
         return;
     }
   x->beacon_witnesses = 1;
@@ -1761,8 +1759,8 @@ describe_beacons (GString *s, const Tally *y, const Tallying *t)
     g_string_append_printf (s, "; %u vote%s after the cap of %u per operator", y->beacon_votes,
                             plural (y->beacon_votes, "", "s"), t->params->beacon_max_aps_per_operator);
   if (y->pool_vote)
-    g_string_append_printf (s, "; %u of them locally administered without a sibling, counted as one operator with one vote",
-                            t->pool.for_country);
+    g_string_append_printf (s, "; %u of them locally administered without a sibling: one pooled vote, which neither makes "
+                            "nor breaks a witness", t->pool.for_country);
   if (y->network_devices > 0)
     g_string_append_printf (s, "; one operator's network of %u devices on %u channels in %u bands %s",
                             y->network_devices, y->network_channels, y->network_bands,
@@ -1857,7 +1855,8 @@ describe_notes (GString *s, const Tallying *t)
   if (t->pool.groups > 0)
     {
       g_string_append_printf (s, " %u locally administered access point%s without a sibling (phone hotspots, made-up addresses) "
-                              "count as one operator with one vote", t->pool.groups, plural (t->pool.groups, "", "s"));
+                              "%s one pooled vote, which neither makes nor breaks a witness", t->pool.groups,
+                              plural (t->pool.groups, "", "s"), plural (t->pool.groups, "is", "are"));
       if (t->pool.country != RL_COUNTRY_NONE)
         g_string_append_printf (s, ", for %s (%u of them).", rl_country_to_string (t->pool.country, cc), t->pool.for_country);
       else

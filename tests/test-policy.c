@@ -568,6 +568,41 @@ test_locally_administered (void)
   }
 }
 
+/* Rule 4: the phone-hotspot pool neither makes nor breaks a witness.  A
+ * Swiss family's flat in Avoriaz: four French operators' boxes, the
+ * family's own travel router and one of their phones' hotspots (both CH),
+ * the clock on Europe/Zurich.  The phone goes where its owner goes; its
+ * pooled vote was the second vote of dissent that kept France to one
+ * witness. */
+static void
+test_pool_breaks_no_witness (void)
+{
+  g_autoptr (GArray) a = g_array_new (FALSE, TRUE, sizeof (RlEvidence));
+
+  add_ap (a, "a4:3e:51:10:20:30", "FR", "Livebox-2030", 2412);
+  add_ap (a, "00:24:d4:51:62:73", "FR", "freebox_ABCDEF", 2437);
+  add_ap (a, "e8:ad:a6:40:50:60", "FR", "SFR_5060", 2462);
+  add_ap (a, "34:27:92:71:82:93", "FR", "Bbox-718293", 5180);
+  add_ap (a, "94:83:c4:21:5e:a0", "CH", "GL-MT3000-5ea", 2437);
+  add_ap (a, "ae:44:19:2b:70:08", "CH", "iPhone de Lea", 2462);
+  add_zone (a, "CH,DE,LI");
+  {
+    g_autoptr (RlDecision) d = decide_at (a, NULL, NOW);
+    const RlCandidate *fr = candidate (d, "FR");
+    const RlCandidate *ch = candidate (d, "CH");
+    assert_decision (d, "FR", RL_STATE_DECIDED, RL_REASON_AGREEMENT);
+    g_assert_cmpuint (fr->witnesses, ==, 2);
+    g_assert_cmpuint (ch->beacon_aps, ==, 2);       /* the router and the pool: shown */
+    g_assert_nonnull (strstr (d->explanation, "neither makes nor breaks a witness"));
+  }
+  /* a second travel router of another vendor is dissent: one witness */
+  add_ap (a, "c4:ad:34:5e:6f:70", "CH", "Swisscom-Box", 2412);
+  {
+    g_autoptr (RlDecision) d = decide_at (a, NULL, NOW);
+    assert_decision (d, "00", RL_STATE_WORLD, RL_REASON_SINGLE_WITNESS);
+  }
+}
+
 /* The sibling rules exactly: (A) octets 2-6 equal, any first octet; (B)
  * first octet equal but for the LA bit, octets 2-5 equal, last octet equal
  * but for its low nibble.  Anything else is no sibling: the pool. */
@@ -937,6 +972,7 @@ main (int argc, char **argv)
   g_test_add_func ("/policy/rule/ambiguous-gps", test_ambiguous_gps);
   g_test_add_func ("/policy/rule/locally-administered", test_locally_administered);
   g_test_add_func ("/policy/rule/la-sibling-rules", test_la_sibling_rules);
+  g_test_add_func ("/policy/rule/pool-breaks-no-witness", test_pool_breaks_no_witness);
   g_test_add_func ("/policy/rule/large-network", test_large_network);
   g_test_add_func ("/policy/rule/faint-and-zone", test_faint_and_zone);
   g_test_add_func ("/policy/rule/plurality-and-circle", test_plurality_and_circle);
