@@ -832,8 +832,11 @@ gps_circle_names (const Tallying *t, RlCountry code)
 }
 
 /* Do the access points of operators other than the large network's give
- * @y a witness of their own by the share rule among themselves (the hotel's
- * network and the routers of the street)? */
+ * @y a witness of their own among themselves (the hotel's network and the
+ * routers of the street)?  By the share rule; or, from two operators of
+ * their own, when no other country has the votes for a witness: guests'
+ * travel routers of four countries, one each, are visitors, not a street
+ * across a border (a hotel by Geneva's station). */
 static gboolean
 others_say_so (const Tallying *t, const Tally *y)
 {
@@ -841,7 +844,20 @@ others_say_so (const Tallying *t, const Tally *y)
   guint votes = y->beacon_ga_votes - MIN (y->network_votes, y->beacon_ga_votes);
   guint rest = t->n_ga_votes - MIN (y->network_votes, t->n_ga_votes);
 
-  return votes >= p->beacon_min_aps && holds_share (p, votes, rest);
+  if (votes < p->beacon_min_aps)
+    return FALSE;
+  if (holds_share (p, votes, rest))
+    return TRUE;
+  /* the network's operator is one of @y's: two more */
+  if (ga_operators (y) < 3)
+    return FALSE;
+  for (guint k = 0; k < t->tallies->len; k++)
+    {
+      const Tally *o = &g_array_index (t->tallies, Tally, k);
+      if (o != y && o->beacon_ga_votes >= p->beacon_min_aps)
+        return FALSE;
+    }
+  return TRUE;
 }
 
 /* How many witnesses each country's beacon votes make: one with enough APs

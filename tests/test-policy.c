@@ -735,6 +735,45 @@ test_large_network (void)
   }
 }
 
+/* Rule 5: beside a large network, two other operators of its country make
+ * the second witness when no other country has the votes for one: guests'
+ * travel routers of four countries, one each, around a hotel by Geneva's
+ * station are visitors, not a street across a border. */
+static void
+test_network_scattered_guests (void)
+{
+  g_autoptr (GArray) a = g_array_new (FALSE, TRUE, sizeof (RlEvidence));
+  static const guint32 chan[] = { 2412, 2437, 2462, 5180, 5220, 5260 };
+
+  for (guint i = 0; i < G_N_ELEMENTS (chan); i++)
+    {
+      g_autofree char *b = g_strdup_printf ("58:b6:33:10:%02x:10", 0x20 + i);
+      add_ap (a, b, "CH", "Hotel-Cornavin-Guest", chan[i]);
+    }
+  add_ap (a, "00:0d:b9:4a:72:11", "CH", "Swisscom-Box-7211", 2412);
+  add_ap (a, "38:43:7d:a1:02:5f", "CH", "UPC5F025F", 2437);
+  add_ap (a, "94:83:c4:1f:77:08", "US", "GL-MT3000-708", 5745);
+  add_ap (a, "a0:40:a0:3d:12:7c", "GB", "NETGEAR-MR1100-127C", 2437);
+  add_ap (a, "14:eb:b6:21:90:0f", "DE", "TP-Link_900F", 2412);
+  add_ap (a, "e0:19:1d:66:01:a5", "FR", "Airbox-01A5", 2462);
+  {
+    g_autoptr (RlDecision) d = decide_at (a, NULL, NOW);
+    const RlCandidate *ch = candidate (d, "CH");
+    assert_decision (d, "CH", RL_STATE_DECIDED, RL_REASON_AGREEMENT);
+    g_assert_true (ch->beacon_network);
+    g_assert_cmpuint (ch->witnesses, ==, 2);
+  }
+  /* two more French operators: France has the votes for a witness (a street
+   * across the border), so the Swiss routers no longer speak alone */
+  add_ap (a, "a4:3e:51:10:20:30", "FR", "Livebox-2030", 2412);
+  add_ap (a, "00:24:d4:51:62:73", "FR", "freebox_ABCDEF", 2437);
+  {
+    g_autoptr (RlDecision) d = decide_at (a, NULL, NOW);
+    assert_decision (d, "00", RL_STATE_WORLD, RL_REASON_SINGLE_WITNESS);
+    g_assert_cmpuint (candidate (d, "CH")->witnesses, ==, 1);
+  }
+}
+
 /* Rule 6: EU confirms a member state a GPS fix names, never decides, is
  * never a rival, and does not confirm access points. */
 static void
@@ -974,6 +1013,7 @@ main (int argc, char **argv)
   g_test_add_func ("/policy/rule/la-sibling-rules", test_la_sibling_rules);
   g_test_add_func ("/policy/rule/pool-breaks-no-witness", test_pool_breaks_no_witness);
   g_test_add_func ("/policy/rule/large-network", test_large_network);
+  g_test_add_func ("/policy/rule/network-scattered-guests", test_network_scattered_guests);
   g_test_add_func ("/policy/rule/faint-and-zone", test_faint_and_zone);
   g_test_add_func ("/policy/rule/plurality-and-circle", test_plurality_and_circle);
   g_test_add_func ("/policy/rule/eu", test_eu);
