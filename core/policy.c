@@ -174,6 +174,7 @@ typedef struct {
   guint beacon_witnesses;   /* 0, 1 or 2 */
   guint beacon_votes;       /* after the per-operator cap */
   guint beacon_ga_votes;    /* of which from globally administered operators */
+  guint ga_devices;         /* globally administered devices (first five octets) of groups voting for it */
   gboolean pool_vote;       /* the locally administered pool's one vote went here */
   guint network_devices;    /* the largest qualifying network: devices, channels, bands */
   guint network_channels;
@@ -665,6 +666,27 @@ mark_heard_well (Tallying *t, const BeaconGroups *g)
     }
 }
 
+/* Devices, not votes: a campsite's network on five access points is one
+ * vote but five devices installed in the place (rule 12 weighs places). */
+static void
+count_devices (Tallying *t, const BeaconGroups *g)
+{
+  for (guint k = 0; k < g->n; k++)
+    {
+      guint root = uf_find (g->parent, k);
+      RlCountry c = g->vote[root];
+      gboolean unmapped;
+      Tally *y;
+
+      /* sorted by BSSID: a device's BSSIDs are adjacent */
+      if (g->aps[k].local || g->op[root] == POOL_OPERATOR || c == RL_COUNTRY_NONE || c == RL_COUNTRY_EU ||
+          (k > 0 && g->aps[k - 1].device == g->aps[k].device))
+        continue;
+      if ((y = tally_find (t, regulatory_code (t, c, &unmapped))) != NULL)
+        y->ga_devices++;
+    }
+}
+
 /* ---- one operator's large network ------------------------------------ */
 
 /* Many devices of one operator on several channels in more than one band
@@ -944,6 +966,7 @@ tally_beacons (Tallying *t, GPtrArray *beacons)
   group_elect (&g);
   count_beacon_votes (t, &g);
   mark_heard_well (t, &g);
+  count_devices (t, &g);
   network_witnesses (t, &g);
   beacon_witnesses (t);
 
@@ -1050,8 +1073,11 @@ other_place_here (const Tallying *t, const Tally *y)
        * German ones at Basel's Badischer Bahnhof, while the home SIM holds
        * on to a mast across the border and the clock is the one from home.
        * SIM and clock both say where the owner lives, not where the
-       * machine is: they do not break a tie on the ground. */
-      if (o->beacon_ga_votes > 0 && o->beacon_ga_votes >= y->beacon_ga_votes)
+       * machine is: they do not break a tie on the ground.  Devices count
+       * as well as votes: a campsite's network on five access points is
+       * one vote but five devices installed in the place, and three
+       * Belgian caravans' routers outvote it (Cadzand). */
+      if (o->beacon_ga_votes > 0 && (o->beacon_ga_votes >= y->beacon_ga_votes || o->ga_devices >= y->ga_devices))
         return CELL_OTHER_PLACE;
       /* faint, but the share: the neighbours' routers through the walls
        * while the household's own router, bought at home, sits on the desk

@@ -246,6 +246,21 @@ add_simple (GArray *a, RlSourceKind kind, const char *key, const char *countries
 }
 
 static void
+add_ap (GArray *a, const char *bssid, const char *cc, const char *ssid, guint32 mhz)
+{
+  RlEvidence ev;
+  g_autofree char *key = g_strdup_printf ("beacon:%s", bssid);
+
+  rl_evidence_init (&ev, RL_SOURCE_BEACON, key, NOW - RL_USEC_PER_SEC, RL_NEVER);
+  rl_evidence_add_country (&ev, CC (cc));
+  g_assert_cmpint (sscanf (bssid, "%hhx:%hhx:%hhx:%hhx:%hhx:%hhx", &ev.beacon.bssid[0], &ev.beacon.bssid[1],
+                           &ev.beacon.bssid[2], &ev.beacon.bssid[3], &ev.beacon.bssid[4], &ev.beacon.bssid[5]), ==, 6);
+  g_strlcpy (ev.beacon.ssid, ssid, sizeof ev.beacon.ssid);
+  ev.beacon.freq_mhz = mhz;
+  g_array_append_val (a, ev);
+}
+
+static void
 add_beacons (GArray *a, const char *cc, guint n)
 {
   /* n APs of n operators */
@@ -253,16 +268,22 @@ add_beacons (GArray *a, const char *cc, guint n)
 
   for (guint i = 0; i < n; i++)
     {
-      RlEvidence ev;
-      char key[48];
-      g_snprintf (key, sizeof key, "beacon:%s:10:00:%02x", ouis[i % G_N_ELEMENTS (ouis)], i);
-      rl_evidence_init (&ev, RL_SOURCE_BEACON, key, NOW - RL_USEC_PER_SEC, RL_NEVER);
-      rl_evidence_add_country (&ev, CC (cc));
-      g_assert_cmpint (sscanf (key + 7, "%hhx:%hhx:%hhx:%hhx:%hhx:%hhx", &ev.beacon.bssid[0], &ev.beacon.bssid[1],
-                               &ev.beacon.bssid[2], &ev.beacon.bssid[3], &ev.beacon.bssid[4], &ev.beacon.bssid[5]), ==, 6);
-      g_snprintf (ev.beacon.ssid, sizeof ev.beacon.ssid, "net-%u", i);
-      ev.beacon.freq_mhz = 2412;
-      g_array_append_val (a, ev);
+      g_autofree char *bssid = g_strdup_printf ("%s:10:00:%02x", ouis[i % G_N_ELEMENTS (ouis)], i);
+      g_autofree char *ssid = g_strdup_printf ("net-%u", i);
+      add_ap (a, bssid, cc, ssid, 2412);
+    }
+}
+
+/* One operator's network: @n devices of one SSID on @n channels. */
+static void
+add_network (GArray *a, const char *cc, const char *ssid, guint n)
+{
+  static const guint32 chan[] = { 2412, 2437, 2462, 5180, 5220, 5260 };
+
+  for (guint i = 0; i < n; i++)
+    {
+      g_autofree char *bssid = g_strdup_printf ("24:5a:4c:10:%02x:10", 0x20 + i);
+      add_ap (a, bssid, cc, ssid, chan[i % G_N_ELEMENTS (chan)]);
     }
 }
 
@@ -360,6 +381,40 @@ test_policy_cell (void)
     g_autoptr (RlDecision) d = decide (a);
     g_assert_cmpint (d->state, ==, RL_STATE_DECIDED);
     g_assert_cmpuint (d->country, ==, CC ("GB"));
+  }
+}
+
+/* Rule 12: a network of several access points is installed in the place:
+ * beside it, a SIM on a mast across the border only confirms, though the
+ * visitors' own routers outvote the place's (one network, one vote).  A
+ * Dutch family's caravan on a German campsite by the border: three Dutch
+ * routers, the campsite's network on five access points and a German box,
+ * the Dutch SIM, a Dutch clock. */
+static void
+test_policy_cell_beside_network (void)
+{
+  g_autoptr (RlMccTable) t = load_fixture ();
+  g_autoptr (GArray) a = g_array_new (FALSE, FALSE, sizeof (RlEvidence));
+
+  add_cell (a, t, "cell:0", 204, "04");
+  add_simple (a, RL_SOURCE_TIMEZONE, "timezone", "NL");
+  add_beacons (a, "NL", 3);
+  {
+    /* the Dutch routers alone: the cell decides, the clock confirms */
+    g_autoptr (RlDecision) d = decide (a);
+    g_assert_cmpint (d->state, ==, RL_STATE_DECIDED);
+    g_assert_cmpuint (d->country, ==, CC ("NL"));
+  }
+  add_network (a, "DE", "Campingplatz-Gast", 5);
+  add_ap (a, "e0:28:6d:61:00:11", "DE", "MagentaWLAN-6100", 2437);   /* the reception's box */
+  {
+    g_autoptr (RlDecision) d = decide (a);
+    const RlCandidate *nl = &g_array_index (d->candidates, RlCandidate, 0);
+    g_test_message ("%s", d->explanation);
+    g_assert_cmpint (d->state, ==, RL_STATE_WORLD);
+    g_assert_cmpuint (nl->country, ==, CC ("NL"));
+    g_assert_cmpuint (nl->deciding, ==, 0);
+    g_assert_nonnull (strstr (d->explanation, "it confirms, never decides"));
   }
 }
 
@@ -502,6 +557,7 @@ main (int argc, char **argv)
   g_test_add_func ("/mcc/policy", test_policy_cell);
   g_test_add_func ("/mcc/unknown-code", test_unknown_code);
   g_test_add_func ("/mcc/policy-far-network", test_policy_far_network);
+  g_test_add_func ("/mcc/policy-cell-beside-network", test_policy_cell_beside_network);
   g_test_add_func ("/neighbours/table", test_neighbours);
   return g_test_run ();
 }
