@@ -186,6 +186,7 @@ typedef struct {
   gboolean cell_strong;     /* a modem's network names only this country */
   const char *cell_network; /* … which ("288-01"), for the text */
   CellOverruled cell_overruled;  /* … but it confirms only: another place stands here, or a border is near */
+  RlCountry cell_other;     /* … that other place's country (CELL_OTHER_PLACE) */
   gboolean heard_well;      /* an AP naming it is not faint (rule 4) */
   gboolean network_only;    /* its beacon witness is one operator's large network alone */
   guint network_votes;      /* that network's operator's votes for it (after the cap) */
@@ -635,7 +636,7 @@ ap_is_faint (const Tallying *t, const RlEvidence *e)
 }
 
 static Tally *
-tally_find (Tallying *t, RlCountry code)
+tally_find (const Tallying *t, RlCountry code)
 {
   for (guint i = 0; i < t->tallies->len; i++)
     if (g_array_index (t->tallies, Tally, i).pub.country == code)
@@ -1043,7 +1044,14 @@ within_reach (const Tally *a, const Tally *b)
  * only confirms (a laptop in Lifford on Vodafone UK's Strabane mast, three
  * Irish operators' routers around it). */
 static CellOverruled
-other_place_here (const Tallying *t, const Tally *y)
+overruled_by (const Tally *o, RlCountry *other)
+{
+  *other = o->pub.country;
+  return CELL_OTHER_PLACE;
+}
+
+static CellOverruled
+other_place_here (const Tallying *t, const Tally *y, RlCountry *other)
 {
   const RlPolicyParams *p = t->params;
 
@@ -1057,14 +1065,14 @@ other_place_here (const Tallying *t, const Tally *y)
       if (o == y || o->pub.country == y->pub.country)
         continue;
       if (o->gps_strong)
-        return CELL_OTHER_PLACE;
+        return overruled_by (o, other);
       /* no mast across a border reaches from Nuuk to Danish routers, nor
        * from the Faroes: such access points do not overrule the cell, they
        * conflict with it (far_network ()) */
       if (!within_reach (o, y))
         continue;
       if (o->beacon_witnesses > 0)
-        return CELL_OTHER_PLACE;
+        return overruled_by (o, other);
       /* no witness, but access points name another country as often as
        * the cell's or more (globally administered votes: not a phone's
        * hotspot), heard well or through the walls: the hotel's own network
@@ -1078,13 +1086,13 @@ other_place_here (const Tallying *t, const Tally *y)
        * one vote but five devices installed in the place, and three
        * Belgian caravans' routers outvote it (Cadzand). */
       if (o->beacon_ga_votes > 0 && (o->beacon_ga_votes >= y->beacon_ga_votes || o->ga_devices >= y->ga_devices))
-        return CELL_OTHER_PLACE;
+        return overruled_by (o, other);
       /* faint, but the share: the neighbours' routers through the walls
        * while the household's own router, bought at home, sits on the desk
        * (a Slovak family in Kittsee on its Slovak SIM) */
       if (!o->heard_well && o->beacon_ga_votes >= p->beacon_min_aps &&
           holds_share (p, o->beacon_ga_votes, t->n_ga_votes))
-        return CELL_OTHER_PLACE;
+        return overruled_by (o, other);
     }
   return CELL_DECIDES;
 }
@@ -1096,7 +1104,7 @@ weigh_cell (const Tallying *t, Tally *y, double *miss)
   if (!y->pub.cell)
     return;
   y->pub.witnesses++;
-  y->cell_overruled = y->cell_strong ? other_place_here (t, y) : CELL_DECIDES;
+  y->cell_overruled = y->cell_strong ? other_place_here (t, y, &y->cell_other) : CELL_DECIDES;
   if (y->cell_strong && y->cell_overruled == CELL_DECIDES)
     y->pub.deciding++;
   *miss *= 1.0 - t->params->cell_weight;
@@ -1147,15 +1155,24 @@ describe_driver_unused (GString *why, const Tallying *t)
 }
 
 static void
-describe_cell (GString *s, const Tally *y, gboolean first)
+describe_cell (GString *s, const Tally *y, const Tallying *t, gboolean first)
 {
+  char cc[3];
+
   if (!y->pub.cell)
     return;
+  if (y->cell_overruled == CELL_OTHER_PLACE)
+    {
+      const Tally *o = tally_find (t, y->cell_other);
+      rl_country_to_string (y->cell_other, cc);
+      g_string_append_printf (s, "%sa modem's mobile network (its MCC) names it, but %s %s (a mast across the "
+                              "border reaches that far): it confirms, never decides", first ? "" : "; ",
+                              o != NULL && o->gps_strong ? "a GPS fix places the machine in" : "access points here say",
+                              cc);
+      return;
+    }
   g_string_append_printf (s, "%sa modem's mobile network (its MCC) %s", first ? "" : "; ",
-                          y->cell_overruled == CELL_OTHER_PLACE
-                            ? "names it, but access points or a GPS fix place the machine in another "
-                              "country (a mast across a border): it confirms, never decides"
-                          : y->cell_overruled == CELL_NEAR_BORDER
+                          y->cell_overruled == CELL_NEAR_BORDER
                             ? "names it, but the GPS fix lies near a border, where the masts of both sides "
                               "reach: it confirms, never decides"
                           : y->cell_strong ? "names it" : "names it and other countries: it confirms, never decides");
@@ -1850,7 +1867,7 @@ describe_support (GString *s, const Tally *y, const Tallying *t)
                               t->eu.groups, plural (t->eu.groups, "", "s"), plural (t->eu.groups, "s", ""));
       first = FALSE;
     }
-  describe_cell (s, y, first);
+  describe_cell (s, y, t, first);
   first = first && !y->pub.cell;
   describe_driver (s, y, t, first);
   first = first && !y->pub.driver;
