@@ -134,6 +134,11 @@ rl_evidence_countries_to_string (const RlEvidence *ev, char *buf, gsize len)
       g_strlcpy (buf, "a code the provider list does not know", len);
       return buf;
     }
+  if (ev->kind == RL_SOURCE_CELL && ev->cell.unlisted)
+    {
+      g_strlcpy (buf, "a network the provider list does not carry", len);
+      return buf;
+    }
   if (ev->n_countries == 0)
     {
       g_strlcpy (buf, "sea", len);
@@ -275,9 +280,9 @@ rl_evidence_describe (const RlEvidence *ev, guint level, char *buf, gsize len)
       g_string_append_printf (s, "override %s", countries);
       break;
     case RL_SOURCE_CELL:
-      g_string_append_printf (s, "mobile network %s%s%s (%s)", ev->cell.network[0] ? ev->cell.network : "?",
-                              ev->cell.roaming ? ", roaming" : "",
-                              ev->cell.serving_cell ? ", serving cell" : "", countries);
+      g_string_append_printf (s, "mobile network %s%s%s%s (%s)", ev->cell.network[0] ? ev->cell.network : "?",
+                              ev->cell.roaming ? ", roaming" : "", ev->cell.serving_cell ? ", serving cell" : "",
+                              ev->cell.unlisted ? ", not in the provider list" : "", countries);
       break;
     case RL_SOURCE_DRIVER:
       g_string_append_printf (s, "self-managed card%s%s (%s)", ev->radio[0] ? " " : "", ev->radio, countries);

@@ -157,6 +157,11 @@ typedef struct {
      * 284-295, BG to LI).  Masts of none of them, nor of their neighbours,
      * reach a country outside that list (docs/policy.md rule 12). */
     gboolean unknown;
+    /* A network the list does not carry, of a code it knows (425-05,
+     * Jawwal, under a code listed for IL only): ITU gives some codes to
+     * several countries, so it names no country either, and @near lists
+     * the code's countries (rule 12). */
+    gboolean unlisted;
     guint n_near;
     RlCountry near[RL_MAX_CANDIDATES];
   } cell;

@@ -236,7 +236,7 @@ typedef struct {
   /* privacy (docs/design.md, "Private data") */
   const RlEvidence *zone_ev;/* the timezone item @zone comes from */
   const RlEvidence *driver_ev;/* a self-managed card's item, for the text */
-  const RlEvidence *cell_unknown;/* a modem on a code the provider list does not know */
+  const RlEvidence *cell_unknown;/* a modem on a code the provider list does not know, or a network it does not carry */
   guint level;              /* RlDetailLevel of the text being written */
 } Tallying;
 
@@ -998,7 +998,7 @@ is_live (const RlEvidence *e, gint64 now)
 static void
 collect_cell (Tallying *t, const RlEvidence *e)
 {
-  if (e->cell.unknown && (t->cell_unknown == NULL || strcmp (e->key, t->cell_unknown->key) < 0))
+  if ((e->cell.unknown || e->cell.unlisted) && (t->cell_unknown == NULL || strcmp (e->key, t->cell_unknown->key) < 0))
     t->cell_unknown = e;
   for (guint c = 0; c < e->n_countries; c++)
     {
@@ -2046,8 +2046,11 @@ explain_far_network (const Tallying *t, GString *line, GString *why)
       else
         {
           g_string_append_printf (line, "; a modem on %s out of their reach", t->cell_unknown->cell.network);
-          g_string_append_printf (why, " A modem is registered on mobile network %s, a code the provider list "
-                                  "does not know; the known codes next to it are those of ",
+          g_string_append_printf (why, t->cell_unknown->cell.unlisted
+                                         ? " A modem is registered on mobile network %s, which the provider list does "
+                                           "not carry; its code is listed for "
+                                         : " A modem is registered on mobile network %s, a code the provider list "
+                                           "does not know; the known codes next to it are those of ",
                                   t->cell_unknown->cell.network);
           for (guint k = 0; k < t->cell_unknown->cell.n_near; k++)
             g_string_append_printf (why, "%s%s", k > 0 ? ", " : "",

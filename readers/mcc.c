@@ -433,13 +433,21 @@ rl_mcc_evidence (const RlMccTable *t, const char *key, guint mcc, const char *mn
   if (!rl_mcc_names_country (mcc))
     return FALSE;
   rl_evidence_init (ev, RL_SOURCE_CELL, key, observed_at, expires_at);
-  for (guint i = 0; i < n; i++)
-    rl_evidence_add_country (ev, countries[i]);
   if (n == 0)
     {
       ev->cell.unknown = TRUE;
       near_countries (t, mcc, ev);
     }
+  else if (mnc != NULL && mnc[0] != '\0' &&
+           (!all_digits (mnc, 2, 3) || !g_hash_table_contains (t->by_network, GUINT_TO_POINTER (pair_key (mcc, mnc)))))
+    {
+      ev->cell.unlisted = TRUE;
+      ev->cell.n_near = n;
+      memcpy (ev->cell.near, countries, n * sizeof (RlCountry));
+    }
+  else
+    for (guint i = 0; i < n; i++)
+      rl_evidence_add_country (ev, countries[i]);
   g_snprintf (ev->detail, sizeof ev->detail, "mobile network %03u%s%s", mcc,
               mnc != NULL && mnc[0] ? "-" : "", mnc != NULL ? mnc : "");
   g_snprintf (ev->cell.network, sizeof ev->cell.network, "%03u%s%.3s", mcc,

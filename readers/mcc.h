@@ -71,7 +71,12 @@ gboolean rl_mcc_parse_3gpp_location (const char *text, guint *mcc, char mnc[4]);
  * FALSE (and @ev untouched) when the network names no country (001, 9xx).
  * A country's code (200-799) the list does not know gives an item naming
  * no country with ev->cell.unknown set and ev->cell.near the countries of
- * the known codes within RL_MCC_NEAR_SPAN of it. */
+ * the known codes within RL_MCC_NEAR_SPAN of it.  A network (@mnc given)
+ * the list does not carry, of a code it knows, names no country either:
+ * ev->cell.unlisted is set and ev->cell.near lists the code's countries.
+ * ITU gives some codes to several countries (425: IL and PS; 310 to
+ * 316: the US and its territories) and the list may carry one country's
+ * networks only. */
 gboolean rl_mcc_evidence (const RlMccTable *table, const char *key, guint mcc, const char *mnc,
                           gint64 observed_at, gint64 expires_at, RlEvidence *ev);
 

@@ -249,6 +249,8 @@ feed_cell (ScanStream *s, const RlScanLogCell *cell)
       s->event.type = RL_EVENT_EVIDENCE;
       if (s->event.ev.cell.unknown)
         rl_replay_count (s->replay, "scans.cells_unknown_code", 1);
+      else if (s->event.ev.cell.unlisted)
+        rl_replay_count (s->replay, "scans.cells_unlisted_network", 1);
       return TRUE;
     }
   /* lost, or a network that names no country (901, 001, 999) */

@@ -705,6 +705,14 @@ parse_cell (Parser *p, char **words, gint64 t)
                             "country, but access points far from the countries of the codes next to it "
                             "conflict with it (docs/policy.md rule 12)", p->name, p->line, words[0], providers);
         }
+      else if (ev.cell.unlisted)
+        {
+          rl_replay_count (p->replay, "scenario.cell.unlisted_network", 1);
+          if (p->skip_notes++ < MAX_SKIP_NOTES)
+            rl_replay_note (p->replay, "%s:%u: cell %s: the mobile network codes (%s) do not carry this network of "
+                            "a code they know: it names no country, but access points far from the code's countries "
+                            "conflict with it (docs/policy.md rule 12)", p->name, p->line, words[0], providers);
+        }
     }
   else
     {

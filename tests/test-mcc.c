@@ -418,6 +418,57 @@ test_policy_cell_beside_network (void)
   }
 }
 
+/* Rule 12: a network the list does not carry, of a code it knows, names
+ * no country: ITU gives some codes to several countries (425: IL and PS,
+ * where the list carries Israel's networks only).  It conflicts with
+ * access points out of reach of the code's countries. */
+static void
+test_policy_unlisted_network (void)
+{
+  g_autoptr (RlMccTable) t = load_fixture ();
+  RlEvidence ev;
+
+  g_assert_true (rl_mcc_evidence (t, "cell:0", 262, "99", NOW, RL_NEVER, &ev));
+  g_assert_true (ev.cell.unlisted);
+  g_assert_false (ev.cell.unknown);
+  g_assert_cmpuint (ev.n_countries, ==, 0);
+  g_assert_cmpuint (ev.cell.n_near, ==, 1);
+  g_assert_cmpuint (ev.cell.near[0], ==, CC ("DE"));
+  /* a listed one, and a code without a network, name the country */
+  g_assert_true (rl_mcc_evidence (t, "cell:0", 262, "02", NOW, RL_NEVER, &ev));
+  g_assert_false (ev.cell.unlisted);
+  g_assert_cmpuint (ev.n_countries, ==, 1);
+  g_assert_true (rl_mcc_evidence (t, "cell:0", 262, NULL, NOW, RL_NEVER, &ev));
+  g_assert_false (ev.cell.unlisted);
+  g_assert_cmpuint (ev.n_countries, ==, 1);
+  /* two German routers and a German clock: the unlisted network is no
+   * second witness (a listed one is) */
+  {
+    g_autoptr (GArray) a = g_array_new (FALSE, FALSE, sizeof (RlEvidence));
+    add_cell (a, t, "cell:0", 262, "99");
+    add_beacons (a, "DE", 2);
+    g_autoptr (RlDecision) d = decide (a);
+    g_assert_cmpint (d->state, ==, RL_STATE_WORLD);
+    g_assert_cmpint (d->reason, ==, RL_REASON_SINGLE_WITNESS);
+  }
+  {
+    g_autoptr (GArray) a = g_array_new (FALSE, FALSE, sizeof (RlEvidence));
+    add_cell (a, t, "cell:0", 262, "02");
+    add_beacons (a, "DE", 2);
+    g_autoptr (RlDecision) d = decide (a);
+    g_assert_cmpint (d->state, ==, RL_STATE_DECIDED);
+  }
+  /* out of reach of Germany: a conflict, and the text says why */
+  {
+    g_autoptr (GArray) a = g_array_new (FALSE, FALSE, sizeof (RlEvidence));
+    add_cell (a, t, "cell:0", 262, "99");
+    add_beacons (a, "US", 4);
+    g_autoptr (RlDecision) d = decide (a);
+    g_assert_cmpint (d->state, ==, RL_STATE_CONFLICT);
+    g_assert_nonnull (strstr (d->explanation, "262-99, which the provider list does not carry; its code is listed for DE"));
+  }
+}
+
 /* Which countries' masts reach each other: the table generated from the
  * shipped boundary data (tools/neighbours.py). */
 static void
@@ -526,7 +577,7 @@ test_policy_far_network (void)
    * beside German routers is no mast across a border */
   {
     g_autoptr (GArray) a = g_array_new (FALSE, FALSE, sizeof (RlEvidence));
-    add_cell (a, t, "cell:0", 330, "11");
+    add_cell (a, t, "cell:0", 330, "110");
     add_simple (a, RL_SOURCE_TIMEZONE, "timezone", "DE");
     add_beacons (a, "DE", 4);
     g_autoptr (RlDecision) d = decide (a);
@@ -536,7 +587,7 @@ test_policy_far_network (void)
   /* … but a trusted fix places the machine: the registration is stale */
   {
     g_autoptr (GArray) a = g_array_new (FALSE, FALSE, sizeof (RlEvidence));
-    add_cell (a, t, "cell:0", 330, "11");
+    add_cell (a, t, "cell:0", 330, "110");
     add_simple (a, RL_SOURCE_GPS, "gps", "DE");
     add_beacons (a, "DE", 4);
     g_autoptr (RlDecision) d = decide (a);
@@ -558,6 +609,7 @@ main (int argc, char **argv)
   g_test_add_func ("/mcc/unknown-code", test_unknown_code);
   g_test_add_func ("/mcc/policy-far-network", test_policy_far_network);
   g_test_add_func ("/mcc/policy-cell-beside-network", test_policy_cell_beside_network);
+  g_test_add_func ("/mcc/policy-unlisted-network", test_policy_unlisted_network);
   g_test_add_func ("/neighbours/table", test_neighbours);
   return g_test_run ();
 }
