@@ -26,6 +26,8 @@ G_DEFINE_QUARK (rl-gpx-error-quark, rl_gpx_error)
   F (xmlTextReaderReadString) \
   F (xmlTextReaderGetAttribute) \
   F (xmlTextReaderGetParserLineNumber) \
+  F (xmlTextReaderCurrentNode) \
+  F (xmlGetLineNo) \
   F (xmlTextReaderByteConsumed) \
   F (xmlFree)
 
@@ -149,9 +151,10 @@ skip_subtree (RlGpxReader *r)
   r->advanced = TRUE;
 }
 
-/* One child of a point: the first verdict of the point's children wins. */
+/* One child of a point: the first verdict of the point's children wins
+ * (@why: its words for a replay's note, when the reason alone does not say). */
 static void
-point_child (RlGpxReader *r, RlGpsFix *fix, RlGpsReject *verdict, gboolean *have_time)
+point_child (RlGpxReader *r, RlGpsFix *fix, RlGpsReject *verdict, const char **why, gboolean *have_time)
 {
   g_autofree char *text = NULL;
   double v;
@@ -162,7 +165,10 @@ point_child (RlGpxReader *r, RlGpsFix *fix, RlGpsReject *verdict, gboolean *have
     {
       text = element_text (r->xml);
       if (!parse_time_any (r->utc, text, &fix->time, r->file_order))
-        *verdict = RL_GPS_REJECT_BAD_VALUE;
+        {
+          *verdict = RL_GPS_REJECT_BAD_VALUE;
+          *why = "a <time> that is not an ISO 8601 time from 1970 on";
+        }
       else
         *have_time = TRUE;
     }
@@ -232,29 +238,54 @@ derive_speed (RlGpxReader *r, RlGpsFix *fix)
   r->prev_time = fix->time;
 }
 
+/* libxml2 keeps an element's line in 16 bits: 65535 stands for every line
+ * from there on.  (XML_PARSE_BIG_LINES helps only where the element's
+ * first child is already parsed, which in a stream reader it often is not.) */
+#define LINE_NOT_KEPT 65535
+
+/* The line (from 1) of the start tag under the cursor (where it ends, when
+ * it runs over several lines); 0 when libxml2 does not know it, and past
+ * line 65534, where it no longer says. */
+static guint64
+element_line (RlGpxReader *r)
+{
+  xmlNode *node = lx.xmlTextReaderCurrentNode (r->xml);
+  long line = node != NULL ? lx.xmlGetLineNo (node) : -1;
+
+  return line > 0 && line < LINE_NOT_KEPT ? (guint64) line : 0;
+}
+
 /* The point under the cursor, read to its end; FALSE when it is no fix. */
 static gboolean
 read_point (RlGpxReader *r, RlGpsFix *fix)
 {
   RlGpsReject verdict = RL_GPS_N_REJECTS;
+  const char *why = NULL;
   gboolean have_time = FALSE;
   double lat = 0, lon = 0;
   int depth = lx.xmlTextReaderDepth (r->xml), rc;
+  guint64 line = element_line (r);
 
   r->stats.records++;
   rl_gps_fix_init (fix);
   fix->mode = 2;
   r->pdop = NAN;
   if (!attr_double (r->xml, "lat", &lat) || !attr_double (r->xml, "lon", &lon))
-    verdict = RL_GPS_REJECT_MALFORMED;
+    {
+      verdict = RL_GPS_REJECT_MALFORMED;
+      why = "no lat and lon attributes that are numbers";
+    }
   else if (fabs (lat) > 90 || fabs (lon) > 180)
-    verdict = RL_GPS_REJECT_BAD_VALUE;
+    {
+      verdict = RL_GPS_REJECT_BAD_VALUE;
+      why = "a latitude beyond 90 or a longitude beyond 180 degrees";
+    }
   if (!lx.xmlTextReaderIsEmptyElement (r->xml))
     {
       while ((rc = advance (r)) == 1 && lx.xmlTextReaderDepth (r->xml) > depth)
         if (lx.xmlTextReaderNodeType (r->xml) == XML_READER_TYPE_ELEMENT)
           {
-            point_child (r, fix, &verdict, &have_time);
+            point_child (r, fix, &verdict, &why, &have_time);
             skip_subtree (r);
           }
       if (rc != 1)
@@ -278,7 +309,7 @@ read_point (RlGpxReader *r, RlGpsFix *fix)
     }
   if (verdict != RL_GPS_N_REJECTS)
     {
-      r->stats.rejected[verdict]++;
+      rl_gps_parse_stats_reject (&r->stats, verdict, line, why);
       return FALSE;
     }
   fix->flags |= RL_GPS_FIX_HAS_DATE;

@@ -89,6 +89,78 @@ test_points_and_values (void)
   g_assert_cmpuint (stats.records, ==, 9);
 }
 
+/* Where the first rejected point is, and why, for the replay to say, as
+ * the NMEA and gpsd readers do: the line of its <trkpt> start tag (where
+ * the tag ends, when it runs over several lines). */
+static void
+test_first_reject (void)
+{
+  const char *doc =
+    "<?xml version=\"1.0\"?>\n"
+    "<gpx version=\"1.1\" xmlns=\"http://www.topografix.com/GPX/1/1\">\n"
+    "<trk><trkseg>\n"
+    "<trkpt lat=\"48.58\" lon=\"7.75\"><time>2024-06-01T10:00:00Z</time></trkpt>\n"
+    "<trkpt lat=\"48.58\"\n"
+    "       lon=\"7.75\">\n"
+    "  <time>yesterday</time>\n"
+    "</trkpt>\n"
+    "<trkpt lat=\"91\" lon=\"7.75\"><time>2024-06-01T10:00:02Z</time></trkpt>\n"
+    "</trkseg></trk>\n"
+    "</gpx>\n";
+  const struct {
+    const char *point;
+    const char *why;
+  } cases[] = {
+    { "<trkpt lat=\"48.58\" lon=\"7.75\"/>", "a position without a time" },
+    { "<trkpt lat=\"48.58\"><time>2024-06-01T10:00:01Z</time></trkpt>", "no lat and lon attributes that are numbers" },
+    { "<trkpt lat=\"48.58\" lon=\"east\"><time>2024-06-01T10:00:01Z</time></trkpt>",
+      "no lat and lon attributes that are numbers" },
+    { "<trkpt lat=\"48.58\" lon=\"181\"><time>2024-06-01T10:00:01Z</time></trkpt>",
+      "a latitude beyond 90 or a longitude beyond 180 degrees" },
+    { "<trkpt lat=\"48.58\" lon=\"7.75\"><fix>none</fix></trkpt>", "the receiver says it has no fix" },
+  };
+  RlGpsParseStats stats;
+  g_autoptr (GArray) fixes = parse_ok (doc, strlen (doc), &stats);
+
+  /* the point whose start tag runs over lines 5 and 6 (libxml2 says
+   * where it ends; its <time> is on line 7) */
+  g_assert_cmpuint (fixes->len, ==, 1);
+  g_assert_cmpuint (rl_gps_parse_stats_rejected_total (&stats), ==, 2);
+  g_assert_cmpuint (stats.first_reject_line, ==, 6);
+  g_assert_cmpstr (stats.first_reject_why, ==, "a <time> that is not an ISO 8601 time from 1970 on");
+
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autofree char *one = g_strdup_printf ("<gpx version=\"1.1\">\n<trk>\n<trkseg>\n%s\n</trkseg></trk></gpx>\n",
+                                              cases[i].point);
+      g_autoptr (GArray) none = parse_ok (one, strlen (one), &stats);
+
+      g_assert_cmpuint (none->len, ==, 0);
+      g_assert_cmpuint (stats.first_reject_line, ==, 4);
+      g_assert_cmpstr (stats.first_reject_why, ==, cases[i].why);
+    }
+}
+
+/* libxml2 keeps an element's line in 16 bits: past line 65534 a rejected
+ * point is named without a line rather than at a wrong one. */
+static void
+test_first_reject_past_65534 (void)
+{
+  g_autoptr (GString) doc = g_string_new ("<gpx version=\"1.1\">\n<trk><trkseg>\n");
+  RlGpsParseStats stats;
+  g_autoptr (GArray) fixes = NULL;
+
+  for (guint i = 0; i < 66000; i++)
+    g_string_append_printf (doc, "<trkpt lat=\"%s\" lon=\"7.75\"><time>2024-06-01T%02u:%02u:%02uZ</time></trkpt>\n",
+                            i == 65800 ? "95" : "48.58", i / 3600, i / 60 % 60, i % 60);
+  g_string_append (doc, "</trkseg></trk></gpx>\n");
+  fixes = parse_ok (doc->str, doc->len, &stats);
+  g_assert_cmpuint (fixes->len, ==, 65999);
+  g_assert_cmpuint (rl_gps_parse_stats_rejected_total (&stats), ==, 1);
+  g_assert_cmpuint (stats.first_reject_line, ==, 0);
+  g_assert_nonnull (stats.first_reject_why);
+}
+
 /* GPX 1.1 (no <speed>: derived from consecutive points), GPX 1.0 <speed>,
  * <ele>, <pdop> standing in for a missing <hdop>. */
 static void
@@ -175,6 +247,8 @@ main (int argc, char **argv)
   g_test_add_func ("/gpx/1.1-track", test_gpx11_track);
   g_test_add_func ("/gpx/1.0-waypoints-track", test_gpx10_waypoints_and_track);
   g_test_add_func ("/gpx/points-and-values", test_points_and_values);
+  g_test_add_func ("/gpx/first-reject", test_first_reject);
+  g_test_add_func ("/gpx/first-reject-past-65534", test_first_reject_past_65534);
   g_test_add_func ("/gpx/not-gpx", test_not_gpx);
   g_test_add_func ("/gpx/ele-speed", test_ele_speed);
   g_test_add_func ("/gpx/sniff", test_sniff);

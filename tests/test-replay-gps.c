@@ -543,6 +543,21 @@ test_first_reject_named (void)
   g_assert_nonnull (strstr (text, "gpspipe-t.json:1: rejected: the line does not start with '{' (the first of 3)"));
 }
 
+/* The same for GPX: the line of the first rejected <trkpt>. */
+static void
+test_first_reject_named_gpx (void)
+{
+  g_autofree char *text = NULL;
+  g_autoptr (GString) gpx = g_string_new ("<?xml version=\"1.0\"?>\n<gpx version=\"1.1\">\n<trk><trkseg>\n");
+
+  g_string_append (gpx, "<trkpt lat=\"48.5745\" lon=\"7.82\"><time>2024-05-18T09:00:00Z</time></trkpt>\n"
+                        "<trkpt lat=\"48.5745\" lon=\"7.82\"></trkpt>\n"
+                        "<trkpt lat=\"95\" lon=\"7.82\"><time>2024-05-18T09:00:02Z</time></trkpt>\n"
+                        "</trkseg></trk></gpx>\n");
+  text = replay_log_text ("walk.gpx", gpx, NULL);
+  g_assert_nonnull (strstr (text, "walk.gpx:5: rejected: a position without a time (the first of 2)"));
+}
+
 /* gpsd's own ERROR reports say why a log has no fix: the first few are
  * notes with their lines, the rest counted. */
 static void
@@ -587,6 +602,7 @@ main (int argc, char **argv)
   g_test_add_func ("/replay-gps/gpx-out-of-order", test_gpx_out_of_order);
   g_test_add_func ("/replay-gps/gpsd-bom-comment", test_gpsd_bom_comment);
   g_test_add_func ("/replay-gps/first-reject-named", test_first_reject_named);
+  g_test_add_func ("/replay-gps/first-reject-named-gpx", test_first_reject_named_gpx);
   g_test_add_func ("/replay-gps/gpsd-error-reports", test_gpsd_error_reports);
   ret = g_test_run ();
   rl_regulatory_free (regulatory);
