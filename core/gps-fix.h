@@ -77,7 +77,7 @@ typedef struct {
   RlGpsDateSource date_source;
   guint64 fix_lost;       /* of @fixes, how many are RL_GPS_FIX_LOST events */
   guint64 planned;        /* GPX <wpt>/<rtept>: places named or planned, not where the receiver was */
-  guint64 comments;       /* gpsd JSON: '#' lines someone wrote on the log, not records */
+  guint64 comments;       /* gpsd JSON, NMEA: '#' lines someone wrote on the log, not records */
   /* the first record rejected, for a note: its line (from 1; 0 none or
    * unknown) and why, in words (a static string) */
   guint64 first_reject_line;

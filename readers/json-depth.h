@@ -24,7 +24,8 @@ G_BEGIN_DECLS
 gboolean rl_json_load_line (JsonParser *parser, const char *text, gsize len, GError **error);
 
 /* The length of the UTF-8 byte order mark a JSON-lines file (a scan log, a
- * gpsd log) begins with when an editor on Windows saved it, else 0. */
+ * gpsd log) or an NMEA log begins with when an editor on Windows saved it,
+ * else 0. */
 gsize rl_json_lines_bom_length (const char *data, gsize len);
 
 G_END_DECLS

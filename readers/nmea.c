@@ -2,6 +2,7 @@
 
 #include <math.h>
 #include <string.h>
+#include "readers/json-depth.h"
 
 /* NMEA 0183 caps a sentence at 82 characters; real receivers (u-blox PUBX,
  * Quectel GSV with signal IDs) go past it, so allow some room. */
@@ -844,9 +845,11 @@ scan_step (Parser *ps, const char *data, gsize len, gsize *i, gboolean *line_sta
     }
   else if (c == '#' && *line_start)
     {
-      /* gpsd test logs carry '#' metadata lines */
+      /* gpsd test logs and some loggers carry '#' metadata lines, and
+       * people annotate logs so: counted, neither noise nor a sentence */
       const char *nl = memchr (data + *i, '\n', len - *i);
       *i = nl ? (gsize) (nl - data) : len;
+      ps->stats->comments++;
       return;
     }
   else if (c != '\r' && c != ' ' && c != '\t')
@@ -890,7 +893,7 @@ find_anchor (RlNmeaReader *r)
   g_autoptr (GArray) queue = g_array_new (FALSE, FALSE, sizeof (RlGpsFix));
   RlGpsParseStats stats;
   Parser ps;
-  gsize i = 0;
+  gsize i = rl_json_lines_bom_length (r->data, r->len);
   gboolean line_start = TRUE;
 
   parser_init (&ps, queue, &stats);
@@ -914,6 +917,8 @@ reader_new (const char *data, gsize len, gboolean file_order)
   r = g_new0 (RlNmeaReader, 1);
   r->data = data;
   r->len = len;
+  /* a log saved by an editor on Windows: the mark is no noise */
+  r->pos = rl_json_lines_bom_length (data, len);
   r->line_start = TRUE;
   r->queue = g_array_sized_new (FALSE, FALSE, sizeof (RlGpsFix), 4);
   parser_init (&r->ps, r->queue, &r->stats);

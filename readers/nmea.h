@@ -4,8 +4,10 @@
  * for error estimates, from any talker (GP, GN, GL, GA, GB, …).  Sentences
  * of one epoch (same time of day) are merged into one fix; the date comes
  * from RMC.  Checksums are required and verified.  Bytes between sentences
- * (binary receiver output, '#' comment lines of gpsd test logs) are
- * skipped, bad sentences counted by reason and skipped. */
+ * (binary receiver output) are skipped and counted as noise; lines that
+ * start with '#' (comments of gpsd test logs, loggers and people) are
+ * skipped and counted as comments, and a UTF-8 byte order mark at the
+ * start is skipped; bad sentences are counted by reason and skipped. */
 #pragma once
 
 #include <glib.h>

@@ -287,6 +287,51 @@ test_first_reject (void)
   }
 }
 
+/* Lines starting with '#' (a logger's header, a note someone added) are
+ * comments, counted apart from noise and never rejected sentences, and a
+ * UTF-8 byte order mark (the log saved by an editor on Windows) is no
+ * noise either; before, the mark and a comment after it on line 1 were
+ * 15 noise bytes. */
+static void
+test_comments_and_bom (void)
+{
+  g_auto (Result) r = { 0 };
+  const char *log[] = {
+    "!\xef\xbb\xbf# logged by gpsbabel, 2024-06-15\n",
+    "GPRMC,120010,A,5130.000,N,00007.000,W,0.0,0.0,150624,,",
+    "!  # at the station\r\n",
+    "GPRMC,120011,A,5130.000,N,00007.000,W,0.0,0.0,150624,,",
+    "!#",
+    NULL,
+  };
+
+  parse_bodies (&r, log);
+  g_assert_cmpuint (r.fixes->len, ==, 2);
+  g_assert_cmpint (fix_at (&r, 0)->time, ==, utc_us (2024, 6, 15, 12, 0, 10));
+  g_assert_cmpuint (r.stats.comments, ==, 3);
+  g_assert_cmpuint (r.stats.noise_bytes, ==, 0);
+  g_assert_cmpuint (r.stats.records, ==, 2);
+  g_assert_cmpuint (rl_gps_parse_stats_rejected_total (&r.stats), ==, 0);
+  /* a byte order mark alone before the first sentence */
+  {
+    g_auto (Result) b = { 0 };
+    const char *bom[] = { "!\xef\xbb\xbf", "GPRMC,120010,A,5130.000,N,00007.000,W,0.0,0.0,150624,,", NULL };
+
+    parse_bodies (&b, bom);
+    g_assert_cmpuint (b.fixes->len, ==, 1);
+    g_assert_cmpuint (b.stats.noise_bytes, ==, 0);
+    g_assert_cmpuint (b.stats.comments, ==, 0);
+  }
+  /* a '#' after a sentence on its line is noise, as any other byte there */
+  {
+    g_auto (Result) n = { 0 };
+    const char *mid[] = { "!$GPRMC,120010,A,5130.000,N,00007.000,W,0.0,0.0,150624,,*1D #x\r\n", NULL };
+
+    parse_bodies (&n, mid);
+    g_assert_cmpuint (n.stats.comments, ==, 0);
+  }
+}
+
 static void
 test_bad_sentences (void)
 {
@@ -551,6 +596,7 @@ main (int argc, char **argv)
   g_test_add_func ("/nmea/accuracy", test_accuracy_sentences);
   g_test_add_func ("/nmea/every-byte-damaged", test_every_byte_damaged);
   g_test_add_func ("/nmea/sniff", test_sniff);
+  g_test_add_func ("/nmea/comments-and-bom", test_comments_and_bom);
   g_test_add_func ("/nmea/proprietary", test_proprietary);
   g_test_add_func ("/nmea/mode-indicator", test_mode_indicator);
   g_test_add_func ("/nmea/garbage", test_garbage_never_crashes);

@@ -508,6 +508,29 @@ test_gpsd_bom_comment (void)
   g_assert_null (strstr (text, "gps.rejected"));
 }
 
+/* The same for an NMEA log: the mark and the comments are neither noise
+ * nor rejected sentences; the comments are counted. */
+static void
+test_nmea_bom_comment (void)
+{
+  g_autofree char *text = NULL;
+  g_autoptr (GString) log = g_string_new ("\xef\xbb\xbf# Kehl, 2024-05-18\n");
+
+  for (guint i = 0; i < 3; i++)
+    {
+      g_autofree char *body = g_strdup_printf ("GPRMC,0900%02u.00,A,4834.470,N,00747.430,E,0.0,0.0,180524,,,A", i);
+      g_autofree char *line = nmea_sentence (body);
+      g_string_append (log, line);
+      g_string_append (log, "# parked\n");
+    }
+  g_assert_cmpstr (rl_gps_detect_format (log->str, log->len), ==, "nmea");
+  text = replay_log_text ("kehl.nmea", log, NULL);
+  g_assert_nonnull (strstr (text, "gps.fixes_used: 3\n"));
+  g_assert_nonnull (strstr (text, "nmea.comment_lines: 4\n"));
+  g_assert_null (strstr (text, "nmea.noise_bytes"));
+  g_assert_null (strstr (text, "gps.rejected"));
+}
+
 /* A file of records that give no fix says where the first one is and
  * why, not only how many were rejected: Google GnssLogger's export puts
  * each sentence between "NMEA," and a time in ms; gpspipe -t puts the
@@ -601,6 +624,7 @@ main (int argc, char **argv)
   g_test_add_func ("/replay-gps/no-checksums", test_no_checksums);
   g_test_add_func ("/replay-gps/gpx-out-of-order", test_gpx_out_of_order);
   g_test_add_func ("/replay-gps/gpsd-bom-comment", test_gpsd_bom_comment);
+  g_test_add_func ("/replay-gps/nmea-bom-comment", test_nmea_bom_comment);
   g_test_add_func ("/replay-gps/first-reject-named", test_first_reject_named);
   g_test_add_func ("/replay-gps/first-reject-named-gpx", test_first_reject_named_gpx);
   g_test_add_func ("/replay-gps/gpsd-error-reports", test_gpsd_error_reports);
