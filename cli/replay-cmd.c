@@ -92,7 +92,7 @@ load_inputs (const Options *o, const RlConfig *config, const RlTzMap *tzmap, con
   for (guint i = 0; o->scans != NULL && o->scans[i] != NULL; i++)
     if (!rl_replay_load_scan_file (replay, o->scans[i], config, error))
       return FALSE;
-  return TRUE;
+  return rl_replay_align_inputs (replay, error);
 }
 
 /* "svg", "geojson" or "kml" by the file name's ending; NULL otherwise. */

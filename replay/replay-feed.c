@@ -192,6 +192,8 @@ feed_read_files (RlReplayFeed *feed, const char *const *paths, const RlConfig *c
       if (!feed_add_file (replay, path, &ctx, error))
         return FALSE;
     }
+  if (!rl_replay_align_inputs (replay, error))
+    return FALSE;
   rl_replay_foreach_event (replay, on_replay_event, feed);
   return TRUE;
 }

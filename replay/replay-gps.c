@@ -13,6 +13,14 @@ G_DEFINE_QUARK (rl-replay-gps-error-quark, rl_replay_gps_error)
  * unless --date says otherwise; the summary says so. */
 #define ARBITRARY_YEAR 2000
 
+#define DAY_US (G_GINT64_CONSTANT (86400) * G_USEC_PER_SEC)
+/* A GPS receiver counts weeks in 10 bits: one whose firmware did not
+ * expect the rollover (the last on 2019-04-06) dates every fix 1024 weeks
+ * early, to the day and second. */
+#define ROLLOVER_US (G_GINT64_CONSTANT (1024) * 7 * DAY_US)
+/* A log dated this much before the other inputs is no part of their trip. */
+#define FAR_BEFORE_US (365 * DAY_US)
+
 const char *
 rl_gps_detect_format (const char *data, gsize len)
 {
@@ -98,6 +106,10 @@ typedef struct {
   char *date;                     /* --date, or NULL */
   gint64 base;                    /* midnight UTC the undated fixes count from */
   gboolean undated;               /* the file never says the date */
+  gboolean has_first;             /* the probe saw a fix: */
+  gint64 first;                   /* its time (a dated log), or time of day (undated) */
+  gint64 shift;                   /* added to every time: a week rollover undone */
+  guint64 shifted;                /* fixes moved so (gps.week_rollover_moved) */
   gpointer note_slot;
   RlEvent event;
   guint64 used, inaccurate, outside, null_island;
@@ -181,7 +193,11 @@ replay_time (GpsStream *g, const RlGpsFix *fix)
   gboolean has_raw;
 
   if (g->trouble == TIME_OK)
-    return g->undated ? rl_gps_fix_absolute_time (fix, g->base) : fix->time;
+    {
+      if (g->shift != 0)
+        g->shifted++;
+      return g->shift + (g->undated ? rl_gps_fix_absolute_time (fix, g->base) : fix->time);
+    }
   has_raw = !(fix->flags & RL_GPS_FIX_NO_TIME);
   raw = fix->flags & RL_GPS_FIX_HAS_DATE ? fix->time : rl_gps_fix_absolute_time (fix, 0);
   if (!g->have_prev)
@@ -235,6 +251,14 @@ gps_next (RlEventStream *self)
       return &g->event;
     }
   return NULL;
+}
+
+static char *
+time_text (gint64 t)
+{
+  g_autoptr (GDateTime) dt = g_date_time_new_from_unix_utc (t / G_USEC_PER_SEC);
+
+  return dt ? g_date_time_format (dt, "%Y-%m-%d %H:%M:%S") : g_strdup ("?");
 }
 
 /* Says how the file's fixes got their dates (once it is read). */
@@ -324,6 +348,8 @@ gps_finish (RlEventStream *self)
 
   note_dates (g, stats);
   count_stats (r, g->format_name, stats);
+  if (g->shifted > 0)
+    rl_replay_count (r, "gps.week_rollover_moved", g->shifted);
   if (stats->fix_lost > 0)
     rl_replay_count (r, "gps.fix_lost", stats->fix_lost);
   rl_replay_count (r, "gps.fixes_used", g->used);
@@ -428,6 +454,8 @@ typedef struct {
   guint n, n_timed;
   gboolean same, all_before_1970;
   gint64 first_raw;
+  gboolean has_dated;
+  gint64 first_dated;       /* the first fix that carries a date */
   gboolean has_meta;
   gint64 meta_time;
 } Probe;
@@ -446,6 +474,11 @@ probe_fix (Probe *p, const RlGpsFix *fix)
     p->same = FALSE;
   if (!(fix->flags & RL_GPS_FIX_HAS_DATE) || raw >= 0)
     p->all_before_1970 = FALSE;
+  if ((fix->flags & RL_GPS_FIX_HAS_DATE) && !p->has_dated)
+    {
+      p->has_dated = TRUE;
+      p->first_dated = raw;
+    }
 }
 
 /* Reads the start of the log with its clock unchecked: is the clock broken? */
@@ -482,14 +515,6 @@ probe_clock (GpsStream *g, const char *data, gsize len, Probe *p)
   if (p->n >= 2 && p->same)
     return TIME_IDENTICAL;
   return TIME_OK;
-}
-
-static char *
-time_text (gint64 t)
-{
-  g_autoptr (GDateTime) dt = g_date_time_new_from_unix_utc (t / G_USEC_PER_SEC);
-
-  return dt ? g_date_time_format (dt, "%Y-%m-%d %H:%M:%S") : g_strdup ("?");
 }
 
 /* A broken clock: the log is replayed in file order from a base time. */
@@ -544,8 +569,51 @@ prepare_times (GpsStream *g, const char *data, gsize len, GError **error)
   if (g->format == FMT_NMEA && !rl_nmea_reader_dated (g->nmea) && p.n > 0)
     {
       g->undated = TRUE;
+      g->has_first = p.n_timed > 0;
+      g->first = p.first_raw;
       return choose_base_day (g, error);
     }
+  g->has_first = p.has_dated;
+  g->first = p.first_dated;
+  return TRUE;
+}
+
+/* A dated log: its first fix's time, for the other inputs to be placed by. */
+static gboolean
+gps_time_span (RlEventStream *self, gint64 *first, gint64 *last)
+{
+  GpsStream *g = (GpsStream *) self;
+
+  if (g->trouble != TIME_OK || g->undated || !g->has_first)
+    return FALSE;
+  *first = *last = g->first + g->shift;
+  return TRUE;
+}
+
+/* A log whose dates are 1024 weeks before the other inputs' (a receiver's
+ * week rollover) is moved on 1024 weeks. */
+static gboolean
+gps_align (RlEventStream *self, gint64 others_first, gint64 others_last, GError **error)
+{
+  GpsStream *g = (GpsStream *) self;
+  g_autofree char *own = NULL, *theirs = NULL;
+
+  if (g->trouble != TIME_OK || !g->has_first || g->undated || g->first >= others_first - FAR_BEFORE_US)
+    return TRUE;
+  own = time_text (g->first);
+  if (g->first + ROLLOVER_US >= others_first - DAY_US && g->first + ROLLOVER_US <= others_last + DAY_US)
+    {
+      g->shift = ROLLOVER_US;
+      theirs = time_text (g->first + g->shift);
+      rl_replay_note_at (g->replay, g->note_slot, "%s: dated from %s, 1024 weeks (7168 days) before the other inputs: "
+                         "a receiver's GPS week-number rollover; every fix moved on 1024 weeks, the first to %s", g->file,
+                         own, theirs);
+      return TRUE;
+    }
+  theirs = time_text (others_first);
+  rl_replay_note_at (g->replay, g->note_slot, "%s: dated from %s, more than a year before the other inputs (from %s), "
+                     "and not 1024 weeks before them (a GPS week rollover): replayed as dated, apart from them",
+                     g->file, own, theirs);
   return TRUE;
 }
 
@@ -559,7 +627,7 @@ load_stream (RlReplay *replay, const char *name, GBytes *bytes, GMappedFile *map
   const char *data = g_bytes_get_data (bytes, &len);
 
   g->stream = (RlEventStream) { .next = gps_next, .finish = gps_finish, .free = gps_free, .ordered = TRUE,
-                              .name = g_strdup (name) };
+                                .time_span = gps_time_span, .align = gps_align, .name = g_strdup (name) };
   g->replay = replay;
   g->file = g_strdup (name);
   g->bytes = bytes;

@@ -260,6 +260,64 @@ feed_cell (ScanStream *s, const RlScanLogCell *cell)
   return TRUE;
 }
 
+/* The time a line of the log gives (a BSS or a cell record), or FALSE. */
+static gboolean
+line_time (const char *p, gsize k, gint64 *time)
+{
+  RlScanLogEntry e;
+  RlScanLogCell cell;
+  gsize i = 0;
+
+  while (i < k && g_ascii_isspace (p[i]))
+    i++;
+  if (i == k || p[i] == '#')
+    return FALSE;
+  if (rl_scanlog_parse (p + i, (gssize) (k - i), &e, NULL))
+    {
+      *time = e.time;
+      rl_scanlog_entry_clear (&e);
+      return TRUE;
+    }
+  if (rl_scanlog_parse_cell (p + i, (gssize) (k - i), &cell, NULL))
+    {
+      *time = cell.time;
+      return TRUE;
+    }
+  return FALSE;
+}
+
+/* How many lines at either end the look for the log's span reads. */
+#define SPAN_LINES 64
+
+/* The times of the first and the last good line (a log is in time order
+ * but for the merge's window, so they are its span to within a minute). */
+static gboolean
+json_lines_span (RlEventStream *self, gint64 *first, gint64 *last)
+{
+  ScanStream *s = (ScanStream *) self;
+  gsize at = s->start, end = s->len;
+  gboolean have_first = FALSE, have_last = FALSE;
+
+  for (guint n = 0; n < SPAN_LINES && at < s->len && !have_first; n++)
+    {
+      const char *nl = memchr (s->text + at, '\n', s->len - at);
+      gsize k = nl != NULL ? (gsize) (nl - s->text) - at : s->len - at;
+
+      have_first = line_time (s->text + at, k, first);
+      at += k + 1;
+    }
+  for (guint n = 0; n < SPAN_LINES && end > s->start && !have_last; n++)
+    {
+      gsize from = end;
+
+      while (from > s->start && s->text[from - 1] != '\n')
+        from--;
+      have_last = line_time (s->text + from, end - from, last);
+      end = from > s->start ? from - 1 : from;
+    }
+  return have_first && have_last && *first <= *last;
+}
+
 static const RlEvent *
 json_lines_next (RlEventStream *self)
 {
@@ -455,6 +513,7 @@ open_input (ScanStream *s, GError **error)
       return s->pcap != NULL;
     }
   s->stream.next = json_lines_next;
+  s->stream.time_span = json_lines_span;
   s->map = g_mapped_file_new (s->path, FALSE, error);
   if (s->map == NULL)
     return FALSE;

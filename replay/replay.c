@@ -117,6 +117,33 @@ rl_replay_add_stream (RlReplay *r, RlEventStream *stream)
   g_array_append_val (r->stream_marks, mark);
 }
 
+gboolean
+rl_replay_align_inputs (RlReplay *r, GError **error)
+{
+  for (guint k = 0; k < r->streams->len; k++)
+    {
+      RlEventStream *stream = r->streams->pdata[k];
+      gint64 first = G_MAXINT64, last = G_MININT64;
+
+      if (stream->align == NULL)
+        continue;
+      for (guint j = 0; j < r->streams->len; j++)
+        {
+          RlEventStream *other = r->streams->pdata[j];
+          gint64 f, l;
+
+          if (j != k && other->time_span != NULL && other->time_span (other, &f, &l))
+            {
+              first = MIN (first, f);
+              last = MAX (last, l);
+            }
+        }
+      if (first <= last && !stream->align (stream, first, last, error))
+        return FALSE;
+    }
+  return TRUE;
+}
+
 void
 rl_replay_set_timeline_func (RlReplay *r, RlReplayTimelineFunc func, gpointer user_data)
 {

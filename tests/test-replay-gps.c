@@ -3,6 +3,7 @@
 #include <math.h>
 #include "rl-test-config.h"
 #include "replay/replay-gps.h"
+#include "replay/replay-scans.h"
 #include "tests/gps-test-util.h"
 
 static RlRegulatory *regulatory;
@@ -599,6 +600,81 @@ test_gpsd_error_reports (void)
   g_assert_nonnull (strstr (text, "gpsd.error_reports: 5\n"));
 }
 
+/* Ten seconds at Kehl from 09:00:00 as RMC (dated @ddmmyy) or, with
+ * @ddmmyy NULL, as GGA alone (a time of day, no date). */
+static GString *
+kehl_log (const char *ddmmyy)
+{
+  GString *log = g_string_new (NULL);
+
+  for (guint i = 0; i < 10; i++)
+    {
+      g_autofree char *body = ddmmyy != NULL
+        ? g_strdup_printf ("GPRMC,0900%02u.00,A,4834.470,N,00747.430,E,0.0,0.0,%s,,,A", i, ddmmyy)
+        : g_strdup_printf ("GPGGA,0900%02u.00,4834.470,N,00747.430,E,1,08,1.0,150.0,M,48.0,M,,", i);
+      g_autofree char *line = nmea_sentence (body);
+      g_string_append (log, line);
+    }
+  return log;
+}
+
+/* @log beside the scan log at @scans (NULL: the sample trip's, 2024-05-18
+ * 09:00:05 to 09:16:25), as `regloc replay --gps --scans` places them:
+ * the text, or NULL with @error when the inputs cannot be placed. */
+static char *
+replay_with_scans (const char *name, const GString *log, const char *date, const char *scans, GError **error)
+{
+  g_autoptr (RlConfig) config = rl_config_new_default ();
+  g_autoptr (RlReplay) replay = rl_replay_new (config, regulatory);
+  g_autofree char *sample = g_build_filename (RL_SOURCE_DATADIR, "samples", "trip-de-fr.scans.jsonl", NULL);
+  RlGpsEvidenceParams params;
+
+  params_for (&params, config);
+  g_assert_true (rl_replay_load_gps_data (replay, name, log->str, log->len, NULL, date, &params, 250, NULL));
+  g_assert_true (rl_replay_load_scan_file (replay, scans != NULL ? scans : sample, config, NULL));
+  if (!rl_replay_align_inputs (replay, error))
+    return NULL;
+  rl_replay_run (replay, FALSE);
+  return format_text (replay);
+}
+
+/* A receiver whose firmware missed the GPS week rollover (2019-04-06)
+ * dates its fixes 1024 weeks early: 2004-10-02 for 2024-05-18.  Beside
+ * scans of 2024 they were replayed 19.6 years before them and never met;
+ * now they are moved on 1024 weeks, with a note.  A log dated years
+ * before the scans but not by 1024 weeks is a different trip: replayed as
+ * dated, with a note. */
+static void
+test_week_rollover (void)
+{
+  g_autoptr (GString) rolled = kehl_log ("021004");
+  g_autoptr (GString) old = kehl_log ("180510");
+  g_autoptr (GString) now = kehl_log ("180524");
+  g_autoptr (GError) error = NULL;
+  g_autofree char *text = replay_with_scans ("old-receiver.nmea", rolled, NULL, NULL, &error);
+  g_autofree char *other = NULL, *same = NULL;
+
+  g_assert_no_error (error);
+  g_assert_nonnull (strstr (text, "old-receiver.nmea: dated from 2004-10-02 09:00:00, 1024 weeks (7168 days) before "
+                                  "the other inputs: a receiver's GPS week-number rollover; every fix moved on 1024 "
+                                  "weeks, the first to 2024-05-18 09:00:00"));
+  g_assert_nonnull (strstr (text, "gps.week_rollover_moved: 10\n"));
+  g_assert_nonnull (strstr (text, "span:      2024-05-18T09:00:00Z .. 2024-05-18T09:16:25Z"));
+  g_assert_null (strstr (text, "2004-10-02T"));
+
+  other = replay_with_scans ("2010.nmea", old, NULL, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_nonnull (strstr (other, "2010.nmea: dated from 2010-05-18 09:00:00, more than a year before the other "
+                                   "inputs (from 2024-05-18 09:00:05), and not 1024 weeks before them"));
+  g_assert_null (strstr (other, "week_rollover_moved"));
+  g_assert_nonnull (strstr (other, "span:      2010-05-18T09:00:00Z"));
+
+  same = replay_with_scans ("now.nmea", now, NULL, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_null (strstr (same, "before the other inputs"));
+  g_assert_null (strstr (same, "week_rollover_moved"));
+}
+
 int
 main (int argc, char **argv)
 {
@@ -628,6 +704,7 @@ main (int argc, char **argv)
   g_test_add_func ("/replay-gps/first-reject-named", test_first_reject_named);
   g_test_add_func ("/replay-gps/first-reject-named-gpx", test_first_reject_named_gpx);
   g_test_add_func ("/replay-gps/gpsd-error-reports", test_gpsd_error_reports);
+  g_test_add_func ("/replay-gps/week-rollover", test_week_rollover);
   ret = g_test_run ();
   rl_regulatory_free (regulatory);
   return ret;
