@@ -27,9 +27,9 @@ struct RlEventStream {
    * input's first and last records before it is read (FALSE when it cannot
    * tell so cheaply, or has no clock of its own). */
   gboolean (*time_span) (RlEventStream *self, gint64 *first, gint64 *last);
-  /* Optional: places the input's clock by the other inputs' span (a
-   * receiver's week-number rollover); FALSE with @error when it cannot be
-   * placed. */
+  /* Optional: places the input's clock by the other inputs' span (a GPS log
+   * with a time of day only, a receiver's week-number rollover); FALSE
+   * with @error when it cannot be placed. */
   gboolean (*align) (RlEventStream *self, gint64 others_first, gint64 others_last, GError **error);
   /* TRUE when the input guarantees non-decreasing times (no window needed). */
   gboolean ordered;

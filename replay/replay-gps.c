@@ -10,7 +10,7 @@
 G_DEFINE_QUARK (rl-replay-gps-error-quark, rl_replay_gps_error)
 
 /* Logs with a time of day and no date anywhere are counted from this day
- * unless --date says otherwise; the summary says so. */
+ * unless --date or the other inputs say otherwise; the summary says so. */
 #define ARBITRARY_YEAR 2000
 
 #define DAY_US (G_GINT64_CONSTANT (86400) * G_USEC_PER_SEC)
@@ -106,6 +106,7 @@ typedef struct {
   char *date;                     /* --date, or NULL */
   gint64 base;                    /* midnight UTC the undated fixes count from */
   gboolean undated;               /* the file never says the date */
+  gboolean dated_by_others;       /* @base is the other inputs' day */
   gboolean has_first;             /* the probe saw a fix: */
   gint64 first;                   /* its time (a dated log), or time of day (undated) */
   gint64 shift;                   /* added to every time: a week rollover undone */
@@ -276,7 +277,12 @@ note_dates (GpsStream *g, const RlGpsParseStats *stats)
     }
   else if (stats->fixes > 0 && g->trouble == TIME_OK)
     {
-      if (g->date != NULL)
+      g_autofree char *day = time_text (g->base);
+
+      if (g->dated_by_others)
+        rl_replay_note_at (r, g->note_slot, "%s: no date in the file (time of day only); date taken from the other "
+                           "inputs, which lie within %.10s", g->file, day);
+      else if (g->date != NULL)
         rl_replay_note_at (r, g->note_slot, "%s: no date in the file; date taken from --date %s", g->file, g->date);
       else
         rl_replay_note_at (r, g->note_slot, "%s: no date in the file (time of day only); counting from an "
@@ -590,15 +596,42 @@ gps_time_span (RlEventStream *self, gint64 *first, gint64 *last)
   return TRUE;
 }
 
+/* A log with a time of day only takes the other inputs' day when they lie
+ * within one UTC day (--date still wins), and is refused when they do not. */
+static gboolean
+date_from_others (GpsStream *g, gint64 others_first, gint64 others_last, GError **error)
+{
+  g_autofree char *from = NULL, *to = NULL;
+
+  if (g->date != NULL)
+    return TRUE;
+  if (others_first / DAY_US != others_last / DAY_US)
+    {
+      from = time_text (others_first);
+      to = time_text (others_last);
+      g_set_error (error, RL_REPLAY_GPS_ERROR, RL_REPLAY_GPS_ERROR_DATE,
+                   "%s: no date in the file (time of day only), and the other inputs span more than one day "
+                   "(%s .. %s), so which day it was is not clear: give --date YYYY-MM-DD", g->file, from, to);
+      return FALSE;
+    }
+  g->base = others_first / DAY_US * DAY_US;
+  g->dated_by_others = TRUE;
+  return TRUE;
+}
+
 /* A log whose dates are 1024 weeks before the other inputs' (a receiver's
- * week rollover) is moved on 1024 weeks. */
+ * week rollover) is moved on 1024 weeks; one without a date takes theirs. */
 static gboolean
 gps_align (RlEventStream *self, gint64 others_first, gint64 others_last, GError **error)
 {
   GpsStream *g = (GpsStream *) self;
   g_autofree char *own = NULL, *theirs = NULL;
 
-  if (g->trouble != TIME_OK || !g->has_first || g->undated || g->first >= others_first - FAR_BEFORE_US)
+  if (g->trouble != TIME_OK || !g->has_first)
+    return TRUE;
+  if (g->undated)
+    return date_from_others (g, others_first, others_last, error);
+  if (g->first >= others_first - FAR_BEFORE_US)
     return TRUE;
   own = time_text (g->first);
   if (g->first + ROLLOVER_US >= others_first - DAY_US && g->first + ROLLOVER_US <= others_last + DAY_US)

@@ -74,9 +74,10 @@ void rl_replay_foreach_note (const RlReplay *replay, void (*func) (const char *n
 void rl_replay_set_keep_evidence (RlReplay *replay, gboolean keep);
 
 /* Once every input is added, before rl_replay_run(): each input that can
- * be placed only by the others (a GPS log whose receiver's dates are 1024
- * weeks behind) is placed by the span of the others' times, with a note.
- * FALSE with @error when such an input cannot be placed. */
+ * be placed only by the others (a GPS log with a time of day only, one
+ * whose receiver's dates are 1024 weeks behind) is placed by the span of
+ * the others' times, with a note.  FALSE with @error when such an input
+ * cannot be placed unambiguously. */
 gboolean rl_replay_align_inputs (RlReplay *replay, GError **error);
 
 /* Runs until every event is applied and, when @settle, until a pending

@@ -1,6 +1,7 @@
 /* GPS files through the replay engine: the sample trip, dates, merging,
  * errors, and every real receiver log without a crash. */
 #include <math.h>
+#include <glib/gstdio.h>
 #include "rl-test-config.h"
 #include "replay/replay-gps.h"
 #include "replay/replay-scans.h"
@@ -675,6 +676,50 @@ test_week_rollover (void)
   g_assert_null (strstr (same, "week_rollover_moved"));
 }
 
+/* A log with a time of day only (GGA) beside dated scans was counted from
+ * 2000-01-01, 24 years before the scans: it now takes their day when they
+ * lie within one, and refuses when they do not (--date says which). */
+static void
+test_undated_with_scans (void)
+{
+  g_autoptr (GString) gga = kehl_log (NULL);
+  g_autoptr (GError) error = NULL;
+  g_autofree char *dir = g_dir_make_tmp ("regloc-scans-XXXXXX", NULL);
+  g_autofree char *two_days = g_build_filename (dir, "two-days.jsonl", NULL);
+  g_autofree char *sample = g_build_filename (RL_SOURCE_DATADIR, "samples", "trip-de-fr.scans.jsonl", NULL);
+  g_autofree char *scans = NULL, *text = NULL, *refused = NULL, *dated = NULL;
+  g_auto (GStrv) lines = NULL;
+  g_autofree char *next_day = NULL, *both = NULL;
+
+  text = replay_with_scans ("gga.nmea", gga, NULL, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_nonnull (strstr (text, "gga.nmea: no date in the file (time of day only); date taken from the other "
+                                  "inputs, which lie within 2024-05-18"));
+  g_assert_nonnull (strstr (text, "span:      2024-05-18T09:00:00Z .. 2024-05-18T09:16:25Z"));
+  g_assert_null (strstr (text, "2000-01-01"));
+
+  /* the same scans and one more line a day later */
+  g_assert_true (g_file_get_contents (sample, &scans, NULL, NULL));
+  lines = g_strsplit (scans, "\n", 2);
+  next_day = g_strdup (lines[0]);
+  memcpy (strstr (next_day, "2024-05-18T"), "2024-05-19T", 11);
+  both = g_strconcat (scans, next_day, "\n", NULL);
+  g_assert_true (g_file_set_contents (two_days, both, -1, NULL));
+  refused = replay_with_scans ("gga.nmea", gga, NULL, two_days, &error);
+  g_assert_null (refused);
+  g_assert_error (error, RL_REPLAY_GPS_ERROR, RL_REPLAY_GPS_ERROR_DATE);
+  g_assert_nonnull (strstr (error->message, "gga.nmea: no date in the file (time of day only), and the other inputs "
+                                            "span more than one day (2024-05-18 09:00:05 .. 2024-05-19 09:00:05)"));
+  g_assert_nonnull (strstr (error->message, "give --date YYYY-MM-DD"));
+  g_clear_error (&error);
+
+  dated = replay_with_scans ("gga.nmea", gga, "2024-05-19", two_days, &error);
+  g_assert_no_error (error);
+  g_assert_nonnull (strstr (dated, "gga.nmea: no date in the file; date taken from --date 2024-05-19"));
+  g_unlink (two_days);
+  g_rmdir (dir);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -705,6 +750,7 @@ main (int argc, char **argv)
   g_test_add_func ("/replay-gps/first-reject-named-gpx", test_first_reject_named_gpx);
   g_test_add_func ("/replay-gps/gpsd-error-reports", test_gpsd_error_reports);
   g_test_add_func ("/replay-gps/week-rollover", test_week_rollover);
+  g_test_add_func ("/replay-gps/undated-with-scans", test_undated_with_scans);
   ret = g_test_run ();
   rl_regulatory_free (regulatory);
   return ret;
