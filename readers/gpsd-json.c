@@ -181,6 +181,7 @@ struct RlGpsdJsonReader {
   guint64 n_errors;
   char *errors[RL_GPSD_ERRORS_KEPT];
   guint64 error_lines[RL_GPSD_ERRORS_KEPT];
+  char *last_error;
 };
 
 RlGpsdJsonReader *
@@ -243,6 +244,7 @@ rl_gpsd_json_reader_free (RlGpsdJsonReader *r)
   g_object_unref (r->parser);
   for (guint i = 0; i < RL_GPSD_ERRORS_KEPT; i++)
     g_free (r->errors[i]);
+  g_free (r->last_error);
   g_free (r->gd);
   g_free (r);
 }
@@ -280,9 +282,11 @@ keep_error (RlGpsdJsonReader *r, JsonObject *obj)
 {
   const char *message = member_string (obj, "message");
 
+  g_free (r->last_error);
+  r->last_error = printable_words (message != NULL ? message : "(no message)");
   if (r->n_errors < RL_GPSD_ERRORS_KEPT)
     {
-      r->errors[r->n_errors] = printable_words (message != NULL ? message : "(no message)");
+      r->errors[r->n_errors] = g_strdup (r->last_error);
       r->error_lines[r->n_errors] = r->line;
     }
   r->n_errors++;
@@ -436,6 +440,12 @@ rl_gpsd_json_reader_error (const RlGpsdJsonReader *r, guint i, guint64 *line)
   if (line != NULL)
     *line = r->error_lines[i];
   return r->errors[i];
+}
+
+const char *
+rl_gpsd_json_reader_last_error (const RlGpsdJsonReader *r)
+{
+  return r->last_error;
 }
 
 const RlGpsParseStats *

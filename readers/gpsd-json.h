@@ -40,6 +40,9 @@ gsize rl_gpsd_json_reader_offset (const RlGpsdJsonReader *reader);
 #define RL_GPSD_ERRORS_KEPT 3
 guint64 rl_gpsd_json_reader_n_errors (const RlGpsdJsonReader *reader);
 const char *rl_gpsd_json_reader_error (const RlGpsdJsonReader *reader, guint i, guint64 *line);
+/* The words of the last ERROR report read (made safe to print), NULL
+ * before the first: what a live gpsd says now. */
+const char *rl_gpsd_json_reader_last_error (const RlGpsdJsonReader *reader);
 const RlGpsParseStats *rl_gpsd_json_reader_stats (const RlGpsdJsonReader *reader);
 void rl_gpsd_json_reader_free (RlGpsdJsonReader *reader);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (RlGpsdJsonReader, rl_gpsd_json_reader_free)

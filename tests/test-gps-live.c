@@ -416,6 +416,87 @@ test_fix_lost (void)
   close (fake.listen_fd);
 }
 
+/* A gpsd that cannot open its device says so in ERROR reports, three in a
+ * row, and then stays connected with nothing more to say. */
+static gpointer
+fake_gpsd_error_thread (gpointer data)
+{
+  FakeGpsd *fake = data;
+  int fd = accept (fake->listen_fd, NULL, NULL);
+
+  if (fd >= 0)
+    {
+      send_all (fd, "{\"class\":\"VERSION\",\"release\":\"3.22\",\"rev\":\"3.22\",\"proto_major\":3,\"proto_minor\":14}\n");
+      for (guint i = 0; i < 3; i++)
+        send_all (fd, "{\"class\":\"ERROR\",\"message\":\"Can't open /dev/ttyUSB0: Permission denied\"}\n");
+      while (!g_atomic_int_get (&fake->done))
+        g_usleep (20 * 1000);
+      close (fd);
+    }
+  return NULL;
+}
+
+static guint error_lines_logged;
+
+static void
+count_error_lines (const char *domain, GLogLevelFlags level, const char *message, gpointer user_data)
+{
+  if (strstr (message, "reported an error: Can't open /dev/ttyUSB0: Permission denied") != NULL)
+    error_lines_logged++;
+}
+
+static gboolean
+errors_reached (gpointer data)
+{
+  RlGpsSourceStats stats;
+
+  rl_gps_source_get_stats (data, &stats);
+  return stats.gpsd_errors >= 3;
+}
+
+/* gpsd's ERROR reports were counted by the reader and shown by nobody:
+ * they are logged (the first, then at most one a minute) and, while there
+ * is no fix, the source's status says the last one. */
+static void
+test_gpsd_error (void)
+{
+  g_autoptr (RlConfig) config = rl_config_new_default ();
+  RlSourceSink sink = { on_put, on_withdraw, on_status, NULL };
+  struct sockaddr_in sa = { .sin_family = AF_INET, .sin_addr.s_addr = htonl (INADDR_LOOPBACK) };
+  socklen_t len = sizeof sa;
+  FakeGpsd fake = { socket (AF_INET, SOCK_STREAM, 0), 0 };
+  g_autofree char *status = NULL;
+  GThread *thread;
+  RlSource *source;
+  guint handler;
+
+  memset (&fx, 0, sizeof fx);
+  error_lines_logged = 0;
+  handler = g_log_set_handler ("regloc-gps", G_LOG_LEVEL_MESSAGE, count_error_lines, NULL);
+  g_assert_cmpint (bind (fake.listen_fd, (struct sockaddr *) &sa, sizeof sa), ==, 0);
+  g_assert_cmpint (listen (fake.listen_fd, 1), ==, 0);
+  g_assert_cmpint (getsockname (fake.listen_fd, (struct sockaddr *) &sa, &len), ==, 0);
+  g_free (config->gps_host);
+  config->gps_host = g_strdup ("127.0.0.1");
+  config->gps_port = ntohs (sa.sin_port);
+  thread = g_thread_new ("fake-gpsd", fake_gpsd_error_thread, &fake);
+  source = rl_gps_source_new (config, &sink, us_lookup, NULL);
+  source->ops->start (source);
+
+  g_assert_true (wait_for (errors_reached, source, 10));
+  g_assert_true (source->available);
+  status = g_strdup_printf ("connected to gpsd at 127.0.0.1:%u, no fix; gpsd reported: "
+                            "Can't open /dev/ttyUSB0: Permission denied", config->gps_port);
+  g_assert_cmpstr (source->detail, ==, status);
+  g_assert_cmpuint (error_lines_logged, ==, 1);
+  g_assert_cmpuint (fx.puts, ==, 0);
+  g_atomic_int_set (&fake.done, 1);
+  source->ops->free (source);
+  g_thread_join (thread);
+  close (fake.listen_fd);
+  g_log_remove_handler ("regloc-gps", handler);
+}
+
 static gboolean
 retry_scheduled (gpointer data)
 {
@@ -541,6 +622,7 @@ main (int argc, char **argv)
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/gps-live/partial-reports", test_partial_reports);
   g_test_add_func ("/gps-live/fix-lost", test_fix_lost);
+  g_test_add_func ("/gps-live/gpsd-error", test_gpsd_error);
   g_test_add_func ("/gps-live/control-socket-watch", test_control_socket_watch);
   /* gpsfake runs gpsd from PATH; Debian installs it in /usr/sbin */
   g_setenv ("PATH", full_path, TRUE);

@@ -43,6 +43,9 @@
  * a longer line is dropped whole, counted as malformed. */
 #define MAX_LINE 8192
 #define WATCH_REQUEST "?WATCH={\"enable\":true,\"json\":true};\n"
+/* gpsd's ERROR reports go to the journal at most this often: a device it
+ * cannot open may be retried, and reported, every second. */
+#define ERROR_LOG_INTERVAL_US (60 * G_USEC_PER_SEC)
 
 typedef struct {
   RlSource base;
@@ -67,6 +70,8 @@ typedef struct {
   char *control_socket;         /* a local gpsd's, to watch for; NULL: back-off only */
   GFileMonitor *watch;          /* on it while disconnected */
   guint quick_left;             /* retries left before waiting on the watch alone */
+  gint64 error_logged;          /* monotonic time gpsd's last ERROR report was logged; 0 never */
+  guint64 errors_unlogged;      /* ERROR reports since, not logged */
 } RlGpsSource;
 
 static void gps_connect (RlGpsSource *self);
@@ -200,9 +205,37 @@ fix_lost (RlGpsSource *self)
   rl_source_withdraw (&self->base, "gps");
 }
 
+/* gpsd reported an ERROR ("Can't open /dev/ttyUSB0: Permission denied"):
+ * to the journal, at most once a minute with a count of the rest, and
+ * into the status while there is no fix, for `regloc status` to show why. */
+static void
+gpsd_said_error (RlGpsSource *self)
+{
+  const char *words = rl_gpsd_json_reader_last_error (self->reports);
+  gint64 now = g_get_monotonic_time ();
+
+  self->stats.gpsd_errors++;
+  if (self->error_logged == 0 || now - self->error_logged >= ERROR_LOG_INTERVAL_US)
+    {
+      if (self->errors_unlogged > 0)
+        g_message ("gpsd at %s:%s reported an error: %s (and %" G_GUINT64_FORMAT " more since the last logged)",
+                   self->host, self->port, words, self->errors_unlogged);
+      else
+        g_message ("gpsd at %s:%s reported an error: %s", self->host, self->port, words);
+      self->error_logged = now;
+      self->errors_unlogged = 0;
+    }
+  else
+    self->errors_unlogged++;
+  if (!self->has_fix)
+    rl_source_set_status (&self->base, TRUE, "connected to gpsd at %s:%s, no fix; gpsd reported: %s",
+                          self->host, self->port, words);
+}
+
 static void
 handle_report (RlGpsSource *self, const char *text, gsize n)
 {
+  guint64 errors = rl_gpsd_json_reader_n_errors (self->reports);
   RlGpsFix fix;
   RlGpsReject why;
   RlEvidence ev;
@@ -212,7 +245,10 @@ handle_report (RlGpsSource *self, const char *text, gsize n)
     {
     case RL_GPSD_LINE_IGNORED:
     case RL_GPSD_LINE_REJECTED:
-      return;   /* counted by the reader */
+      /* counted by the reader */
+      if (rl_gpsd_json_reader_n_errors (self->reports) > errors)
+        gpsd_said_error (self);
+      return;
     case RL_GPSD_LINE_LOST:
       fix_lost (self);
       rl_source_set_status (&self->base, TRUE, "connected to gpsd at %s:%s, no fix", self->host, self->port);

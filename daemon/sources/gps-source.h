@@ -24,6 +24,7 @@ typedef struct {
   guint64 rejected[RL_GPS_N_REJECTS];
   guint retry_in_s;        /* next reconnect attempt, 0 while connected */
   guint64 fix_lost;        /* the receiver lost its fix: the GPS item withdrawn */
+  guint64 gpsd_errors;     /* gpsd's ERROR reports ("Can't open /dev/ttyUSB0: Permission denied") */
 } RlGpsSourceStats;
 
 void rl_gps_source_get_stats (RlSource *source, RlGpsSourceStats *out);
