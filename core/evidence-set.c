@@ -20,6 +20,7 @@ struct RlEvidenceSet {
   gint64 gps_still_window_us;
   double trusted_speed_mps;
   RlCountry trusted_country;
+  gboolean fix_gap;             /* the fix was lost (or aged out) since the last trusted one */
   GHashTable *heard_at_trusted; /* keys of the beacons heard around the last trusted fix */
   /* rl_evidence_set_set_ride_along */
   gint64 ride_window_us;
@@ -221,6 +222,10 @@ remove_at (RlEvidenceSet *set, guint pos, gint64 lost_at)
   RlEvidence gone = items[pos];
 
   set->counts[items[pos].kind]--;
+  /* a receiver that lost its fix may have travelled in between: a tunnel
+   * under the Karawanken from a toll booth to a police check */
+  if (items[pos].kind == RL_SOURCE_GPS)
+    set->fix_gap = TRUE;
   g_hash_table_remove (set->index, items[pos].key);
   if (pos != last)
     {
@@ -331,7 +336,7 @@ still_jump (const RlEvidenceSet *set, const RlEvidence *ev)
 {
   double slack;
 
-  if (set->gps_still_mps <= 0 || !set->have_trusted || !isfinite (ev->gps.speed_mps) ||
+  if (set->gps_still_mps <= 0 || !set->have_trusted || set->fix_gap || !isfinite (ev->gps.speed_mps) ||
       !isfinite (set->trusted_speed_mps) || ev->gps.speed_mps > set->gps_still_mps ||
       set->trusted_speed_mps > set->gps_still_mps || ev->n_countries == 0 ||
       set->trusted_country == RL_COUNTRY_NONE || ev->countries[0] == set->trusted_country ||
@@ -441,6 +446,7 @@ judge_gps (RlEvidenceSet *set, const RlEvidence *ev, const RlEvidence *current, 
       set->trusted_at = ev->observed_at;
       set->trusted_speed_mps = ev->gps.speed_mps;
       set->trusted_country = ev->n_countries > 0 ? ev->countries[0] : RL_COUNTRY_NONE;
+      set->fix_gap = FALSE;
       if (set->gps_still_mps > 0 && isfinite (ev->gps.speed_mps) && ev->gps.speed_mps <= set->gps_still_mps)
         remember_heard (set, ev->observed_at);
       else if (set->heard_at_trusted != NULL)

@@ -161,6 +161,35 @@ test_still_jump (void)
   g_assert_false (item (other, "gps")->gps.flags & RL_GPS_INFO_UNTRUSTED);
 }
 
+/* The Karawanken tunnel: stopped at the Austrian toll booth, the fix lost
+ * in the tunnel, stopped at the Slovenian police check 7.9 km on, six
+ * minutes later.  Both fixes say speed 0, but the receiver lost its fix in
+ * between: it may have travelled, so the still rule does not apply (the
+ * speed limit still does). */
+static void
+test_still_after_gap (void)
+{
+  g_autoptr (RlEvidenceSet) set = rl_evidence_set_new (16);
+  RlEvidence toll = gps_at (T0, 46.5250, 14.0060, 5, "AT");
+  RlEvidence check = gps_at (T0 + 360 * SEC, 46.4560, 14.0510, 5, "SI");
+
+  toll.gps.speed_mps = check.gps.speed_mps = 0;
+  rl_evidence_set_set_gps_limits (set, 10, 1200);
+  rl_evidence_set_set_gps_still (set, 2, 600);
+  g_assert_true (rl_evidence_set_put (set, &toll));
+  g_assert_true (rl_evidence_set_remove (set, "gps"));
+  g_assert_true (rl_evidence_set_put (set, &check));
+  g_assert_false (item (set, "gps")->gps.flags & RL_GPS_INFO_UNTRUSTED);
+
+  /* without the gap: a receiver that says it never moved, untrusted */
+  g_autoptr (RlEvidenceSet) unbroken = rl_evidence_set_new (16);
+  rl_evidence_set_set_gps_limits (unbroken, 10, 1200);
+  rl_evidence_set_set_gps_still (unbroken, 2, 600);
+  g_assert_true (rl_evidence_set_put (unbroken, &toll));
+  g_assert_true (rl_evidence_set_put (unbroken, &check));
+  g_assert_true (item (unbroken, "gps")->gps.flags & RL_GPS_INFO_UNTRUSTED);
+}
+
 /* Gdańsk: two office routers and a trusted fix; 15 minutes later (within
  * the 1200 km/h reach) a standing fix 140 km away in Kaliningrad while the
  * same routers are heard: untrusted.  Back in Gdańsk: trusted.  Without the
@@ -438,6 +467,7 @@ main (int argc, char **argv)
   g_test_add_func ("/freshness/best-fix-window", test_best_fix_window);
   g_test_add_func ("/freshness/jump", test_jump);
   g_test_add_func ("/freshness/still-jump", test_still_jump);
+  g_test_add_func ("/freshness/still-after-gap", test_still_after_gap);
   g_test_add_func ("/freshness/same-aps-jump", test_same_aps_jump);
   g_test_add_func ("/freshness/drop-unheard", test_drop_unheard);
   g_test_add_func ("/freshness/drop-unheard-steady", test_drop_unheard_steady);
