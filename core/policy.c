@@ -644,8 +644,11 @@ tally_find (const Tallying *t, RlCountry code)
   return NULL;
 }
 
+/* Per access point, for the country its group votes: whether one of them
+ * is heard well (rule 4b), and how many globally administered devices
+ * there are. */
 static void
-mark_heard_well (Tallying *t, const BeaconGroups *g)
+tally_aps (Tallying *t, const BeaconGroups *g)
 {
   t->strongest_dbm = 0;
   for (guint k = 0; k < g->n; k++)
@@ -656,34 +659,19 @@ mark_heard_well (Tallying *t, const BeaconGroups *g)
     }
   for (guint k = 0; k < g->n; k++)
     {
-      RlCountry c = g->vote[uf_find (g->parent, k)];
-      gboolean unmapped;
-      Tally *y;
-
-      if (c == RL_COUNTRY_NONE || c == RL_COUNTRY_EU || ap_is_faint (t, g->aps[k].ev))
-        continue;
-      if ((y = tally_find (t, regulatory_code (t, c, &unmapped))) != NULL)
-        y->heard_well = TRUE;
-    }
-}
-
-/* Devices, not votes: a campsite's network on five access points is one
- * vote but five devices installed in the place (rule 12 weighs places). */
-static void
-count_devices (Tallying *t, const BeaconGroups *g)
-{
-  for (guint k = 0; k < g->n; k++)
-    {
       guint root = uf_find (g->parent, k);
       RlCountry c = g->vote[root];
       gboolean unmapped;
       Tally *y;
 
-      /* sorted by BSSID: a device's BSSIDs are adjacent */
-      if (g->aps[k].local || g->op[root] == POOL_OPERATOR || c == RL_COUNTRY_NONE || c == RL_COUNTRY_EU ||
-          (k > 0 && g->aps[k - 1].device == g->aps[k].device))
+      if (c == RL_COUNTRY_NONE || c == RL_COUNTRY_EU || (y = tally_find (t, regulatory_code (t, c, &unmapped))) == NULL)
         continue;
-      if ((y = tally_find (t, regulatory_code (t, c, &unmapped))) != NULL)
+      if (!ap_is_faint (t, g->aps[k].ev))
+        y->heard_well = TRUE;
+      /* devices, not votes: a campsite's network on five access points is
+       * one vote but five devices installed in the place (rule 12 weighs
+       * places); sorted by BSSID, a device's BSSIDs are adjacent */
+      if (!g->aps[k].local && g->op[root] != POOL_OPERATOR && (k == 0 || g->aps[k - 1].device != g->aps[k].device))
         y->ga_devices++;
     }
 }
@@ -966,8 +954,7 @@ tally_beacons (Tallying *t, GPtrArray *beacons)
   group_join (&g);
   group_elect (&g);
   count_beacon_votes (t, &g);
-  mark_heard_well (t, &g);
-  count_devices (t, &g);
+  tally_aps (t, &g);
   network_witnesses (t, &g);
   beacon_witnesses (t);
 
@@ -1036,13 +1023,7 @@ within_reach (const Tally *a, const Tally *b)
   return FALSE;
 }
 
-/* Does anything with a range of metres place the machine in a country
- * other than @y's: a beacon witness (one operator's large network too),
- * access points holding the share though faint, or a fix naming only that
- * country?  Then a mast across the border is the
- * likelier story than the access points' or the fix's error, and the cell
- * only confirms (a laptop in Lifford on Vodafone UK's Strabane mast, three
- * Irish operators' routers around it). */
+/* @o's country keeps the cell to confirming (the text names it). */
 static CellOverruled
 overruled_by (const Tally *o, RlCountry *other)
 {
@@ -1050,6 +1031,13 @@ overruled_by (const Tally *o, RlCountry *other)
   return CELL_OTHER_PLACE;
 }
 
+/* Does anything with a range of metres place the machine in a country
+ * other than @y's: a beacon witness (one operator's large network too),
+ * access points holding the share though faint, or a fix naming only that
+ * country?  Then a mast across the border is the
+ * likelier story than the access points' or the fix's error, and the cell
+ * only confirms (a laptop in Lifford on Vodafone UK's Strabane mast, three
+ * Irish operators' routers around it). */
 static CellOverruled
 other_place_here (const Tallying *t, const Tally *y, RlCountry *other)
 {
@@ -1508,7 +1496,8 @@ is_strong (const Tally *y)
 }
 
 /* Is the unknown code's region (the countries of the known codes next to
- * it) within reach of @y? */
+ * it, or of its own code for a network the list does not carry) within
+ * reach of @y? */
 static gboolean
 unknown_code_reaches (const RlEvidence *cell, const Tally *y)
 {
@@ -1529,7 +1518,7 @@ unknown_code_reaches (const RlEvidence *cell, const Tally *y)
  * among Danish routers.  The routers were brought from elsewhere, or the
  * modem's registration is stale: a conflict either way (rule 12).
  * Returns the tally of the cell's country, or @y itself for a code the
- * provider list does not know. */
+ * provider list does not know or a network it does not carry. */
 static const Tally *
 far_network (const Tallying *t, const Tally *y)
 {

@@ -319,16 +319,20 @@ cmp_country (gconstpointer a, gconstpointer b)
   return x < y ? -1 : x > y;
 }
 
-guint
-rl_mcc_table_lookup (const RlMccTable *t, guint mcc, const char *mnc, RlCountry out[RL_MAX_CANDIDATES])
+/* rl_mcc_table_lookup (), and whether the list carries network @mnc
+ * itself (*@listed FALSE: the countries are its code's). */
+static guint
+table_lookup (const RlMccTable *t, guint mcc, const char *mnc, RlCountry out[RL_MAX_CANDIDATES], gboolean *listed)
 {
   GArray *a = NULL;
   guint n;
 
+  *listed = FALSE;
   if (!rl_mcc_names_country (mcc))
     return 0;
   if (mnc != NULL && all_digits (mnc, 2, 3))
     a = g_hash_table_lookup (t->by_network, GUINT_TO_POINTER (pair_key (mcc, mnc)));
+  *listed = a != NULL;
   if (a == NULL)
     a = g_hash_table_lookup (t->by_mcc, GUINT_TO_POINTER (mcc + 1));
   if (a == NULL)
@@ -337,6 +341,14 @@ rl_mcc_table_lookup (const RlMccTable *t, guint mcc, const char *mnc, RlCountry 
   memcpy (out, a->data, n * sizeof (RlCountry));
   qsort (out, n, sizeof (RlCountry), cmp_country);
   return n;
+}
+
+guint
+rl_mcc_table_lookup (const RlMccTable *t, guint mcc, const char *mnc, RlCountry out[RL_MAX_CANDIDATES])
+{
+  gboolean listed;
+
+  return table_lookup (t, mcc, mnc, out, &listed);
 }
 
 gboolean
@@ -428,7 +440,8 @@ rl_mcc_evidence (const RlMccTable *t, const char *key, guint mcc, const char *mn
                  gint64 observed_at, gint64 expires_at, RlEvidence *ev)
 {
   RlCountry countries[RL_MAX_CANDIDATES];
-  guint n = rl_mcc_table_lookup (t, mcc, mnc, countries);
+  gboolean listed;
+  guint n = table_lookup (t, mcc, mnc, countries, &listed);
 
   if (!rl_mcc_names_country (mcc))
     return FALSE;
@@ -438,8 +451,7 @@ rl_mcc_evidence (const RlMccTable *t, const char *key, guint mcc, const char *mn
       ev->cell.unknown = TRUE;
       near_countries (t, mcc, ev);
     }
-  else if (mnc != NULL && mnc[0] != '\0' &&
-           (!all_digits (mnc, 2, 3) || !g_hash_table_contains (t->by_network, GUINT_TO_POINTER (pair_key (mcc, mnc)))))
+  else if (mnc != NULL && mnc[0] != '\0' && !listed)
     {
       ev->cell.unlisted = TRUE;
       ev->cell.n_near = n;

@@ -697,21 +697,17 @@ parse_cell (Parser *p, char **words, gint64 t)
   if (rl_mcc_evidence (*p->mcc, key, mcc, mnc, t, rl_expiry_after (t, p->ctx->config->policy.max_age_s[RL_SOURCE_CELL]), &ev))
     {
       rl_replay_add_evidence (p->replay, &ev);
-      if (ev.cell.unknown)
+      /* a code the list does not know, or a network of a known code it
+       * does not carry: kept, naming no country */
+      if (ev.cell.unknown || ev.cell.unlisted)
         {
-          rl_replay_count (p->replay, "scenario.cell.unknown_code", 1);
+          rl_replay_count (p->replay, ev.cell.unknown ? "scenario.cell.unknown_code" : "scenario.cell.unlisted_network", 1);
           if (p->skip_notes++ < MAX_SKIP_NOTES)
-            rl_replay_note (p->replay, "%s:%u: cell %s: the mobile network codes (%s) do not know it: it names no "
-                            "country, but access points far from the countries of the codes next to it "
-                            "conflict with it (docs/policy.md rule 12)", p->name, p->line, words[0], providers);
-        }
-      else if (ev.cell.unlisted)
-        {
-          rl_replay_count (p->replay, "scenario.cell.unlisted_network", 1);
-          if (p->skip_notes++ < MAX_SKIP_NOTES)
-            rl_replay_note (p->replay, "%s:%u: cell %s: the mobile network codes (%s) do not carry this network of "
-                            "a code they know: it names no country, but access points far from the code's countries "
-                            "conflict with it (docs/policy.md rule 12)", p->name, p->line, words[0], providers);
+            rl_replay_note (p->replay, "%s:%u: cell %s: the mobile network codes (%s) %s: it names no country, but "
+                            "access points far from %s conflict with it (docs/policy.md rule 12)", p->name, p->line,
+                            words[0], providers,
+                            ev.cell.unknown ? "do not know it" : "do not carry this network of a code they know",
+                            ev.cell.unknown ? "the countries of the codes next to it" : "the code's countries");
         }
     }
   else
