@@ -1,4 +1,5 @@
 #include "core/evidence-set.h"
+#include "core/neighbours.h"
 
 #include <math.h>
 #include <string.h>
@@ -35,6 +36,7 @@ struct RlEvidenceSet {
 typedef struct {
   guint64 device;
   guint network;          /* its operator (OUI) and SSID: one passing train is one */
+  RlCountry country;      /* the country its Country element said */
   gint64 first_heard;
   gint64 lost_at;
 } Lost;
@@ -45,7 +47,8 @@ typedef struct {
 #define NOT_LOST G_MININT64
 /* windows with nothing lost after which no device rides along any more */
 #define RIDERS_QUIET 24
-/* networks heard throughout beyond which the machine is in a place */
+/* networks heard throughout beyond which the machine is in a place,
+ * unless what went by is a roadside out of their reach */
 #define RIDERS_MAX_NETWORKS 3
 
 RlEvidenceSet *
@@ -87,6 +90,13 @@ beacon_device (const RlEvidence *ev, guint64 *device)
   for (guint i = 0; i < 5; i++)
     *device = (*device << 8) | ev->beacon.bssid[i];
   return TRUE;
+}
+
+/* The country a beacon item's Country element said, or RL_COUNTRY_NONE */
+static RlCountry
+beacon_country (const RlEvidence *ev)
+{
+  return ev->n_countries == 1 ? ev->countries[0] : RL_COUNTRY_NONE;
 }
 
 /* Is a BSSID of @device heard?  @first_heard (may be NULL) gets the
@@ -170,7 +180,7 @@ note_gone (RlEvidenceSet *set, const RlEvidence *gone, gint64 lost_at)
   if (set->lost->len >= LOST_MAX)
     g_array_remove_index_fast (set->lost, oldest);
   {
-    Lost l = { device, lost_network (gone, device), gone->beacon.first_heard, lost_at };
+    Lost l = { device, lost_network (gone, device), beacon_country (gone), gone->beacon.first_heard, lost_at };
     g_array_append_val (set->lost, l);
   }
 }
@@ -630,6 +640,7 @@ typedef struct {
   guint64 device;
   gint64 heard_since, first_heard;
   guint network;          /* lost_network () of its first item */
+  RlCountry country;      /* beacon_country () of its first item */
 } Heard;
 
 static gint
@@ -654,6 +665,7 @@ heard_devices (const RlEvidenceSet *set)
       h.heard_since = items[i].beacon.heard_since;
       h.first_heard = items[i].beacon.first_heard;
       h.network = lost_network (&items[i], h.device);
+      h.country = beacon_country (&items[i]);
       g_array_append_val (all, h);
     }
   g_array_sort (all, heard_cmp);
@@ -699,6 +711,38 @@ count_networks (const RlEvidenceSet *set, gint64 after, gint64 within)
       add_network (seen, &n, LOST_MAX, l->network);
     }
   return n;
+}
+
+/* Beyond a few networks heard throughout, may @country's be marked?  A
+ * coach of tourists carries devices from afar through the roadside of one
+ * country, then the next: the devices lost in the last three windows name
+ * at most two countries, none of them @country or one that touches it.  A
+ * street by a border hears the traffic from across it (German MiFis
+ * passing a flat in Vaals); a hotel's or a gate's passers-by come from
+ * many countries (docs/policy.md rule 4c). */
+static gboolean
+roadside_out_of_reach (const RlEvidenceSet *set, RlCountry country)
+{
+  RlCountry seen[2] = { RL_COUNTRY_NONE, RL_COUNTRY_NONE };
+  guint n_seen = 0;
+
+  if (country == RL_COUNTRY_NONE)
+    return FALSE;
+  for (guint i = 0; i < set->lost->len; i++)
+    {
+      RlCountry other = g_array_index (set->lost, Lost, i).country;
+      if (other == RL_COUNTRY_NONE)
+        continue;
+      if (rl_countries_within_reach (country, other))
+        return FALSE;
+      if (other != seen[0] && other != seen[1])
+        {
+          if (n_seen == 2)
+            return FALSE;
+          seen[n_seen++] = other;
+        }
+    }
+  return TRUE;
 }
 
 /* docs/policy.md rule 4c: a machine that moves keeps hearing what travels
@@ -755,14 +799,17 @@ rl_evidence_set_update_riders (RlEvidenceSet *set, gint64 now)
       if (now - set->last_lost_at > RIDERS_QUIET * window)
         g_array_set_size (set->riders, 0);
       /* A vehicle carries a few networks (its own, a MiFi, a travel
-       * router); more heard throughout are a street's neighbours, whatever
-       * passes by: nothing more is marked (those marked on the road stay
-       * marked where the machine stops). */
-      if (n_long_networks <= RIDERS_MAX_NETWORKS && n_gapped == 0 && count_networks (set, G_MININT64, 0) >= MAX (set->ride_min_lost, 2 * n_long))
+       * router); more heard throughout are a place's neighbours, unless
+       * what went by is a roadside out of their reach (a coach of tourists'
+       * pocket Wi-Fis).
+       * Those marked on the road stay marked where the machine stops. */
+      if (n_gapped == 0 && count_networks (set, G_MININT64, 0) >= MAX (set->ride_min_lost, n_long_networks > RIDERS_MAX_NETWORKS ? n_long : 2 * n_long))
         for (guint i = 0; i < heard->len; i++)
           {
             const Heard *h = &g_array_index (heard, Heard, i);
             if (h->heard_since > since || is_rider (set, h->device))
+              continue;
+            if (n_long_networks > RIDERS_MAX_NETWORKS && !roadside_out_of_reach (set, h->country))
               continue;
             if (count_networks (set, h->heard_since, window) >= 2)
               g_array_append_val (set->riders, h->device);

@@ -36,8 +36,9 @@ beacon_at (gint64 t, const char *heard, const char *country)
   return ev;
 }
 
-/* One scan at minute @minute hearing @bssids (NULL-terminated), then the
- * marks judged at its end, as the engine does before it decides. */
+/* One scan at minute @minute hearing @bssids (NULL-terminated; "BSSID",
+ * "BSSID SSID", each saying DE unless "/CC" follows), then the marks judged
+ * at its end, as the engine does before it decides. */
 static void
 scan (RlEvidenceSet *set, guint minute, const char *const *bssids)
 {
@@ -45,7 +46,9 @@ scan (RlEvidenceSet *set, guint minute, const char *const *bssids)
 
   for (guint i = 0; bssids[i] != NULL; i++)
     {
-      RlEvidence ev = beacon_at (start + 2 * SEC, bssids[i], "DE");
+      const char *slash = strchr (bssids[i], '/');
+      g_autofree char *heard = g_strndup (bssids[i], slash != NULL ? (gsize) (slash - bssids[i]) : strlen (bssids[i]));
+      RlEvidence ev = beacon_at (start + 2 * SEC, heard, slash != NULL ? slash + 1 : "DE");
       g_assert_true (rl_evidence_set_put (set, &ev));
     }
   rl_evidence_set_drop_unheard (set, start, RL_BANDS_ANY);
@@ -348,6 +351,58 @@ test_platform (void)
     }
 }
 
+/* Six pocket Wi-Fis of six vendors saying @steady_cc heard in every scan;
+ * four routers for five minutes, then one router every other minute, each
+ * heard once, saying in turn the countries of @passers_cc ("FR,BE").  Do
+ * the six ride along after half an hour? */
+static gboolean
+tour_rides (const char *steady_cc, const char *passers_cc)
+{
+  g_autoptr (RlEvidenceSet) set = new_set (600);
+  g_auto (GStrv) passers = g_strsplit (passers_cc, ",", -1);
+  const char *vendors[] = { "48:46:fb", "98:f5:37", "1c:b1:7f", "00:1e:ad", "34:4b:50", "50:c7:bf" };
+  char steady[6][24], front[4][24], road[24];
+
+  for (guint i = 0; i < 6; i++)
+    g_snprintf (steady[i], sizeof steady[i], "%s:10:00:%02x/%s", vendors[i], i, steady_cc);
+  for (guint i = 0; i < 4; i++)
+    g_snprintf (front[i], sizeof front[i], "7c:03:d8:20:00:%02x/%s", i, passers[0]);
+  for (guint m = 0; m < 30; m++)
+    {
+      const char *heard[12];
+      guint n = 0;
+      for (guint i = 0; i < 6; i++)
+        heard[n++] = steady[i];
+      if (m < 5)
+        for (guint i = 0; i < 4; i++)
+          heard[n++] = front[i];
+      else if (m % 2 == 0)
+        {
+          g_snprintf (road, sizeof road, "f4:ca:e5:%02x:00:01/%s", m & 0xff, passers[(m / 2) % g_strv_length (passers)]);
+          heard[n++] = road;
+        }
+      heard[n] = NULL;
+      scan (set, m, heard);
+    }
+  return rides (set, "48:46:fb:10:00:00") && rides (set, "50:c7:bf:10:00:05");
+}
+
+/* More than three networks heard throughout ride along only when what
+ * went by is a roadside out of their reach: a coach of Japanese tourists
+ * leaving a Paris hotel for the motorway to Brussels.  The same evidence
+ * in places does not: a flat in Vaals (NL) with German MiFis passing, a
+ * Paris hotel whose passers-by are guests from three countries, a coach
+ * whose passers-by include another tour group's pocket Wi-Fi. */
+static void
+test_tour_coach (void)
+{
+  g_assert_true (tour_rides ("JP", "FR"));
+  g_assert_true (tour_rides ("JP", "FR,FR,BE"));
+  g_assert_false (tour_rides ("NL", "DE"));
+  g_assert_false (tour_rides ("FR", "US,CN,JP"));
+  g_assert_false (tour_rides ("JP", "FR,FR,JP"));
+}
+
 /* A phone's hotspot (a made-up, locally administered address) is no
  * device of this rule: never marked, never counted as lost. */
 static void
@@ -379,5 +434,6 @@ main (int argc, char **argv)
   g_test_add_func ("/ride-along/cottage-burst", test_cottage_burst);
   g_test_add_func ("/ride-along/platform", test_platform);
   g_test_add_func ("/ride-along/local-addresses", test_local_addresses);
+  g_test_add_func ("/ride-along/tour-coach", test_tour_coach);
   return g_test_run ();
 }
