@@ -47,6 +47,7 @@ static const char *const reason_names[] = {
   [RL_REASON_NOT_IN_REGDB] = "not-in-regdb",
   [RL_REASON_OVERRIDE] = "override",
   [RL_REASON_SUPPORT_LOST] = "support-lost",
+  [RL_REASON_SUPPORT_WANING] = "support-waning",
   [RL_REASON_TIE] = "tie",
   [RL_REASON_AIRBORNE] = "airborne",
 };
@@ -96,6 +97,7 @@ rl_policy_params_init (RlPolicyParams *p)
   p->beacon_eu_weight = 0.4;
   p->flap_hold_down_max_s = 300;
   p->flap_calm_s = 600;
+  p->support_grace_s = 120;
   p->airborne_min_altitude_m = 2000;
   p->airborne_min_speed_kmh = 150;
   p->cell_weight = 0.7;
@@ -1476,6 +1478,7 @@ typedef struct {
   RlCountry would_be;       /* under an override: the country the evidence supports, or NONE */
   RlCountry lost;           /* the previously decided country that lost support, or NONE */
   gint64 hold_until;        /* tentative: when the hold-down ends */
+  gint64 waning_until;      /* support-waning: when the grace ends; 0 otherwise */
   guint hold_s;             /* the hold-down in force (longer after conflicts) */
   guint conflicts;          /* conflicts counted towards it */
 } Verdict;
@@ -1682,6 +1685,56 @@ pick_target (const Tallying *t, gboolean conflict, const Tally **best_out, Verdi
   return best->pub.country;
 }
 
+/* Rule 8: a decided country down to one deciding witness (a beacon
+ * witness or a fix naming only it), with no other country's deciding
+ * witness about, keeps the decision for support_grace: the faintest of
+ * four operators' routers missed by two scans in a row, a roadside router
+ * between two others beside a clean fix, two faint routers across a river.
+ * A deciding witness for another country ends it. */
+static gboolean
+keep_waning (const Tallying *t, const RlDecision *previous, gint64 now, RlDecision *d, Verdict *v)
+{
+  const Tally *y = NULL;
+  gint64 since, until;
+
+  if (t->params->support_grace_s == 0 || previous == NULL || previous->state != RL_STATE_DECIDED || t->gps_at_sea)
+    return FALSE;
+  /* a trusted fix whose centre lies across the border: the machine crossed
+   * (Valga's station, 51 m into Estonia, with Latvia's routers behind) */
+  if (t->gps != NULL && !(t->gps->gps.flags & RL_GPS_INFO_UNTRUSTED) && t->gps->n_countries > 0)
+    {
+      gboolean unmapped;
+      if (regulatory_code (t, t->gps->countries[0], &unmapped) != previous->country)
+        return FALSE;
+    }
+  for (guint i = 0; i < t->tallies->len; i++)
+    {
+      const Tally *o = &g_array_index (t->tallies, Tally, i);
+      if (o->pub.country == previous->country)
+        y = o;
+      else if (o->pub.deciding > 0)
+        return FALSE;
+    }
+  /* only a witness lost: enough witnesses with too little confidence (a
+   * threshold raised by a reload) is no waning; nor is a vehicle's own
+   * network, which goes where the vehicle goes */
+  if (y == NULL || y->unmapped || y->pub.witnesses >= MAX (t->params->min_witnesses, 1) ||
+      (!y->gps_strong && (y->beacon_witnesses == 0 || (y->beacon_witnesses == 1 && y->pub.beacon_network))))
+    return FALSE;
+  since = previous->waning_since != 0 ? previous->waning_since : now;
+  until = since + (gint64) t->params->support_grace_s * RL_USEC_PER_SEC;
+  if (now >= until)
+    return FALSE;
+  v->subject = y;
+  d->state = RL_STATE_DECIDED;
+  d->country = y->pub.country;
+  d->reason = RL_REASON_SUPPORT_WANING;
+  d->confidence = y->pub.confidence;
+  d->waning_since = since;
+  d->next_check = v->waning_until = until;
+  return TRUE;
+}
+
 /* Chooses state, reason, country and the hold-down bookkeeping. */
 static void
 pick (const Tallying *t, const RlDecision *previous, const RlEvidence *override, gint64 now,
@@ -1741,7 +1794,7 @@ pick (const Tallying *t, const RlDecision *previous, const RlEvidence *override,
       if (!held && prev_state == RL_STATE_DECIDED && prev_country != target)
         v->lost = prev_country;
     }
-  else
+  else if (!keep_waning (t, previous, now, d, v))
     {
       pick_world (t, best, v->leader, d, v);
       if (prev_state == RL_STATE_DECIDED)
@@ -2086,6 +2139,18 @@ explain_agreement (const Verdict *v, const Tallying *t, gint64 now, GString *lin
   char cc[3], cc2[3];
 
   rl_country_to_string (y->pub.country, cc);
+  if (v->waning_until != 0)
+    {
+      double left = (double) (v->waning_until - now) / RL_USEC_PER_SEC;
+      g_string_append_printf (line, "%s down to 1 witness, kept %.0f s more", cc, left);
+      g_string_append_printf (why, "Keeping %s for up to %.0f s more (confidence %.2f): it is down to one witness, ", cc,
+                              left, y->pub.confidence);
+      describe_support (why, y, t);
+      g_string_append_printf (why, ", and no other country has one that may decide. A second witness back keeps %s; "
+                              "a deciding witness for another country, or %u s without a second one, returns to 00.",
+                              cc, t->params->support_grace_s);
+      return;
+    }
   if (v->state == RL_STATE_DECIDED)
     {
       g_string_append_printf (line, "%u witnesses agree on %s", y->pub.witnesses, cc);

@@ -37,9 +37,10 @@ typedef enum {
   RL_REASON_SUPPORT_LOST,       /* the decided country lost its support: back to 00 */
   RL_REASON_TIE,                /* candidates with equal support: the evidence cannot tell them apart */
   RL_REASON_AIRBORNE,           /* a good GPS fix high and fast: in flight, 00 whatever the APs say */
+  RL_REASON_SUPPORT_WANING,     /* decided: one deciding witness left, no rival, kept for support_grace */
 } RlReason;
 
-#define RL_REASON_LAST RL_REASON_AIRBORNE
+#define RL_REASON_LAST RL_REASON_SUPPORT_WANING
 
 const char *rl_reason_to_string (RlReason reason);
 gboolean rl_reason_from_string (const char *text, RlReason *out);
@@ -66,6 +67,7 @@ typedef struct {
   double beacon_eu_weight;          /* 0.4: APs advertising "EU" confirm a member state, never decide */
   guint flap_hold_down_max_s;       /* 300: the hold-down doubles per conflict up to this */
   guint flap_calm_s;                /* 600: seconds without a conflict that reset the doubling */
+  guint support_grace_s;            /* 120 (0: off): a decision down to one deciding witness is kept this long */
   /* moving platforms and freshness (issue 10 items 4-5) */
   double airborne_min_altitude_m;   /* 2000: above mean sea level … */
   double airborne_min_speed_kmh;    /* 150: … and faster than this: airborne */
@@ -127,6 +129,7 @@ typedef struct {
   gint64 last_conflict_at; /* evidence time a conflict was last in force; 0: never */
   gboolean in_conflict;    /* strong witnesses disagreed (also while overridden) */
   guint hold_down_s;       /* the hold-down in force for entering a country */
+  gint64 waning_since;     /* evidence time the decided country fell to one witness; 0: not waning */
   /* Access points a good GPS fix contradicted (RlSuspect, by key): no
    * witness while they are heard, carried from decision to decision
    * (core/contradiction.h). */

@@ -603,6 +603,44 @@ test_pool_breaks_no_witness (void)
   }
 }
 
+/* Rule 8: a hotel in Ceuta, four Spanish operators' routers; the faintest
+ * is missed by two scans in a row.  ES keeps its decision on the three
+ * left (one beacon witness) for support_grace, returns to 00 when the
+ * grace ends without a second witness, and at once when another country
+ * gains a witness. */
+static void
+test_support_waning (void)
+{
+  g_autoptr (GArray) a = g_array_new (FALSE, TRUE, sizeof (RlEvidence));
+  g_autoptr (RlDecision) decided = NULL;
+  const gint64 minute = 60 * RL_USEC_PER_SEC;
+
+  add_ap (a, "58:b6:33:4a:10:21", "ES", "HotelUlisesCeuta", 5180);
+  add_ap (a, "34:4b:50:81:c2:7e", "ES", "MOVISTAR_C27E", 2437);
+  add_ap (a, "00:e0:fc:3d:91:05", "ES", "Orange-9105", 2462);
+  add_ap (a, "50:c7:bf:62:0a:18", "ES", "DIGIFIBRA-0A18", 2412);
+  decided = decide_at (a, NULL, NOW);
+  assert_decision (decided, "ES", RL_STATE_DECIDED, RL_REASON_AGREEMENT);
+  g_array_set_size (a, 3);
+  {
+    g_autoptr (RlDecision) d1 = decide_at (a, decided, NOW + minute);
+    g_autoptr (RlDecision) d2 = decide_at (a, d1, NOW + 2 * minute);
+    g_autoptr (RlDecision) d3 = decide_at (a, d2, NOW + 3 * minute);
+    assert_decision (d1, "ES", RL_STATE_DECIDED, RL_REASON_SUPPORT_WANING);
+    g_assert_cmpint (d1->next_check, ==, NOW + 3 * minute);
+    g_assert_nonnull (strstr (d1->explanation, "down to one witness"));
+    assert_decision (d2, "ES", RL_STATE_DECIDED, RL_REASON_SUPPORT_WANING);
+    assert_decision (d3, "00", RL_STATE_WORLD, RL_REASON_SUPPORT_LOST);
+  }
+  /* two Moroccan operators' routers: a witness for MA ends it at once */
+  add_ap (a, "00:1e:42:61:70:01", "MA", "Maroc-Telecom-7001", 2412);
+  add_ap (a, "e4:95:6e:62:70:02", "MA", "inwi-7002", 2437);
+  {
+    g_autoptr (RlDecision) d = decide_at (a, decided, NOW + minute);
+    g_assert_true (d->state != RL_STATE_DECIDED);
+  }
+}
+
 /* The sibling rules exactly: (A) octets 2-6 equal, any first octet; (B)
  * first octet equal but for the LA bit, octets 2-5 equal, last octet equal
  * but for its low nibble.  Anything else is no sibling: the pool. */
@@ -1019,6 +1057,7 @@ main (int argc, char **argv)
   g_test_add_func ("/policy/rule/eu", test_eu);
   g_test_add_func ("/policy/rule/not-in-regdb", test_not_in_regdb_reason);
   g_test_add_func ("/policy/rule/flap-hold-down", test_flap_hold_down);
+  g_test_add_func ("/policy/rule/support-waning", test_support_waning);
   int ret = g_test_run ();
   rl_regulatory_free (regulatory);
   rl_tzmap_free (tzmap);

@@ -187,7 +187,9 @@ test_timezone_unknown (void)
   g_assert_nonnull (strstr (json, "Europe/Berlin"));
 }
 
-/* An AP that stops sending a usable country loses its vote (live BSS table). */
+/* An AP that stops sending a usable country loses its vote (live BSS table):
+ * DE is down to the fix, kept for support_grace (docs/policy.md rule 8),
+ * then 00. */
 static void
 test_country_string_withdraws (void)
 {
@@ -198,8 +200,9 @@ test_country_string_withdraws (void)
                                "at 0 gps 50.1 8.6 error=5\n"
                                "at 1m beacon 44:4e:6d:01:00:01 XX\n"
                                "at 1m beacon 00:1f:3f:02:00:02 XX\n"
-                               "expect-at 50 DE decided\n"
-                               "expect-at 1m 00\n", report), ==, 0);
+                               "expect-at 50 DE decided agreement\n"
+                               "expect-at 1m DE decided support-waning\n"
+                               "expect-at 3m 00 world support-lost\n", report), ==, 0);
 }
 
 /* The live BSS table's window: a sighting within 5 s of the last one of
@@ -302,7 +305,9 @@ test_gps (void)
   assert_refused ("at 0 gps lost now\n", "gps lost: unexpected 'now'");
 }
 
-/* gps lost withdraws the fix at once instead of after max_age. */
+/* gps lost withdraws the fix at once instead of after max_age: DE is down
+ * to the routers' one witness (support-waning, docs/policy.md rule 8), then
+ * 00 when the grace ends. */
 static void
 test_gps_lost (void)
 {
@@ -312,8 +317,10 @@ test_gps_lost (void)
                     "at 0 beacon 00:1f:3f:02:00:02 DE\n"
                     "at 0 beacon 88:71:b1:03:00:03 DE\n"
                     "at 2m gps lost\n"
-                    "expect-at 1m DE decided\n"
-                    "expect-at 2m 00\n"
+                    "end 5m\n"
+                    "expect-at 1m DE decided agreement\n"
+                    "expect-at 2m DE decided support-waning\n"
+                    "expect-at 4m 00 world support-lost\n"
                     "expect 00\n";
 
   g_assert_cmpuint (run_check (scn, report), ==, 0);
