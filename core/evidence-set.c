@@ -756,7 +756,7 @@ rl_evidence_set_update_riders (RlEvidenceSet *set, gint64 now)
   g_autoptr (GArray) heard = NULL;
   gint64 window = set->ride_window_us, since = now - window;
   guint n_long = 0, n_gapped = 0, long_networks[RIDERS_MAX_NETWORKS + 1], n_long_networks = 0;
-  gboolean changed = FALSE;
+  gboolean changed = FALSE, many;
 
   /* nothing heard: nothing rides along, and no flag to change (the common
    * case of a long GPS log, decided fix after fix) */
@@ -803,13 +803,14 @@ rl_evidence_set_update_riders (RlEvidenceSet *set, gint64 now)
        * what went by is a roadside out of their reach (a coach of tourists'
        * pocket Wi-Fis).
        * Those marked on the road stay marked where the machine stops. */
-      if (n_gapped == 0 && count_networks (set, G_MININT64, 0) >= MAX (set->ride_min_lost, n_long_networks > RIDERS_MAX_NETWORKS ? n_long : 2 * n_long))
+      many = n_long_networks > RIDERS_MAX_NETWORKS;
+      if (n_gapped == 0 && count_networks (set, G_MININT64, 0) >= MAX (set->ride_min_lost, many ? n_long : 2 * n_long))
         for (guint i = 0; i < heard->len; i++)
           {
             const Heard *h = &g_array_index (heard, Heard, i);
             if (h->heard_since > since || is_rider (set, h->device))
               continue;
-            if (n_long_networks > RIDERS_MAX_NETWORKS && !roadside_out_of_reach (set, h->country))
+            if (many && !roadside_out_of_reach (set, h->country))
               continue;
             if (count_networks (set, h->heard_since, window) >= 2)
               g_array_append_val (set->riders, h->device);

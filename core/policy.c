@@ -1291,6 +1291,18 @@ tally_gps (Tallying *t)
     }
 }
 
+/* The regulatory code of the place a trusted fix's centre lies in, or
+ * RL_COUNTRY_NONE without one (no fix, an untrusted one, one at sea). */
+static RlCountry
+trusted_fix_centre (const Tallying *t)
+{
+  gboolean unmapped;
+
+  if (t->gps == NULL || (t->gps->gps.flags & RL_GPS_INFO_UNTRUSTED) || t->gps->n_countries == 0)
+    return RL_COUNTRY_NONE;
+  return regulatory_code (t, t->gps->countries[0], &unmapped);
+}
+
 /* Beside a fix that names X, the access points confirm X by plurality:
  * X's APs from at least two operators, with as many votes as any other
  * country (a clean fix: it decides, the APs confirm), or more than any
@@ -1300,12 +1312,12 @@ tally_gps (Tallying *t)
 static void
 tally_gps_plurality (Tallying *t)
 {
-  gboolean unmapped;
+  RlCountry centre = trusted_fix_centre (t);
   Tally *x;
 
-  if (t->gps == NULL || (t->gps->gps.flags & RL_GPS_INFO_UNTRUSTED) || t->gps->n_countries == 0)
+  if (centre == RL_COUNTRY_NONE)
     return;
-  x = tally_find (t, regulatory_code (t, t->gps->countries[0], &unmapped));
+  x = tally_find (t, centre);
   /* two operators of globally administered addresses: the hotspots' pool is no second */
   if (x == NULL || x->beacon_witnesses > 0 || x->beacon_ga_votes == 0 ||
       ga_operators (x) < 2 ||
@@ -1695,18 +1707,16 @@ static gboolean
 keep_waning (const Tallying *t, const RlDecision *previous, gint64 now, RlDecision *d, Verdict *v)
 {
   const Tally *y = NULL;
+  RlCountry centre;
   gint64 since, until;
 
   if (t->params->support_grace_s == 0 || previous == NULL || previous->state != RL_STATE_DECIDED || t->gps_at_sea)
     return FALSE;
   /* a trusted fix whose centre lies across the border: the machine crossed
    * (Valga's station, 51 m into Estonia, with Latvia's routers behind) */
-  if (t->gps != NULL && !(t->gps->gps.flags & RL_GPS_INFO_UNTRUSTED) && t->gps->n_countries > 0)
-    {
-      gboolean unmapped;
-      if (regulatory_code (t, t->gps->countries[0], &unmapped) != previous->country)
-        return FALSE;
-    }
+  centre = trusted_fix_centre (t);
+  if (centre != RL_COUNTRY_NONE && centre != previous->country)
+    return FALSE;
   for (guint i = 0; i < t->tallies->len; i++)
     {
       const Tally *o = &g_array_index (t->tallies, Tally, i);
@@ -1718,8 +1728,8 @@ keep_waning (const Tallying *t, const RlDecision *previous, gint64 now, RlDecisi
   /* only a witness lost: enough witnesses with too little confidence (a
    * threshold raised by a reload) is no waning; nor is a vehicle's own
    * network, which goes where the vehicle goes */
-  if (y == NULL || y->unmapped || y->pub.witnesses >= MAX (t->params->min_witnesses, 1) ||
-      (!y->gps_strong && (y->beacon_witnesses == 0 || (y->beacon_witnesses == 1 && y->pub.beacon_network))))
+  if (y == NULL || y->unmapped || y->pub.witnesses >= MAX (t->params->min_witnesses, 1) || !is_strong (y) ||
+      (!y->gps_strong && y->beacon_witnesses == 1 && y->pub.beacon_network))
     return FALSE;
   since = previous->waning_since != 0 ? previous->waning_since : now;
   until = since + (gint64) t->params->support_grace_s * RL_USEC_PER_SEC;
