@@ -155,7 +155,8 @@ daemon_queue_redecide (RlDaemon *self)
     self->idle_id = g_idle_add (on_idle_redecide, self);
 }
 
-static void daemon_feed (RlDaemon *self);
+static gboolean daemon_feed (RlDaemon *self);
+static void daemon_schedule (RlDaemon *self, gint64 at);
 
 static gboolean
 on_timer (gpointer user_data)
@@ -164,7 +165,14 @@ on_timer (gpointer user_data)
 
   self->timer_id = 0;
   if (self->feed != NULL)
-    daemon_feed (self);
+    {
+      /* a scan's results are decided on at its end (rl_replay_joins_scan) */
+      if (daemon_feed (self))
+        {
+          daemon_schedule (self, MIN (rl_engine_next_instant (self->engine), rl_replay_feed_next_time (self->feed)));
+          return G_SOURCE_REMOVE;
+        }
+    }
   daemon_redecide (self);
   return G_SOURCE_REMOVE;
 }
@@ -495,13 +503,16 @@ on_feed_event (const RlEvent *event, gpointer user_data)
 /* Hands over every recorded event that is due on the replay clock, instant
  * by instant, deciding at each one and at every instant in between where
  * the decision may change by itself: a timer that fires late (a loaded
- * machine) gives the very timeline `regloc replay` prints, only later. */
-static void
+ * machine) gives the very timeline `regloc replay` prints, only later.
+ * TRUE: the last instant handed over was a scan's results, decided on at
+ * its end (rl_replay_joins_scan). */
+static gboolean
 daemon_feed (RlDaemon *self)
 {
   RlReplayFeedHooks hooks = { on_feed_event, self };
   gint64 now = daemon_now (self);
   gint64 t;
+  gboolean joins = FALSE;
 
   while ((t = rl_replay_feed_next_time (self->feed)) <= now)
     {
@@ -511,8 +522,11 @@ daemon_feed (RlDaemon *self)
         daemon_decide_at (self, due);
       rl_replay_feed_deliver (self->feed, t, &hooks);
       self->pending |= RL_DAEMON_CHANGED_SOURCES;
-      daemon_decide_at (self, t);
+      joins = rl_replay_feed_joins_scan (self->feed);
+      if (!joins)
+        daemon_decide_at (self, t);
     }
+  return joins;
 }
 
 /* --- kernel -------------------------------------------------------------- */

@@ -13,6 +13,7 @@ struct RlReplayFeed {
   GArray *events;     /* RlEvent, sorted by time (stable) */
   guint next;
   gint64 last_time;
+  gboolean heard_only;  /* the last delivery was access points heard, nothing else */
   char *describe;
   char *start_text;
   char *status;
@@ -90,11 +91,13 @@ rl_replay_feed_deliver (RlReplayFeed *feed, gint64 now, const RlReplayFeedHooks 
 {
   guint n = 0;
 
+  feed->heard_only = TRUE;
   while (feed->next < feed->events->len)
     {
       const RlEvent *e = &g_array_index (feed->events, RlEvent, feed->next);
       if (e->time > now)
         break;
+      feed->heard_only &= rl_replay_is_heard (e);
       hooks->event (e, hooks->user_data);
       feed->last_time = e->time;
       feed->next++;
@@ -109,6 +112,14 @@ rl_replay_feed_deliver (RlReplayFeed *feed, gint64 now, const RlReplayFeedHooks 
                                       feed->events->len, rl_replay_feed_done (feed) ? " (end of the recording)" : "");
     }
   return n;
+}
+
+gboolean
+rl_replay_feed_joins_scan (const RlReplayFeed *feed)
+{
+  const RlEvent *next = feed->next < feed->events->len ? &g_array_index (feed->events, RlEvent, feed->next) : NULL;
+
+  return rl_replay_joins_scan (feed->heard_only, next, feed->last_time);
 }
 
 const char *

@@ -101,6 +101,18 @@ rl_replay_add_scan (RlReplay *r, gint64 since, gint64 time, guint bands)
   e->bands = bands;
 }
 
+gboolean
+rl_replay_is_heard (const RlEvent *e)
+{
+  return e->type == RL_EVENT_EVIDENCE && e->ev.kind == RL_SOURCE_BEACON;
+}
+
+gboolean
+rl_replay_joins_scan (gboolean heard_only, const RlEvent *next, gint64 now)
+{
+  return heard_only && next != NULL && next->type == RL_EVENT_SCAN && next->time - now <= RL_REPLAY_SCAN_DUMP_US;
+}
+
 void
 rl_replay_add_tick (RlReplay *r, gint64 time)
 {
@@ -497,6 +509,7 @@ rl_replay_run (RlReplay *r, gboolean settle)
 
       catch_up (r, engine, now);
       note_gap (r, now);
+      gboolean heard_only = TRUE;
       /* events come straight from the inputs into the engine */
       for (; e != NULL && e->time == now; e = rl_merge_next (merge))
         {
@@ -504,8 +517,11 @@ rl_replay_run (RlReplay *r, gboolean settle)
             g_array_append_vals (r->kept, &e->ev, 1);
           if (r->event_func != NULL)
             r->event_func (e, r->event_data);
+          heard_only &= rl_replay_is_heard (e);
           rl_engine_apply (engine, e);
         }
+      if (rl_replay_joins_scan (heard_only, e, now))
+        continue;
       decide (r, engine, now);
     }
   if (settle)

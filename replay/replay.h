@@ -51,6 +51,15 @@ void rl_replay_add_withdraw_kind (RlReplay *replay, gint64 time, RlSourceKind ki
  * point on a covered band not heard since @since is gone (withdrawn), not
  * left to age out over max_age_beacons. */
 void rl_replay_add_scan (RlReplay *replay, gint64 since, gint64 time, guint bands);
+
+/* A scan's results and its end are one delivery, as the daemon decides
+ * once after a scan dump: access points heard at most this long before a
+ * scan event are decided on with it, never on their own. */
+#define RL_REPLAY_SCAN_DUMP_US (5 * RL_USEC_PER_SEC)
+gboolean rl_replay_is_heard (const RlEvent *event);
+/* Did a batch of only heard access points at @now (@heard_only) come just
+ * before the scan event @next that ends it? */
+gboolean rl_replay_joins_scan (gboolean heard_only, const RlEvent *next, gint64 now);
 /* logind PrepareForSleep(false): observations from before @time are dropped. */
 void rl_replay_add_resume (RlReplay *replay, gint64 time);
 /* Makes sure the engine evaluates at @time even with no event (scenario "check"). */
