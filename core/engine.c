@@ -124,7 +124,10 @@ rl_engine_scan (RlEngine *e, gint64 since, guint bands)
 
   if (n > 0 && rl_evidence_set_count_kind (e->set, RL_SOURCE_BEACON) == 0)
     e->last_delivery[RL_SOURCE_BEACON] = 0;
-  e->dirty |= n > 0;
+  /* a decision waiting for the next scan (rule 8) is due at its end,
+   * even if the scan heard just what the one before did */
+  e->dirty |= n > 0 || (e->decision != NULL && e->decision->state == RL_STATE_TENTATIVE &&
+                        e->decision->candidate_heard != 0);
   return n;
 }
 

@@ -222,6 +222,7 @@ typedef struct {
   const char *zone;         /* the live timezone's detail ("Europe/Berlin"), or NULL */
   gboolean gps_at_sea;
   guint n_live;
+  gint64 last_heard;        /* the newest live beacon was heard then: the last scan; 0: none */
   guint n_ga_votes;         /* of which from globally administered operators: the shares (rule 4) */
   EuSupport eu;
   LocalPool pool;
@@ -1209,6 +1210,7 @@ collect_live (Tallying *t, const RlEvidence *ev, gsize n_ev, gint64 now, GPtrArr
             t->gps = e;
           break;
         case RL_SOURCE_BEACON:
+          t->last_heard = MAX (t->last_heard, e->observed_at);
           if (e->n_countries > 0 && rl_contradiction_is_suspect (t->suspects, e))
             t->n_suspect++;
           else if (e->n_countries > 0 && (e->beacon.flags & RL_BEACON_INFO_RIDES_ALONG))
@@ -1490,6 +1492,7 @@ typedef struct {
   RlCountry would_be;       /* under an override: the country the evidence supports, or NONE */
   RlCountry lost;           /* the previously decided country that lost support, or NONE */
   gint64 hold_until;        /* tentative: when the hold-down ends */
+  gboolean awaits_scan;     /* tentative: … and the next scan must still agree */
   gint64 waning_until;      /* support-waning: when the grace ends; 0 otherwise */
   guint hold_s;             /* the hold-down in force (longer after conflicts) */
   guint conflicts;          /* conflicts counted towards it */
@@ -1745,6 +1748,48 @@ keep_waning (const Tallying *t, const RlDecision *previous, gint64 now, RlDecisi
   return TRUE;
 }
 
+/* Rule 8: agreement that began as a scan withdrew another country's
+ * access point, with access points still naming another country, must
+ * outlast the next scan.  A scan that missed the faint dissenter (a
+ * Timor-Leste router in a Dili guesthouse, the farther US router of a
+ * Point Roberts cabin) withdraws it at once; the hold-down is shorter than
+ * the time to the next scan, which hears it again. */
+
+/* Another country's access points, or NULL. */
+static const Tally *
+dissenter (const Tallying *t, const Tally *best)
+{
+  for (guint i = 0; i < t->tallies->len; i++)
+    {
+      const Tally *o = &g_array_index (t->tallies, Tally, i);
+      if (o != best && o->beacon_votes > 0)
+        return o;
+    }
+  return NULL;
+}
+
+/* Did the previous decision count more access points for another country
+ * than @t does: a dissenter withdrawn? */
+static gboolean
+dissent_withdrawn (const Tallying *t, const RlDecision *previous, RlCountry target)
+{
+  for (guint i = 0; previous != NULL && i < previous->candidates->len; i++)
+    {
+      const RlCandidate *c = &g_array_index (previous->candidates, RlCandidate, i);
+      const Tally *now = tally_find (t, c->country);
+      if (c->country != target && c->beacon_aps > (now != NULL ? now->pub.beacon_aps : 0))
+        return TRUE;
+    }
+  return FALSE;
+}
+
+/* No scan newer than the one heard when the agreement began. */
+static gboolean
+awaits_scan (const Tallying *t, const Tally *best, const RlDecision *d)
+{
+  return d->candidate_heard != 0 && t->last_heard <= d->candidate_heard && dissenter (t, best) != NULL;
+}
+
 /* Chooses state, reason, country and the hold-down bookkeeping. */
 static void
 pick (const Tallying *t, const RlDecision *previous, const RlEvidence *override, gint64 now,
@@ -1766,11 +1811,17 @@ pick (const Tallying *t, const RlDecision *previous, const RlEvidence *override,
   RlCountry target = pick_target (t, conflict, &best, v);
   if (target != RL_COUNTRY_NONE)
     {
+      gboolean same = previous != NULL && previous->candidate == target;
       d->candidate = target;
-      d->candidate_since = (previous && previous->candidate == target) ? previous->candidate_since : now;
+      d->candidate_since = same ? previous->candidate_since : now;
+      /* agreement that began as a scan withdrew another country's access
+       * point waits for the next scan (rule 8) */
+      d->candidate_heard = same ? previous->candidate_heard
+                                : dissent_withdrawn (t, previous, target) ? t->last_heard : 0;
       v->hold_until = d->candidate_since + (gint64) v->hold_s * RL_USEC_PER_SEC;
+      v->awaits_scan = target != prev_country && awaits_scan (t, best, d);
     }
-  gboolean held = target != RL_COUNTRY_NONE && (target == prev_country || now >= v->hold_until);
+  gboolean held = target != RL_COUNTRY_NONE && (target == prev_country || (now >= v->hold_until && !v->awaits_scan));
 
   if (override != NULL)
     {
@@ -1800,7 +1851,8 @@ pick (const Tallying *t, const RlDecision *previous, const RlEvidence *override,
       d->state = held ? RL_STATE_DECIDED : RL_STATE_TENTATIVE;
       d->reason = held ? RL_REASON_AGREEMENT : RL_REASON_HOLD_DOWN;
       d->country = held ? target : RL_COUNTRY_WORLD;
-      d->next_check = held ? RL_NEVER : v->hold_until;
+      /* awaiting a scan: the scan is the next instant */
+      d->next_check = held || now >= v->hold_until ? RL_NEVER : v->hold_until;
       if (!held && prev_state == RL_STATE_DECIDED && prev_country != target)
         v->lost = prev_country;
     }
@@ -2175,6 +2227,17 @@ explain_agreement (const Verdict *v, const Tallying *t, gint64 now, GString *lin
     }
   if (v->lost != RL_COUNTRY_NONE)
     g_string_append_printf (line, "%s lost its support; ", rl_country_to_string (v->lost, cc2));
+  if (now >= v->hold_until)
+    {
+      const Tally *o = dissenter (t, y);
+      g_string_append_printf (line, "%s agreed, waiting for the next scan", cc);
+      g_string_append_printf (why, "Evidence agrees on %s (confidence %.2f: ", cc, y->pub.confidence);
+      describe_support (why, y, t);
+      g_string_append_printf (why, "), but access points naming %s were heard when the agreement began: it must "
+                              "outlast the next scan, which may hear one missed, before leaving 00.",
+                              rl_country_to_string (o ? o->pub.country : RL_COUNTRY_NONE, cc2));
+      return;
+    }
   g_string_append_printf (line, "%s agreed, holding %.0f s more", cc, (double) (v->hold_until - now) / RL_USEC_PER_SEC);
   g_string_append_printf (why, "Evidence agrees on %s (confidence %.2f: ", cc, y->pub.confidence);
   describe_support (why, y, t);

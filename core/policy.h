@@ -118,6 +118,7 @@ typedef struct {
   double confidence;       /* support of the reported country or leading candidate */
   RlCountry candidate;     /* leading candidate with agreement, or NONE */
   gint64 candidate_since;  /* evidence time agreement on @candidate began */
+  gint64 candidate_heard;  /* began as a scan withdrew a dissenter: the last scan then; 0: not so */
   gint64 changed_at;       /* evidence time @country/@state last changed */
   gint64 next_check;       /* earliest instant this may change with no new evidence; RL_NEVER */
   GArray *candidates;      /* RlCandidate, best first */

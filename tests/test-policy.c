@@ -641,6 +641,60 @@ test_support_waning (void)
   }
 }
 
+/* Rule 8: a Dili guesthouse (TL: no rules, so 00), an Indonesian
+ * visitor's clock, two networks set to ID and two Timor-Leste routers, the
+ * fainter missed by a scan and withdrawn.  Agreement on ID that began as
+ * the scan withdrew it waits for the next scan, which hears it again. */
+static void
+test_next_scan (void)
+{
+  g_autoptr (GArray) a = g_array_new (FALSE, TRUE, sizeof (RlEvidence));
+  g_autoptr (RlDecision) d0 = NULL;
+  g_autoptr (RlDecision) d1 = NULL;
+  g_autoptr (RlDecision) d2 = NULL;
+  const gint64 s = RL_USEC_PER_SEC;
+
+  add_zone (a, "ID");
+  add_ap (a, "b0:a7:b9:10:00:01", "ID", "Hotel-Timor-Guest", 2437);
+  add_ap (a, "34:4b:50:20:00:02", "ID", "Telkomcel-Fiber", 2462);
+  add_ap (a, "00:e0:fc:30:00:03", "TL", "TT_WiFi", 2412);
+  add_ap (a, "50:c7:bf:40:00:04", "TL", "TP-Link_A10C", 2437);
+  d0 = decide_at (a, NULL, NOW);
+  assert_decision (d0, "00", RL_STATE_WORLD, RL_REASON_TIMEZONE_ONLY);
+  /* the scan at +40 s missed the faint router: ID holds 2 of 3 votes */
+  g_array_set_size (a, 4);
+  d1 = decide_at (a, d0, NOW + 40 * s);
+  assert_decision (d1, "00", RL_STATE_TENTATIVE, RL_REASON_HOLD_DOWN);
+  g_assert_cmpint (d1->candidate_heard, ==, NOW - s);
+  g_assert_nonnull (strstr (d1->explanation, "must outlast the next scan"));
+  d2 = decide_at (a, d1, NOW + 70 * s);
+  assert_decision (d2, "00", RL_STATE_TENTATIVE, RL_REASON_HOLD_DOWN);
+  g_assert_cmpint (d2->next_check, >, NOW + 70 * s);   /* the scan is the next instant */
+  /* the next scan at +80 s hears the faint router again: 00 */
+  for (guint i = 0; i < a->len; i++)
+    g_array_index (a, RlEvidence, i).observed_at = NOW + 80 * s;
+  add_ap (a, "50:c7:bf:40:00:04", "TL", "TP-Link_A10C", 2437);
+  g_array_index (a, RlEvidence, a->len - 1).observed_at = NOW + 80 * s;
+  {
+    g_autoptr (RlDecision) d = decide_at (a, d2, NOW + 80 * s);
+    g_assert_true (d->state != RL_STATE_DECIDED);
+    g_assert_cmpint (d->country, ==, RL_COUNTRY_WORLD);
+  }
+  /* … or misses it again: the agreement outlasted a scan, ID is decided */
+  g_array_set_size (a, 4);
+  {
+    g_autoptr (RlDecision) d = decide_at (a, d2, NOW + 80 * s);
+    assert_decision (d, "ID", RL_STATE_DECIDED, RL_REASON_AGREEMENT);
+  }
+  /* agreement that began as access points were heard (nothing withdrawn)
+   * waits only for the hold-down */
+  {
+    g_autoptr (RlDecision) d = decide_at (a, NULL, NOW + 80 * s);
+    assert_decision (d, "ID", RL_STATE_DECIDED, RL_REASON_AGREEMENT);
+    g_assert_cmpint (d->candidate_heard, ==, 0);
+  }
+}
+
 /* The sibling rules exactly: (A) octets 2-6 equal, any first octet; (B)
  * first octet equal but for the LA bit, octets 2-5 equal, last octet equal
  * but for its low nibble.  Anything else is no sibling: the pool. */
@@ -1058,6 +1112,7 @@ main (int argc, char **argv)
   g_test_add_func ("/policy/rule/not-in-regdb", test_not_in_regdb_reason);
   g_test_add_func ("/policy/rule/flap-hold-down", test_flap_hold_down);
   g_test_add_func ("/policy/rule/support-waning", test_support_waning);
+  g_test_add_func ("/policy/rule/next-scan", test_next_scan);
   int ret = g_test_run ();
   rl_regulatory_free (regulatory);
   rl_tzmap_free (tzmap);
