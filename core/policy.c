@@ -167,6 +167,7 @@ typedef enum {
   CELL_DECIDES,
   CELL_OTHER_PLACE,     /* another country's access points or a fix stand here */
   CELL_NEAR_BORDER,     /* the fix lies near a border: masts of both sides reach */
+  CELL_FIX_OUTSIDE,     /* a trusted fix's circle does not reach its country: no witness */
 } CellOverruled;
 
 typedef struct {
@@ -1088,12 +1089,29 @@ other_place_here (const Tallying *t, const Tally *y, RlCountry *other)
   return CELL_DECIDES;
 }
 
+/* A trusted fix whose error circle does not reach @y's country. */
+static gboolean
+fix_rules_out (const Tallying *t, const Tally *y)
+{
+  return t->gps != NULL && !(t->gps->gps.flags & RL_GPS_INFO_UNTRUSTED) && t->gps->n_countries > 0 &&
+         !gps_circle_names (t, y->pub.country);
+}
+
 static void
 weigh_cell (const Tallying *t, Tally *y, double *miss)
 {
   y->pub.cell_ambiguous = y->pub.cell && !y->cell_strong;
   if (!y->pub.cell)
     return;
+  /* a trusted fix whose circle leaves the country out: the mast is across
+   * the border, the machine is not (a Strasbourg resident on the Rhine
+   * bank, 64 m from Germany, fix ±6 m, still on Vodafone DE's Kehl mast,
+   * three German routers across the river: DE was decided) */
+  if (fix_rules_out (t, y))
+    {
+      y->cell_overruled = CELL_FIX_OUTSIDE;
+      return;
+    }
   y->pub.witnesses++;
   y->cell_overruled = y->cell_strong ? other_place_here (t, y, &y->cell_other) : CELL_DECIDES;
   if (y->cell_strong && y->cell_overruled == CELL_DECIDES)
@@ -1108,7 +1126,7 @@ weigh_cell (const Tallying *t, Tally *y, double *miss)
 static void
 weigh_driver (const RlPolicyParams *p, Tally *y, double *miss)
 {
-  y->pub.driver = y->driver_named && (y->pub.gps || y->pub.cell);
+  y->pub.driver = y->driver_named && (y->pub.gps || (y->pub.cell && y->cell_overruled != CELL_FIX_OUTSIDE));
   if (!y->pub.driver)
     return;
   y->pub.witnesses++;
@@ -1163,7 +1181,10 @@ describe_cell (GString *s, const Tally *y, const Tallying *t, gboolean first)
       return;
     }
   g_string_append_printf (s, "%sa modem's mobile network (its MCC) %s", first ? "" : "; ",
-                          y->cell_overruled == CELL_NEAR_BORDER
+                          y->cell_overruled == CELL_FIX_OUTSIDE
+                            ? "names it, but the GPS fix's error circle does not reach it (a mast across the "
+                              "border): no witness"
+                          : y->cell_overruled == CELL_NEAR_BORDER
                             ? "names it, but the GPS fix lies near a border, where the masts of both sides "
                               "reach: it confirms, never decides"
                           : y->cell_strong ? "names it" : "names it and other countries: it confirms, never decides");
@@ -1374,14 +1395,6 @@ tally_eu (Tallying *t)
       y->pub.eu = y->gps_strong && (rl_country_is_eu_member (y->location) || rl_country_is_eu_member (y->pub.country));
       t->eu.confirms |= y->pub.eu;
     }
-}
-
-/* A trusted fix whose error circle does not reach @y's country. */
-static gboolean
-fix_rules_out (const Tallying *t, const Tally *y)
-{
-  return t->gps != NULL && !(t->gps->gps.flags & RL_GPS_INFO_UNTRUSTED) && t->gps->n_countries > 0 &&
-         !gps_circle_names (t, y->pub.country);
 }
 
 /* Witnesses and combined confidence: 1 - Π (1 - weight) over the witnesses.

@@ -297,6 +297,45 @@ decide (GArray *a)
   return rl_policy_decide (&p, NULL, NULL, NULL, (const RlEvidence *) a->data, a->len, NOW);
 }
 
+/* Rule 12: a trusted fix whose circle does not reach the network's country
+ * makes the cell no witness for it.  A Strasbourg resident on the Rhine
+ * bank, fix ±6 m 64 m inside France, the modem still on Vodafone DE's Kehl
+ * mast, three German routers of two operators across the river. */
+static void
+test_policy_fix_outside (void)
+{
+  g_autoptr (RlMccTable) t = load_fixture ();
+  g_autoptr (GArray) a = g_array_new (FALSE, FALSE, sizeof (RlEvidence));
+
+  add_cell (a, t, "cell:0", 262, "02");
+  add_simple (a, RL_SOURCE_GPS, "gps", "FR,DE");
+  g_array_index (a, RlEvidence, 1).gps.error_m = 6;
+  g_array_index (a, RlEvidence, 1).gps.border_m = 64;
+  add_ap (a, "3c:a6:2f:4d:10:20", "DE", "FRITZ!Box 7590 KQ", 2437);
+  add_ap (a, "3c:a6:2f:4d:10:21", "DE", "FRITZ!Box 7590 KQ", 5180);
+  add_ap (a, "a4:91:b1:77:20:30", "DE", "Vodafone-99B7", 2412);
+  {
+    g_autoptr (RlDecision) d = decide (a);
+    const RlCandidate *de = NULL;
+    for (guint i = 0; i < d->candidates->len; i++)
+      if (g_array_index (d->candidates, RlCandidate, i).country == CC ("DE"))
+        de = &g_array_index (d->candidates, RlCandidate, i);
+    g_assert_cmpint (d->state, ==, RL_STATE_WORLD);
+    g_assert_nonnull (de);
+    g_assert_true (de->cell);
+    g_assert_cmpuint (de->witnesses, ==, 1);     /* the routers only: the fix is dissent */
+    g_test_message ("%s", d->explanation);
+  }
+  /* the border inside the circle (±80 m): the fix names DE too, the mast
+   * may serve the machine there, and the cell confirms DE again */
+  g_array_index (a, RlEvidence, 1).gps.error_m = 80;
+  {
+    g_autoptr (RlDecision) d = decide (a);
+    g_assert_cmpint (d->state, ==, RL_STATE_DECIDED);
+    g_assert_cmpuint (d->country, ==, CC ("DE"));
+  }
+}
+
 static void
 test_policy_cell (void)
 {
@@ -606,6 +645,7 @@ main (int argc, char **argv)
   g_test_add_func ("/mcc/code-parsers", test_code_parsers);
   g_test_add_func ("/mcc/scanlog-cell-records", test_scanlog_cell_records);
   g_test_add_func ("/mcc/policy", test_policy_cell);
+  g_test_add_func ("/mcc/policy-fix-outside", test_policy_fix_outside);
   g_test_add_func ("/mcc/unknown-code", test_unknown_code);
   g_test_add_func ("/mcc/policy-far-network", test_policy_far_network);
   g_test_add_func ("/mcc/policy-cell-beside-network", test_policy_cell_beside_network);
