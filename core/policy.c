@@ -880,9 +880,26 @@ others_say_so (const Tallying *t, const Tally *y)
  * Votes of globally administered operators are needed: the locally
  * administered pool never makes a witness on its own.  A large network of
  * one operator is one witness unless another country has a witness of
- * many operators' votes, or holds the share among the other access points:
- * one operator's word yields to the word of many (a train's network in a
- * city that says otherwise). */
+ * many operators' votes, or holds the share among the other access points,
+ * or a clean fix names only another country: one operator's word yields to
+ * the word of many (a train's network in a city that says otherwise) and to
+ * the fix. */
+/* A fix far from any border naming only another country than @y's: one
+ * operator's network goes where the vehicle goes (an ÖBB Railjet's network
+ * through the Deutsches Eck, a clean fix 5 km inside Germany; a Swedish
+ * ferry's network in Danish waters). */
+static gboolean
+fix_places_elsewhere (const Tallying *t, const Tally *y)
+{
+  for (guint i = 0; i < t->tallies->len; i++)
+    {
+      const Tally *o = &g_array_index (t->tallies, Tally, i);
+      if (o != y && o->gps_strong)
+        return TRUE;
+    }
+  return FALSE;
+}
+
 static void
 beacon_witnesses (Tallying *t)
 {
@@ -924,7 +941,7 @@ beacon_witnesses (Tallying *t)
       if (!y->pub.beacon_network)
         continue;
       if ((by_share != RL_COUNTRY_NONE && by_share != y->pub.country) || rest_says_otherwise (t, y) ||
-          !y->heard_well)
+          !y->heard_well || fix_places_elsewhere (t, y))
         {
           y->pub.beacon_network = FALSE;
           y->network_yields = TRUE;
@@ -1047,6 +1064,11 @@ other_place_here (const Tallying *t, const Tally *y, RlCountry *other)
 {
   const RlPolicyParams *p = t->params;
 
+  /* a fix far from any border in the network's country places the machine
+   * where the mast is: the access points saying otherwise travel with it
+   * (a Railjet's network in Bavaria on a Telekom SIM) */
+  if (y->gps_strong)
+    return CELL_DECIDES;
   /* a fix near a border: where the masts of both sides reach (a hut on
    * the Zugspitze on an Austrian mast, a boat on the Danube at Hainburg) */
   if (t->gps != NULL && t->gps->n_countries > 1)
@@ -1940,8 +1962,10 @@ describe_beacons (GString *s, const Tally *y, const Tallying *t)
   if (y->network_devices > 0)
     g_string_append_printf (s, "; one operator's network of %u devices on %u channels in %u bands %s",
                             y->network_devices, y->network_channels, y->network_bands,
-                            y->network_yields ? "yields to the access points of several operators naming another country"
-                                              : "is a witness on its own");
+                            !y->network_yields ? "is a witness on its own"
+                            : fix_places_elsewhere (t, y) ? "yields to the GPS fix placing the machine elsewhere "
+                                                            "(it goes where the vehicle goes)"
+                                                          : "yields to the access points of several operators naming another country");
   g_string_append (s, ")");
 }
 

@@ -603,6 +603,46 @@ test_pool_breaks_no_witness (void)
   }
 }
 
+/* Rule 5: one operator's large network yields to a clean fix naming only
+ * another country.  An ÖBB Railjet in the Deutsches Eck: the train's eight
+ * Cisco APs say AT, the fix lies 5 km inside Germany, the clock is Vienna's.
+ * Before, two strong witnesses disagreed: a conflict until rule 4c marked
+ * the network as riding along, 17 min. */
+static void
+test_network_yields_to_fix (void)
+{
+  g_autoptr (GArray) a = g_array_new (FALSE, TRUE, sizeof (RlEvidence));
+  static const guint32 chan[] = { 2412, 2437, 2462, 5180, 5240, 5500 };
+
+  for (guint i = 0; i < 8; i++)
+    {
+      g_autofree char *b = g_strdup_printf ("00:3a:7d:5e:%02x:01", 0x10 + i);
+      add_ap (a, b, "AT", "OEBB", chan[i % G_N_ELEMENTS (chan)]);
+    }
+  add_zone (a, "AT");
+  {
+    g_autoptr (RlDecision) d = decide_at (a, NULL, NOW);
+    g_assert_true (candidate (d, "AT")->beacon_network);
+  }
+  add_gps (a, "DE", 8);
+  {
+    g_autoptr (RlDecision) d = decide_at (a, NULL, NOW);
+    const RlCandidate *at = candidate (d, "AT");
+    g_assert_false (d->in_conflict);
+    assert_decision (d, "00", RL_STATE_WORLD, RL_REASON_SINGLE_WITNESS);
+    g_assert_false (at->beacon_network);
+    g_assert_cmpuint (at->deciding, ==, 0);
+    g_assert_nonnull (strstr (d->explanation, "yields to the GPS fix"));
+  }
+  /* two roadside routers of German operators: the fix's second witness */
+  add_ap (a, "3c:a6:2f:61:00:01", "DE", "FRITZ!Box 7530 RT", 2412);
+  add_ap (a, "00:1f:3f:62:00:02", "DE", "Vodafone-6200", 2437);
+  {
+    g_autoptr (RlDecision) d = decide_at (a, NULL, NOW);
+    assert_decision (d, "DE", RL_STATE_DECIDED, RL_REASON_AGREEMENT);
+  }
+}
+
 /* Rule 8: a hotel in Ceuta, four Spanish operators' routers; the faintest
  * is missed by two scans in a row.  ES keeps its decision on the three
  * left (one beacon witness) for support_grace, returns to 00 when the
@@ -1106,6 +1146,7 @@ main (int argc, char **argv)
   g_test_add_func ("/policy/rule/pool-breaks-no-witness", test_pool_breaks_no_witness);
   g_test_add_func ("/policy/rule/large-network", test_large_network);
   g_test_add_func ("/policy/rule/network-scattered-guests", test_network_scattered_guests);
+  g_test_add_func ("/policy/rule/network-yields-to-fix", test_network_yields_to_fix);
   g_test_add_func ("/policy/rule/faint-and-zone", test_faint_and_zone);
   g_test_add_func ("/policy/rule/plurality-and-circle", test_plurality_and_circle);
   g_test_add_func ("/policy/rule/eu", test_eu);
