@@ -875,15 +875,6 @@ others_say_so (const Tallying *t, const Tally *y)
   return TRUE;
 }
 
-/* How many witnesses each country's beacon votes make: one with enough APs
- * and share, two with enough APs from enough operators and no dissent.
- * Votes of globally administered operators are needed: the locally
- * administered pool never makes a witness on its own.  A large network of
- * one operator is one witness unless another country has a witness of
- * many operators' votes, or holds the share among the other access points,
- * or a clean fix names only another country: one operator's word yields to
- * the word of many (a train's network in a city that says otherwise) and to
- * the fix. */
 /* A fix far from any border naming only another country than @y's: one
  * operator's network goes where the vehicle goes (an ÖBB Railjet's network
  * through the Deutsches Eck, a clean fix 5 km inside Germany; a Swedish
@@ -900,6 +891,15 @@ fix_places_elsewhere (const Tallying *t, const Tally *y)
   return FALSE;
 }
 
+/* How many witnesses each country's beacon votes make: one with enough APs
+ * and share, two with enough APs from enough operators and no dissent.
+ * Votes of globally administered operators are needed: the locally
+ * administered pool never makes a witness on its own.  A large network of
+ * one operator is one witness unless another country has a witness of
+ * many operators' votes, or holds the share among the other access points,
+ * or a clean fix names only another country: one operator's word yields to
+ * the word of many (a train's network in a city that says otherwise) and to
+ * the fix. */
 static void
 beacon_witnesses (Tallying *t)
 {
@@ -1783,13 +1783,6 @@ keep_waning (const Tallying *t, const RlDecision *previous, gint64 now, RlDecisi
   return TRUE;
 }
 
-/* Rule 8: agreement that began as a scan withdrew another country's
- * access point, with access points still naming another country, must
- * outlast the next scan.  A scan that missed the faint dissenter (a
- * Timor-Leste router in a Dili guesthouse, the farther US router of a
- * Point Roberts cabin) withdraws it at once; the hold-down is shorter than
- * the time to the next scan, which hears it again. */
-
 /* Another country's access points, or NULL. */
 static const Tally *
 dissenter (const Tallying *t, const Tally *best)
@@ -1818,7 +1811,13 @@ dissent_withdrawn (const Tallying *t, const RlDecision *previous, RlCountry targ
   return FALSE;
 }
 
-/* No scan newer than the one heard when the agreement began. */
+/* Rule 8: agreement that began as a scan withdrew another country's
+ * access point, with access points still naming another country, must
+ * outlast the next scan.  A scan that missed the faint dissenter (a
+ * Timor-Leste router in a Dili guesthouse, the farther US router of a
+ * Point Roberts cabin) withdraws it at once; the hold-down is shorter than
+ * the time to the next scan, which hears it again.  TRUE while no scan
+ * newer than the one heard when the agreement began has come. */
 static gboolean
 awaits_scan (const Tallying *t, const Tally *best, const RlDecision *d)
 {
