@@ -110,6 +110,9 @@ class ModemTestCase(ReglocdTestCase):
         return [e for e in self.call('GetEvidence')[0] if e['source'] == 'cell']
 
     def wait_cells(self, countries, what):
+        '''GetEvidence reads the evidence at once; the Sources property is
+        updated when the daemon next decides (an idle callback), so a test
+        reading a source's status after this waits for it too.'''
         self.wait_for(lambda: sorted(c['countries'] for c in self.cells()) == countries, what, 10)
 
 
@@ -194,7 +197,7 @@ class TestModem(ModemTestCase):
         self.spawn_modemmanager()
         self.add_modem(0, REG_HOME, '26201')
         self.wait_cells([['DE']], 'DE after ModemManager started')
-        self.assertTrue(self.source('cell')[1])
+        self.wait_for(lambda: self.source('cell')[1], 'the cell source available')
         # ModemManager exits: its modems' items go with it
         server = self.mocks.pop()
         server.terminate()
