@@ -1527,7 +1527,7 @@ typedef struct {
   RlCountry would_be;       /* under an override: the country the evidence supports, or NONE */
   RlCountry lost;           /* the previously decided country that lost support, or NONE */
   gint64 hold_until;        /* tentative: when the hold-down ends */
-  gboolean awaits_scan;     /* tentative: … and the next scan must still agree */
+  gboolean awaits_scan;     /* tentative past the hold-down: the next scan must still agree (rule 8) */
   gint64 waning_until;      /* support-waning: when the grace ends; 0 otherwise */
   guint hold_s;             /* the hold-down in force (longer after conflicts) */
   guint conflicts;          /* conflicts counted towards it */
@@ -1853,7 +1853,7 @@ pick (const Tallying *t, const RlDecision *previous, const RlEvidence *override,
       d->candidate_heard = same ? previous->candidate_heard
                                 : dissent_withdrawn (t, previous, target) ? t->last_heard : 0;
       v->hold_until = d->candidate_since + (gint64) v->hold_s * RL_USEC_PER_SEC;
-      v->awaits_scan = target != prev_country && awaits_scan (t, best, d);
+      v->awaits_scan = target != prev_country && now >= v->hold_until && awaits_scan (t, best, d);
     }
   gboolean held = target != RL_COUNTRY_NONE && (target == prev_country || (now >= v->hold_until && !v->awaits_scan));
 
@@ -1886,7 +1886,7 @@ pick (const Tallying *t, const RlDecision *previous, const RlEvidence *override,
       d->reason = held ? RL_REASON_AGREEMENT : RL_REASON_HOLD_DOWN;
       d->country = held ? target : RL_COUNTRY_WORLD;
       /* awaiting a scan: the scan is the next instant */
-      d->next_check = held || now >= v->hold_until ? RL_NEVER : v->hold_until;
+      d->next_check = held || v->awaits_scan ? RL_NEVER : v->hold_until;
       if (!held && prev_state == RL_STATE_DECIDED && prev_country != target)
         v->lost = prev_country;
     }
@@ -2263,7 +2263,7 @@ explain_agreement (const Verdict *v, const Tallying *t, gint64 now, GString *lin
     }
   if (v->lost != RL_COUNTRY_NONE)
     g_string_append_printf (line, "%s lost its support; ", rl_country_to_string (v->lost, cc2));
-  if (now >= v->hold_until)
+  if (v->awaits_scan)
     {
       const Tally *o = dissenter (t, y);
       g_string_append_printf (line, "%s agreed, waiting for the next scan", cc);

@@ -156,7 +156,7 @@ daemon_queue_redecide (RlDaemon *self)
 }
 
 static gboolean daemon_feed (RlDaemon *self);
-static void daemon_schedule (RlDaemon *self, gint64 at);
+static void daemon_schedule_next (RlDaemon *self);
 
 static gboolean
 on_timer (gpointer user_data)
@@ -169,7 +169,7 @@ on_timer (gpointer user_data)
       /* a scan's results are decided on at its end (rl_replay_joins_scan) */
       if (daemon_feed (self))
         {
-          daemon_schedule (self, MIN (rl_engine_next_instant (self->engine), rl_replay_feed_next_time (self->feed)));
+          daemon_schedule_next (self);
           return G_SOURCE_REMOVE;
         }
     }
@@ -208,6 +208,18 @@ daemon_schedule (RlDaemon *self, gint64 at)
   delay_us = at > now ? (gint64) ceil ((double) (at - now) / self->speed) : RL_USEC_PER_SEC;
   delay_ms = (guint) MIN ((delay_us + 999) / 1000, (gint64) G_MAXUINT32 / 2);
   self->timer_id = g_timeout_add (delay_ms, on_timer, self);
+}
+
+/* The timer for the next instant the decision may change by itself, or
+ * the next recorded event of a replay. */
+static void
+daemon_schedule_next (RlDaemon *self)
+{
+  gint64 next = rl_engine_next_instant (self->engine);
+
+  if (self->feed != NULL)
+    next = MIN (next, rl_replay_feed_next_time (self->feed));
+  daemon_schedule (self, next);
 }
 
 static void
@@ -289,7 +301,6 @@ daemon_decide_at (RlDaemon *self, gint64 now)
   const RlDecision *before = rl_engine_decision (self->engine);
   RlCountry old_country = before ? before->country : RL_COUNTRY_WORLD;
   guint expired = 0;
-  gint64 next;
 
   g_clear_handle_id (&self->idle_id, g_source_remove);
   self->pending = 0;
@@ -298,10 +309,7 @@ daemon_decide_at (RlDaemon *self, gint64 now)
   if (expired > 0)
     changes |= RL_DAEMON_CHANGED_SOURCES;
 
-  next = rl_engine_next_instant (self->engine);
-  if (self->feed != NULL)
-    next = MIN (next, rl_replay_feed_next_time (self->feed));
-  daemon_schedule (self, next);
+  daemon_schedule_next (self);
   daemon_notify (self, changes, old_country);
 }
 
