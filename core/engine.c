@@ -91,6 +91,18 @@ same_vote (const RlPolicyParams *p, const RlEvidence *old, const RlEvidence *new
   return TRUE;
 }
 
+/* A decision waiting for the next scan (policy rule 8) ends with an access
+ * point heard by a newer one than when its agreement began.  The live
+ * daemon has no scan event (its BSS table puts what a scan heard and
+ * withdraws what it missed), and a scan hearing just what the one before
+ * did changes no vote: this is what ends the wait there. */
+static gboolean
+awaits_newer_scan (const RlEngine *e, const RlEvidence *heard)
+{
+  return heard->kind == RL_SOURCE_BEACON && e->decision != NULL && e->decision->state == RL_STATE_TENTATIVE &&
+         e->decision->candidate_heard != 0 && heard->observed_at > e->decision->candidate_heard;
+}
+
 void
 rl_engine_add (RlEngine *e, const RlEvidence *ev)
 {
@@ -110,7 +122,7 @@ rl_engine_add (RlEngine *e, const RlEvidence *ev)
   if (!rl_evidence_set_put (e->set, ev))
     return;
   stored = rl_evidence_set_lookup (e->set, ev->key);
-  if (old == NULL || stored == NULL || !same_vote (&e->params, &before, stored))
+  if (old == NULL || stored == NULL || !same_vote (&e->params, &before, stored) || awaits_newer_scan (e, stored))
     e->dirty = TRUE;
   else if (stored->kind == RL_SOURCE_GPS && e->voted_fix &&
            rl_distance_m (e->voted_lat, e->voted_lon, stored->gps.lat, stored->gps.lon) > REEXPLAIN_M)

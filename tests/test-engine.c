@@ -309,6 +309,58 @@ test_expiry_instant (void)
   g_assert_cmpint (rl_engine_next_instant (e), ==, RL_NEVER);
 }
 
+/* Rule 8 as the live daemon sees it: no scan event, only the access points
+ * of each scan dump put again and the ones a scan missed withdrawn (the
+ * BSS table's work).  Two DE networks, two FR ones and a German clock; a
+ * scan misses the fainter FR router; DE waits past its hold-down for the
+ * next scan.  That scan, hearing the same three again, is what ends the
+ * wait: nothing in the votes changes, the decision must still be taken. */
+static void
+test_next_scan_live (void)
+{
+  g_autoptr (RlConfig) config = rl_config_new_default ();
+  g_autoptr (RlEngine) e = rl_engine_new (config, NULL);
+  RlEvidence zone, ap;
+  char key[48];
+  const RlDecision *d;
+
+  rl_evidence_init (&zone, RL_SOURCE_TIMEZONE, "timezone", T0, RL_NEVER);
+  zone.strength = 1.0;
+  rl_evidence_add_country (&zone, DE);
+  rl_engine_add (e, &zone);
+  for (guint i = 0; i < 4; i++)
+    {
+      ap = beacon (i, i < 2 ? DE : FR, T0, config);
+      rl_engine_add (e, &ap);
+    }
+  g_assert_cmpuint (run_until (e, T0 + 30 * SEC)->country, ==, RL_COUNTRY_WORLD);
+  /* the scan at +40 s hears three; the fourth is withdrawn */
+  for (guint i = 0; i < 3; i++)
+    {
+      ap = beacon (i, i < 2 ? DE : FR, T0 + 40 * SEC, config);
+      rl_engine_add (e, &ap);
+    }
+  ap = beacon (3, FR, T0, config);
+  g_strlcpy (key, ap.key, sizeof key);
+  g_assert_true (rl_engine_withdraw (e, key));
+  d = run_until (e, T0 + 40 * SEC);
+  g_assert_cmpuint (d->state, ==, RL_STATE_TENTATIVE);
+  g_assert_cmpuint (d->candidate, ==, DE);
+  d = run_until (e, T0 + 75 * SEC);
+  g_assert_cmpuint (d->state, ==, RL_STATE_TENTATIVE);
+  g_assert_nonnull (strstr (d->explanation, "next scan"));
+  /* the scan at +80 s: the same three, and the faint one missed again */
+  for (guint i = 0; i < 3; i++)
+    {
+      ap = beacon (i, i < 2 ? DE : FR, T0 + 80 * SEC, config);
+      rl_engine_add (e, &ap);
+    }
+  g_assert_true (rl_engine_decide_at (e, T0 + 80 * SEC, NULL, NULL));
+  d = rl_engine_decision (e);
+  g_assert_cmpuint (d->state, ==, RL_STATE_DECIDED);
+  g_assert_cmpuint (d->country, ==, DE);
+}
+
 /* One cap for the daemon and replay: max_bss, at least 16 per kind. */
 static void
 test_cap (void)
@@ -339,5 +391,6 @@ main (int argc, char **argv)
   g_test_add_func ("/engine/reexplain-moved", test_reexplain_moved);
   g_test_add_func ("/engine/expiry-instant", test_expiry_instant);
   g_test_add_func ("/engine/cap", test_cap);
+  g_test_add_func ("/engine/next-scan-live", test_next_scan_live);
   return g_test_run ();
 }
