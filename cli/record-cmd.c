@@ -1,7 +1,9 @@
 /* regloc record: what the radios hear, as a scan log (docs/design.md §6) a field
  * engineer can replay later with `regloc replay --scans`: the access points
- * of every scan, and the network each modem is registered on (cell records,
- * from ModemManager where it runs). */
+ * of every scan and the end of each scan with the channels it covered (so a
+ * replay forgets what a scan no longer heard, as the daemon does), and the
+ * network each modem is registered on (cell records, from ModemManager
+ * where it runs). */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
@@ -17,6 +19,7 @@ typedef struct {
   FILE *out;
   guint64 lines;
   guint64 cells;
+  guint64 scans;
   gboolean write_failed;
 } Recorder;
 
@@ -64,6 +67,16 @@ on_scan (const char *ifname, const RlScanBss *bss, gint64 observed_at, gpointer 
                                              bss->signal_mbm, ssid, ies, ies_len);
   if (write_line (r, line))
     r->lines++;
+}
+
+static void
+on_scan_done (const char *ifname, const guint32 *freqs, guint n_freqs, gint64 done_at, gpointer user_data)
+{
+  Recorder *r = user_data;
+  g_autofree char *line = rl_scanlog_format_scan (done_at, ifname, freqs, n_freqs);
+
+  if (write_line (r, line))
+    r->scans++;
 }
 
 static void
@@ -136,7 +149,7 @@ rl_cmd_record (int argc, char **argv)
   r.loop = g_main_loop_new (NULL, FALSE);
   RlSourceSink sink = { NULL, NULL, on_status, &r };
   RlSource *source = rl_beacons_source_ops.create (config, &sink);
-  rl_beacons_set_scan_observer (source, on_scan, &r);
+  rl_beacons_set_scan_observer (source, on_scan, on_scan_done, &r);
   source->ops->start (source);
   RlSource *cell = rl_modem_source_ops.create (config, &sink);
   rl_modem_set_observer (cell, on_cell, &r);
@@ -155,8 +168,8 @@ rl_cmd_record (int argc, char **argv)
   g_main_loop_unref (r.loop);
   if (r.out != stdout)
     fclose (r.out);
-  fprintf (stderr, "regloc record: %" G_GUINT64_FORMAT " BSS observations and %" G_GUINT64_FORMAT
-           " cell records written\n", r.lines, r.cells);
+  fprintf (stderr, "regloc record: %" G_GUINT64_FORMAT " BSS observations, %" G_GUINT64_FORMAT " scans and %"
+           G_GUINT64_FORMAT " cell records written\n", r.lines, r.scans, r.cells);
   if (r.write_failed)
     return RL_EXIT_FAILURE;
   if (!available && r.lines == 0 && r.cells == 0)

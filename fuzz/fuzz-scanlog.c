@@ -1,7 +1,7 @@
 /* libFuzzer target: scan log files (JSON lines), through the loader that
  * `regloc replay --scans` uses, then the replay and its JSON report.  Every
- * line that parses must also survive the trip `regloc record` makes:
- * formatted again and parsed back, it says the same. */
+ * line that parses, a BSS line or a scan record, must also survive the trip
+ * `regloc record` makes: formatted again and parsed back, it says the same. */
 #include <string.h>
 #include "fuzz/fuzz-common.h"
 #include "replay/replay-scans.h"
@@ -27,6 +27,21 @@ check_round_trip (const char *line, gsize len)
   rl_scanlog_entry_clear (&b);
 }
 
+static void
+check_scan_round_trip (const char *line, gsize len)
+{
+  RlScanLogScan a, b;
+  g_autoptr (GError) error = NULL;
+
+  if (!rl_scanlog_parse_scan (line, (gssize) len, &a, NULL))
+    return;
+  g_autofree char *again = rl_scanlog_format_scan (a.time, a.ifname, a.freqs, a.n_freqs);
+  if (!rl_scanlog_parse_scan (again, -1, &b, &error))
+    g_error ("a formatted scan record does not parse (%s): %s", error != NULL ? error->message : "not one", again);
+  g_assert (a.time == b.time && strcmp (a.ifname, b.ifname) == 0 && a.n_freqs == b.n_freqs);
+  g_assert (memcmp (a.freqs, b.freqs, a.n_freqs * sizeof (guint32)) == 0);
+}
+
 int
 LLVMFuzzerTestOneInput (const guint8 *data, gsize size)
 {
@@ -43,6 +58,7 @@ LLVMFuzzerTestOneInput (const guint8 *data, gsize size)
       const char *nl = memchr (p, '\n', (gsize) (end - p));
       const char *eol = nl != NULL ? nl : end;
       check_round_trip (p, (gsize) (eol - p));
+      check_scan_round_trip (p, (gsize) (eol - p));
       p = eol + 1;
     }
   return 0;

@@ -31,15 +31,30 @@ rl_scanlog_entry_clear (RlScanLogEntry *entry)
   entry->ies_len = 0;
 }
 
+static char *
+iso_time (gint64 time)
+{
+  g_autoptr (GDateTime) dt = g_date_time_new_from_unix_utc (time / RL_USEC_PER_SEC);
+  g_autoptr (GDateTime) dtu = g_date_time_add (dt, time % RL_USEC_PER_SEC);
+  return g_date_time_format (dtu, "%Y-%m-%dT%H:%M:%S.%fZ");
+}
+
+static char *
+to_line (JsonBuilder *b)
+{
+  g_autoptr (JsonGenerator) gen = json_generator_new ();
+  g_autoptr (JsonNode) root = json_builder_get_root (b);
+  json_generator_set_root (gen, root);
+  return json_generator_to_data (gen, NULL);
+}
+
 char *
 rl_scanlog_format (gint64 time, const char *ifname, const guint8 bssid[6], guint32 freq_mhz,
                    gboolean has_signal, gint32 signal_mbm, const char *ssid,
                    const guint8 *ies, gsize ies_len)
 {
   g_autoptr (JsonBuilder) b = json_builder_new ();
-  g_autoptr (GDateTime) dt = g_date_time_new_from_unix_utc (time / RL_USEC_PER_SEC);
-  g_autoptr (GDateTime) dtu = g_date_time_add (dt, time % RL_USEC_PER_SEC);
-  g_autofree char *iso = g_date_time_format (dtu, "%Y-%m-%dT%H:%M:%S.%fZ");
+  g_autofree char *iso = iso_time (time);
   char bssid_text[18];
   GString *hex = g_string_sized_new (ies_len * 2 + 1);
 
@@ -66,11 +81,7 @@ rl_scanlog_format (gint64 time, const char *ifname, const guint8 bssid[6], guint
   json_builder_add_string_value (b, hex->str);
   json_builder_end_object (b);
   g_string_free (hex, TRUE);
-
-  g_autoptr (JsonGenerator) gen = json_generator_new ();
-  g_autoptr (JsonNode) root = json_builder_get_root (b);
-  json_generator_set_root (gen, root);
-  return json_generator_to_data (gen, NULL);
+  return to_line (b);
 }
 
 static gboolean
@@ -78,6 +89,25 @@ fail (GError **error, RlScanLogError code, const char *what)
 {
   g_set_error (error, RL_SCANLOG_ERROR, code, "%s", what);
   return FALSE;
+}
+
+/* The record's "time" member, in µs since the epoch. */
+static gboolean
+member_time (JsonObject *o, gint64 *time, GError **error)
+{
+  JsonNode *n = json_object_get_member (o, "time");
+
+  if (n == NULL || json_node_get_value_type (n) != G_TYPE_STRING)
+    return fail (error, RL_SCANLOG_ERROR_BAD_TIME, "no \"time\" string");
+  g_autoptr (GTimeZone) utc = g_time_zone_new_utc ();
+  g_autoptr (GDateTime) dt = g_date_time_new_from_iso8601 (json_node_get_string (n), utc);
+  if (dt == NULL)
+    return fail (error, RL_SCANLOG_ERROR_BAD_TIME, "\"time\" is not ISO 8601");
+  *time = g_date_time_to_unix (dt) * RL_USEC_PER_SEC + g_date_time_get_microsecond (dt);
+  /* no scan predates 1970, and the records are written with 4-digit years only */
+  if (*time < 0)
+    return fail (error, RL_SCANLOG_ERROR_BAD_TIME, "\"time\" is before 1970");
+  return TRUE;
 }
 
 gboolean
@@ -99,17 +129,8 @@ rl_scanlog_parse (const char *line, gssize len, RlScanLogEntry *out, GError **er
     return fail (error, RL_SCANLOG_ERROR_NOT_JSON, "not a JSON object");
   o = json_node_get_object (n);
 
-  n = json_object_get_member (o, "time");
-  if (n == NULL || json_node_get_value_type (n) != G_TYPE_STRING)
-    return fail (error, RL_SCANLOG_ERROR_BAD_TIME, "no \"time\" string");
-  g_autoptr (GTimeZone) utc = g_time_zone_new_utc ();
-  g_autoptr (GDateTime) dt = g_date_time_new_from_iso8601 (json_node_get_string (n), utc);
-  if (dt == NULL)
-    return fail (error, RL_SCANLOG_ERROR_BAD_TIME, "\"time\" is not ISO 8601");
-  out->time = g_date_time_to_unix (dt) * RL_USEC_PER_SEC + g_date_time_get_microsecond (dt);
-  /* no scan predates 1970, and rl_scanlog_format writes 4-digit years only */
-  if (out->time < 0)
-    return fail (error, RL_SCANLOG_ERROR_BAD_TIME, "\"time\" is before 1970");
+  if (!member_time (o, &out->time, error))
+    return FALSE;
 
   n = json_object_get_member (o, "bssid");
   if (n == NULL || json_node_get_value_type (n) != G_TYPE_STRING || !rl_bssid_parse (json_node_get_string (n), out->bssid))
@@ -180,12 +201,23 @@ bad_field:
 
 /* ---- cell records --------------------------------------------------------- */
 
-static char *
-iso_time (gint64 time)
+/* A record with a @name member ("cell", "scan") and a good time: TRUE,
+ * with the member in *@member (owned by @parser).  FALSE without @error
+ * when the line is no such record (a BSS line or junk, for
+ * rl_scanlog_parse() to judge); with it when the record's time is bad. */
+static gboolean
+find_record (JsonParser *parser, const char *line, gssize len, const char *name, JsonNode **member, gint64 *time,
+             GError **error)
 {
-  g_autoptr (GDateTime) dt = g_date_time_new_from_unix_utc (time / RL_USEC_PER_SEC);
-  g_autoptr (GDateTime) dtu = g_date_time_add (dt, time % RL_USEC_PER_SEC);
-  return g_date_time_format (dtu, "%Y-%m-%dT%H:%M:%S.%fZ");
+  JsonNode *root;
+
+  if (!rl_json_load_line (parser, line, len < 0 ? strlen (line) : (gsize) len, NULL))
+    return FALSE;
+  root = json_parser_get_root (parser);
+  if (root == NULL || !JSON_NODE_HOLDS_OBJECT (root))
+    return FALSE;
+  *member = json_object_get_member (json_node_get_object (root), name);
+  return *member != NULL && member_time (json_node_get_object (root), time, error);
 }
 
 char *
@@ -217,11 +249,7 @@ rl_scanlog_format_cell (gint64 time, const char *modem, gboolean registered, gui
     json_builder_add_null_value (b);
   json_builder_end_object (b);
   json_builder_end_object (b);
-
-  g_autoptr (JsonGenerator) gen = json_generator_new ();
-  g_autoptr (JsonNode) root = json_builder_get_root (b);
-  json_generator_set_root (gen, root);
-  return json_generator_to_data (gen, NULL);
+  return to_line (b);
 }
 
 static gboolean
@@ -239,31 +267,12 @@ gboolean
 rl_scanlog_parse_cell (const char *line, gssize len, RlScanLogCell *out, GError **error)
 {
   g_autoptr (JsonParser) parser = json_parser_new ();
-  JsonObject *o, *c;
+  JsonObject *c;
   JsonNode *n, *cell;
 
   memset (out, 0, sizeof *out);
-  if (!rl_json_load_line (parser, line, len < 0 ? strlen (line) : (gsize) len, NULL))
-    return FALSE;   /* rl_scanlog_parse() says what is wrong with it */
-  n = json_parser_get_root (parser);
-  if (n == NULL || !JSON_NODE_HOLDS_OBJECT (n))
+  if (!find_record (parser, line, len, "cell", &cell, &out->time, error))
     return FALSE;
-  o = json_node_get_object (n);
-  cell = json_object_get_member (o, "cell");
-  if (cell == NULL)
-    return FALSE;
-
-  n = json_object_get_member (o, "time");
-  if (n == NULL || json_node_get_value_type (n) != G_TYPE_STRING)
-    return fail (error, RL_SCANLOG_ERROR_BAD_TIME, "no \"time\" string");
-  g_autoptr (GTimeZone) utc = g_time_zone_new_utc ();
-  g_autoptr (GDateTime) dt = g_date_time_new_from_iso8601 (json_node_get_string (n), utc);
-  if (dt == NULL)
-    return fail (error, RL_SCANLOG_ERROR_BAD_TIME, "\"time\" is not ISO 8601");
-  out->time = g_date_time_to_unix (dt) * RL_USEC_PER_SEC + g_date_time_get_microsecond (dt);
-  if (out->time < 0)
-    return fail (error, RL_SCANLOG_ERROR_BAD_TIME, "\"time\" is before 1970");
-
   if (!JSON_NODE_HOLDS_OBJECT (cell))
     return fail (error, RL_SCANLOG_ERROR_BAD_FIELD, "\"cell\" is not an object");
   c = json_node_get_object (cell);
@@ -299,5 +308,78 @@ rl_scanlog_parse_cell (const char *line, gssize len, RlScanLogCell *out, GError 
       return fail (error, RL_SCANLOG_ERROR_BAD_FIELD, "\"cell\": \"mcc\" / \"mnc\" are not 3 and 2-3 digits");
   }
   out->registered = TRUE;
+  return TRUE;
+}
+
+/* ---- scan records --------------------------------------------------------- */
+
+char *
+rl_scanlog_format_scan (gint64 time, const char *ifname, const guint32 *freqs, guint n_freqs)
+{
+  g_autoptr (JsonBuilder) b = json_builder_new ();
+  g_autofree char *iso = iso_time (time);
+
+  json_builder_begin_object (b);
+  json_builder_set_member_name (b, "time");
+  json_builder_add_string_value (b, iso);
+  json_builder_set_member_name (b, "scan");
+  json_builder_begin_object (b);
+  json_builder_set_member_name (b, "ifname");
+  json_builder_add_string_value (b, ifname != NULL ? ifname : "");
+  if (n_freqs > 0)
+    {
+      json_builder_set_member_name (b, "freqs");
+      json_builder_begin_array (b);
+      for (guint i = 0; i < n_freqs; i++)
+        json_builder_add_int_value (b, freqs[i]);
+      json_builder_end_array (b);
+    }
+  json_builder_end_object (b);
+  json_builder_end_object (b);
+  return to_line (b);
+}
+
+gboolean
+rl_scanlog_parse_scan (const char *line, gssize len, RlScanLogScan *out, GError **error)
+{
+  g_autoptr (JsonParser) parser = json_parser_new ();
+  JsonObject *c;
+  JsonNode *n, *scan;
+
+  memset (out, 0, sizeof *out);
+  if (!find_record (parser, line, len, "scan", &scan, &out->time, error))
+    return FALSE;
+  if (!JSON_NODE_HOLDS_OBJECT (scan))
+    return fail (error, RL_SCANLOG_ERROR_BAD_FIELD, "\"scan\" is not an object");
+  c = json_node_get_object (scan);
+  n = json_object_get_member (c, "ifname");
+  if (n != NULL && !JSON_NODE_HOLDS_NULL (n))
+    {
+      if (json_node_get_value_type (n) != G_TYPE_STRING)
+        return fail (error, RL_SCANLOG_ERROR_BAD_FIELD, "\"scan\": \"ifname\" is not a string");
+      g_strlcpy (out->ifname, json_node_get_string (n), sizeof out->ifname);
+    }
+  n = json_object_get_member (c, "freqs");
+  if (n == NULL || JSON_NODE_HOLDS_NULL (n))
+    return TRUE;
+  if (!JSON_NODE_HOLDS_ARRAY (n))
+    return fail (error, RL_SCANLOG_ERROR_BAD_FIELD, "\"scan\": \"freqs\" is not a list of MHz");
+  JsonArray *a = json_node_get_array (n);
+  guint count = json_array_get_length (a);
+  if (count > RL_SCANLOG_MAX_FREQS)
+    return fail (error, RL_SCANLOG_ERROR_BAD_FIELD, "\"scan\": more than 256 \"freqs\"");
+  for (guint i = 0; i < count; i++)
+    {
+      JsonNode *f = json_array_get_element (a, i);
+      gint64 mhz;
+
+      if (!JSON_NODE_HOLDS_VALUE (f) || json_node_get_value_type (f) != G_TYPE_INT64 ||
+          (mhz = json_node_get_int (f)) <= 0 || mhz > 100000)
+        {
+          out->n_freqs = 0;
+          return fail (error, RL_SCANLOG_ERROR_BAD_FIELD, "\"scan\": \"freqs\" holds something not a frequency in MHz");
+        }
+      out->freqs[out->n_freqs++] = (guint32) mhz;
+    }
   return TRUE;
 }

@@ -63,4 +63,29 @@ char *rl_scanlog_format_cell (gint64 time, const char *modem, gboolean registere
  * RlScanLogError for a bad cell record. */
 gboolean rl_scanlog_parse_cell (const char *line, gssize len, RlScanLogCell *out, GError **error);
 
+/* Scan records: a scan completed (NL80211_CMD_NEW_SCAN_RESULTS), after the
+ * BSS lines of its results, with the channels it covered:
+ *   {"time": ISO 8601, "scan": {"ifname": "wlan0", "freqs": [2412, 2437, 5180]}}
+ * "freqs" absent (or empty): the kernel did not list them.  A BSS on a
+ * covered channel that it did not hear is gone, in the live BSS table and
+ * in a replay alike.
+ * NEW_SCAN_RESULTS comes when a scan is over; a full passive scan of the
+ * 2.4, 5 and 6 GHz channels takes up to ten seconds or so.  What it heard
+ * was heard in the last this many µs; an AP on a channel it covered and
+ * last heard before that is gone. */
+#define RL_SCANLOG_SCAN_SPAN_US (15 * G_USEC_PER_SEC)
+#define RL_SCANLOG_MAX_FREQS 256
+
+typedef struct {
+  gint64 time;
+  char ifname[17];
+  guint n_freqs;
+  guint32 freqs[RL_SCANLOG_MAX_FREQS];   /* MHz */
+} RlScanLogScan;
+
+char *rl_scanlog_format_scan (gint64 time, const char *ifname, const guint32 *freqs, guint n_freqs);
+/* FALSE without @error when @line is not a scan record (no "scan" member);
+ * FALSE with an RlScanLogError for a bad one. */
+gboolean rl_scanlog_parse_scan (const char *line, gssize len, RlScanLogScan *out, GError **error);
+
 G_END_DECLS

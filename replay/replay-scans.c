@@ -19,9 +19,12 @@
 #define RL_SCANS_REPEAT_US RL_BEACON_REPEAT_US
 
 /* A scan log holds the BSSs each scan heard, stamped with when each was
- * heard: one scan's lines lie within seconds of each other (a passive scan
- * of every 5 GHz channel takes a few), and scans are further apart than
- * this.  A longer silence starts the next scan. */
+ * heard, and (written since scan records exist) a record at the end of
+ * each scan naming the channels it covered.  In a log without them, one
+ * scan's lines lie within seconds of each other (a passive scan of every
+ * 5 GHz channel takes a few), and scans are further apart than this: a
+ * longer silence starts the next scan, and what a scan heard on tells the
+ * bands it covered.  That misses the scans that heard nothing. */
 #define RL_SCANS_GAP_US (5 * G_USEC_PER_SEC)
 
 /* One scan log or capture, read while the replay runs. */
@@ -47,6 +50,11 @@ typedef struct {
   guint scan_bands;       /* RlBand mask of what it heard */
   RlEvent scan_event;
   gboolean evidence_pending;
+  /* scan logs with scan records: the gaps no longer tell; the withdrawals
+   * of a record, handed out after its scan event */
+  gboolean scan_records;
+  GArray *gone;           /* RlEvent */
+  guint gone_next;
   /* captures */
   RlPcapReader *pcap;
   GError *pcap_error;
@@ -57,9 +65,12 @@ typedef struct {
   gboolean mcc_failed;
 } ScanStream;
 
+/* What the log said of one BSS last: as the live BSS table keeps it. */
 typedef struct {
   gint64 time;
-  RlCountry country;
+  RlCountry country;      /* RL_COUNTRY_NONE: no usable country (withdrawn) */
+  guint32 freq_mhz;
+  guint32 heard_scans, missed_scans;   /* of scan records: rl_beacon_scan_done () */
 } LastSeen;
 
 static void
@@ -84,9 +95,12 @@ withdraw_bss (ScanStream *s, gint64 time, const guint8 bssid[6], gboolean probe_
     return FALSE;
   rl_beacon_key (bssid, key);
   last = g_hash_table_lookup (s->last, key);
-  if (last == NULL || last->country == RL_COUNTRY_NONE || time < last->time)
+  if (last == NULL || time < last->time)
     return FALSE;
   last->time = time;
+  last->missed_scans = 0;
+  if (last->country == RL_COUNTRY_NONE)
+    return FALSE;
   last->country = RL_COUNTRY_NONE;
   rl_replay_count (s->replay, "scans.withdrawn_no_country", 1);
   rl_event_init_withdraw (&s->event, time, key);
@@ -129,6 +143,8 @@ feed_bss (ScanStream *s, gint64 time, const guint8 bssid[6], gboolean probe_resp
     }
   last->time = time;
   last->country = ev->countries[0];
+  last->freq_mhz = freq;
+  last->missed_scans = 0;
   rl_replay_count (s->replay, "scans.observations", 1);
   s->event.type = RL_EVENT_EVIDENCE;
   s->event.time = time;
@@ -204,6 +220,8 @@ note_heard (ScanStream *s, gint64 time, guint32 freq_mhz)
 {
   gboolean ended = FALSE;
 
+  if (s->scan_records)
+    return FALSE;
   if (s->in_scan && (time < s->scan_last || time - s->scan_last > RL_SCANS_GAP_US))
     ended = end_scan (s);
   if (!s->in_scan)
@@ -260,12 +278,78 @@ feed_cell (ScanStream *s, const RlScanLogCell *cell)
   return TRUE;
 }
 
+static gboolean
+freq_listed (guint32 freq, const RlScanLogScan *scan)
+{
+  for (guint i = 0; i < scan->n_freqs; i++)
+    if (scan->freqs[i] == freq)
+      return TRUE;
+  return FALSE;
+}
+
+/* A scan record: the live BSS table's work (rl_bss_table_scan_done ()) on
+ * what this log heard.  A BSS on a channel the scan covered that it did not
+ * hear is gone (a steady one after its second miss); without a channel
+ * list, the bands it heard anything on count, and a scan that heard nothing
+ * at all says nothing (rather a deaf radio than an empty world).  Sets
+ * s->scan_event, the scan, and queues the withdrawals to come after it. */
+static void
+feed_scan (ScanStream *s, const RlScanLogScan *scan)
+{
+  gint64 since = scan->time - RL_SCANLOG_SCAN_SPAN_US;
+  guint bands = 0;
+  GHashTableIter it;
+  gpointer k, v;
+
+  /* from the first record on, the records tell where scans end */
+  s->scan_records = TRUE;
+  s->in_scan = FALSE;
+  rl_replay_count (s->replay, "scans.scans", 1);
+  rl_replay_count (s->replay, "scans.scan_records", 1);
+  memset (&s->scan_event, 0, sizeof s->scan_event);
+  s->scan_event.type = RL_EVENT_SCAN;
+  s->scan_event.time = scan->time;
+  s->scan_event.since = since;
+  s->scan_event.bands = 0;   /* the withdrawals below are its whole effect */
+  g_array_set_size (s->gone, 0);
+  s->gone_next = 0;
+  if (scan->n_freqs == 0)
+    {
+      g_hash_table_iter_init (&it, s->last);
+      while (g_hash_table_iter_next (&it, NULL, &v))
+        if (((LastSeen *) v)->time >= since)
+          bands |= rl_band_from_freq (((LastSeen *) v)->freq_mhz);
+      if (bands == 0)
+        return;
+    }
+  g_hash_table_iter_init (&it, s->last);
+  while (g_hash_table_iter_next (&it, &k, &v))
+    {
+      LastSeen *last = v;
+      gboolean covered = scan->n_freqs > 0 ? freq_listed (last->freq_mhz, scan)
+                                            : rl_band_covered (bands, rl_band_from_freq (last->freq_mhz));
+
+      RlEvent gone;
+
+      if (last->country == RL_COUNTRY_NONE || !covered ||
+          !rl_beacon_scan_done (last->time >= since, &last->heard_scans, &last->missed_scans))
+        continue;
+      rl_event_init_withdraw (&gone, scan->time, k);
+      g_array_append_val (s->gone, gone);
+      rl_replay_count (s->replay, "scans.gone_unheard", 1);
+      /* heard again, it starts afresh, as a new entry of the live table */
+      last->country = RL_COUNTRY_NONE;
+      last->heard_scans = 0;
+    }
+}
+
 /* The time a line of the log gives (a BSS or a cell record), or FALSE. */
 static gboolean
 line_time (const char *p, gsize k, gint64 *time)
 {
   RlScanLogEntry e;
   RlScanLogCell cell;
+  RlScanLogScan scan;
   gsize i = 0;
 
   while (i < k && g_ascii_isspace (p[i]))
@@ -281,6 +365,11 @@ line_time (const char *p, gsize k, gint64 *time)
   if (rl_scanlog_parse_cell (p + i, (gssize) (k - i), &cell, NULL))
     {
       *time = cell.time;
+      return TRUE;
+    }
+  if (rl_scanlog_parse_scan (p + i, (gssize) (k - i), &scan, NULL))
+    {
+      *time = scan.time;
       return TRUE;
     }
   return FALSE;
@@ -330,6 +419,8 @@ json_lines_next (RlEventStream *self)
       s->evidence_pending = FALSE;
       return &s->event;
     }
+  if (s->gone_next < s->gone->len)
+    return &g_array_index (s->gone, RlEvent, s->gone_next++);
   while (next_line (s, &line, &n))
     {
       RlScanLogEntry e;
@@ -339,8 +430,9 @@ json_lines_next (RlEventStream *self)
       if (!rl_scanlog_parse (line, (gssize) n, &e, &local))
         {
           RlScanLogCell cell;
-          g_autoptr (GError) cell_error = NULL;
-          if (rl_scanlog_parse_cell (line, (gssize) n, &cell, &cell_error))
+          RlScanLogScan scan;
+          g_autoptr (GError) record_error = NULL;
+          if (rl_scanlog_parse_cell (line, (gssize) n, &cell, &record_error))
             {
               s->good++;
               release_read_pages (s);
@@ -348,11 +440,18 @@ json_lines_next (RlEventStream *self)
                 return &s->event;
               continue;
             }
-          if (cell_error != NULL)
+          if (record_error == NULL && rl_scanlog_parse_scan (line, (gssize) n, &scan, &record_error))
             {
-              /* a cell record with a bad field: its error, not the BSS line's */
+              s->good++;
+              release_read_pages (s);
+              feed_scan (s, &scan);
+              return &s->scan_event;
+            }
+          if (record_error != NULL)
+            {
+              /* a cell or scan record with a bad field: its error, not the BSS line's */
               g_clear_error (&local);
-              local = g_steal_pointer (&cell_error);
+              local = g_steal_pointer (&record_error);
             }
           count_skip (s, rl_scanlog_error_to_string ((RlScanLogError) local->code));
           if (s->bad++ == 0)
@@ -429,6 +528,7 @@ scan_free (RlEventStream *self)
   rl_pcap_reader_free (s->pcap);
   g_clear_error (&s->pcap_error);
   g_hash_table_unref (s->last);
+  g_array_unref (s->gone);
   rl_mcc_table_free (s->mcc);
   g_free (s->providers);
   g_free (s->path);
@@ -461,6 +561,7 @@ check_json_lines (ScanStream *s, GError **error)
     {
       RlScanLogEntry e;
       RlScanLogCell cell;
+      RlScanLogScan scan;
       /* what comes first, past blanks and comments, tells text from anything else */
       if (bad == 0 && line[0] != '{')
         {
@@ -468,7 +569,8 @@ check_json_lines (ScanStream *s, GError **error)
                        "%s: neither a scan log (JSON lines) nor a packet capture (pcap, pcapng)", s->path);
           return FALSE;
         }
-      if (rl_scanlog_parse (line, (gssize) n, &e, NULL) || rl_scanlog_parse_cell (line, (gssize) n, &cell, NULL))
+      if (rl_scanlog_parse (line, (gssize) n, &e, NULL) || rl_scanlog_parse_cell (line, (gssize) n, &cell, NULL) ||
+          rl_scanlog_parse_scan (line, (gssize) n, &scan, NULL))
         {
           rl_scanlog_entry_clear (&e);
           s->pos = s->start;
@@ -538,6 +640,7 @@ rl_replay_load_scan_file (RlReplay *replay, const char *path, const RlConfig *co
   s->providers = g_strdup (config->cell_providers ? config->cell_providers : RL_MCC_DEFAULT_PROVIDERS);
   s->cell_max_age_s = config->policy.max_age_s[RL_SOURCE_CELL];
   s->last = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+  s->gone = g_array_new (FALSE, TRUE, sizeof (RlEvent));
   s->note_slot = rl_replay_note_slot (replay);
   if (!open_input (s, error))
     {

@@ -296,6 +296,178 @@ test_replay_scans_forget (void)
   g_unlink (path);
 }
 
+/* Scan records: what `regloc record` writes at the end of each scan. */
+static void
+test_scanlog_scan_records (void)
+{
+  static const guint32 freqs[] = { 2412, 2437, 5180, 5955 };
+  g_autofree char *line = rl_scanlog_format_scan (T0 + 2500000, "wlan0", freqs, G_N_ELEMENTS (freqs));
+  g_autofree char *unlisted = rl_scanlog_format_scan (T0, "wlp2s0", NULL, 0);
+  RlScanLogScan scan;
+  RlScanLogEntry e;
+  g_autoptr (GError) error = NULL;
+
+  g_assert_cmpstr (line, ==, "{\"time\":\"2026-01-01T00:00:02.500000Z\",\"scan\":{\"ifname\":\"wlan0\","
+                             "\"freqs\":[2412,2437,5180,5955]}}");
+  g_assert_true (rl_scanlog_parse_scan (line, -1, &scan, &error));
+  g_assert_no_error (error);
+  g_assert_cmpint (scan.time, ==, T0 + 2500000);
+  g_assert_cmpstr (scan.ifname, ==, "wlan0");
+  g_assert_cmpmem (scan.freqs, scan.n_freqs * sizeof (guint32), freqs, sizeof freqs);
+  /* the kernel listed no channels: no "freqs" */
+  g_assert_null (strstr (unlisted, "freqs"));
+  g_assert_true (rl_scanlog_parse_scan (unlisted, -1, &scan, NULL));
+  g_assert_cmpuint (scan.n_freqs, ==, 0);
+  /* a BSS line or a cell record is no scan record, and no error */
+  g_assert_false (rl_scanlog_parse_scan ("{\"time\":\"2026-01-01T00:00:00Z\",\"bssid\":\"00:11:22:33:44:55\",\"ies\":\"\"}",
+                                         -1, &scan, &error));
+  g_assert_no_error (error);
+  /* nor is a scan record a BSS line */
+  g_assert_false (rl_scanlog_parse (line, -1, &e, NULL));
+
+  GString *many = g_string_new ("{\"time\":\"2026-01-01T00:00:00Z\",\"scan\":{\"freqs\":[2412");
+  for (guint i = 0; i < RL_SCANLOG_MAX_FREQS; i++)
+    g_string_append (many, ",2417");
+  g_string_append (many, "]}}");
+  const struct {
+    const char *line;
+    RlScanLogError code;
+  } bad[] = {
+    { "{\"scan\":{\"freqs\":[2412]}}", RL_SCANLOG_ERROR_BAD_TIME },
+    { "{\"time\":\"soon\",\"scan\":{}}", RL_SCANLOG_ERROR_BAD_TIME },
+    { "{\"time\":\"2026-01-01T00:00:00Z\",\"scan\":5}", RL_SCANLOG_ERROR_BAD_FIELD },
+    { "{\"time\":\"2026-01-01T00:00:00Z\",\"scan\":{\"ifname\":7}}", RL_SCANLOG_ERROR_BAD_FIELD },
+    { "{\"time\":\"2026-01-01T00:00:00Z\",\"scan\":{\"freqs\":\"2412\"}}", RL_SCANLOG_ERROR_BAD_FIELD },
+    { "{\"time\":\"2026-01-01T00:00:00Z\",\"scan\":{\"freqs\":[2412,0]}}", RL_SCANLOG_ERROR_BAD_FIELD },
+    { "{\"time\":\"2026-01-01T00:00:00Z\",\"scan\":{\"freqs\":[2412.5]}}", RL_SCANLOG_ERROR_BAD_FIELD },
+    { "{\"time\":\"2026-01-01T00:00:00Z\",\"scan\":{\"freqs\":[-5180]}}", RL_SCANLOG_ERROR_BAD_FIELD },
+    { many->str, RL_SCANLOG_ERROR_BAD_FIELD },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (bad); i++)
+    {
+      g_autoptr (GError) e2 = NULL;
+      g_test_message ("line %.80s", bad[i].line);
+      g_assert_false (rl_scanlog_parse_scan (bad[i].line, -1, &scan, &e2));
+      g_assert_error (e2, RL_SCANLOG_ERROR, (gint) bad[i].code);
+    }
+  g_string_free (many, TRUE);
+}
+
+/* A BSS line of the log for ap_bssids[@i] naming DE, @secs after T0. */
+static void
+append_de_ap (GString *s, guint i, double secs, guint32 freq)
+{
+  gsize ies_len;
+  g_autofree guint8 *ies = ies_for ("net", "DE ", &ies_len);
+  g_autofree char *line = rl_scanlog_format (T0 + (gint64) (secs * G_USEC_PER_SEC), "wlan0", ap_bssids[i], freq,
+                                             TRUE, -6000, "net", ies, ies_len);
+  g_string_append_printf (s, "%s\n", line);
+}
+
+static void
+append_scan (GString *s, double secs, const guint32 *freqs, guint n)
+{
+  g_autofree char *line = rl_scanlog_format_scan (T0 + (gint64) (secs * G_USEC_PER_SEC), "wlan0", freqs, n);
+  g_string_append_printf (s, "%s\n", line);
+}
+
+static JsonNode *
+replay_text (const char *text, RlCountry *final)
+{
+  g_autofree char *path = NULL;
+  int fd = g_file_open_tmp ("regloc-scans-XXXXXX.jsonl", &path, NULL);
+
+  g_assert_cmpint (fd, >=, 0);
+  close (fd);
+  g_assert_true (g_file_set_contents (path, text, -1, NULL));
+  JsonNode *root = run_replay (path, TRUE, final, NULL);
+  g_unlink (path);
+  return root;
+}
+
+/* A scan that heard nothing says the access points are gone, as the live
+ * BSS table reads it; a log without scan records cannot say so (the scan
+ * it missed has no line), and a replay of it kept DE where the daemon had
+ * gone back to 00: a walk from a German street onto a footbridge. */
+static void
+test_replay_scan_records (void)
+{
+  static const guint32 all[] = { 2412, 2437, 2462, 5180 };
+  static const guint32 ch1[] = { 2412 };
+  static const guint32 low[] = { 2412, 2437, 2462 };
+  g_autoptr (GString) heard = g_string_new ("");
+  RlCountry final;
+
+  /* the first scan hears four German APs of four vendors: DE */
+  append_de_ap (heard, 0, 0.0, 2412);
+  append_de_ap (heard, 1, 0.2, 2437);
+  append_de_ap (heard, 2, 0.4, 2462);
+  append_de_ap (heard, 3, 1.0, 5180);
+  {
+    g_autoptr (GString) s = g_string_new (heard->str);
+    append_scan (s, 2, all, G_N_ELEMENTS (all));
+    g_autoptr (JsonNode) root = replay_text (s->str, &final);
+    g_assert_cmpint (counter (root, "scans.scan_records"), ==, 1);
+    g_assert_cmpint (counter (root, "scans.gone_unheard"), ==, 0);
+    assert_final (final, RL_COUNTRY ('D', 'E'));
+  }
+  /* on the footbridge a minute later a scan of every channel hears none */
+  {
+    g_autoptr (GString) s = g_string_new (heard->str);
+    append_scan (s, 2, all, G_N_ELEMENTS (all));
+    append_scan (s, 62, all, G_N_ELEMENTS (all));
+    g_autoptr (JsonNode) root = replay_text (s->str, &final);
+    g_assert_cmpint (counter (root, "scans.scan_records"), ==, 2);
+    g_assert_cmpint (counter (root, "scans.gone_unheard"), ==, 4);
+    g_assert_cmpint (counter (root, "scans.scans"), ==, 2);
+    assert_final (final, RL_COUNTRY_WORLD);
+  }
+  /* a scan of channel 1 alone (a quick scan) speaks for channel 1 only,
+   * and one of 2.4 GHz for none on 5 GHz: two left, one of them heard
+   * again by the second: AP 1 and AP 3 stay */
+  {
+    g_autoptr (GString) s = g_string_new (heard->str);
+    append_scan (s, 2, all, G_N_ELEMENTS (all));
+    append_scan (s, 32, ch1, G_N_ELEMENTS (ch1));
+    append_de_ap (s, 1, 61, 2437);
+    append_scan (s, 62, low, G_N_ELEMENTS (low));
+    g_autoptr (JsonNode) root = replay_text (s->str, &final);
+    g_assert_cmpint (counter (root, "scans.gone_unheard"), ==, 2);
+    g_assert_cmpint (counter (root, "scans.bss_used"), ==, 4);
+  }
+  /* without a channel list, the bands it heard on count: a 2.4 GHz
+   * sighting withdraws the unheard 2.4 GHz APs and keeps the 5 GHz one;
+   * a scan that heard nothing at all says nothing */
+  {
+    g_autoptr (GString) s = g_string_new (heard->str);
+    append_scan (s, 2, NULL, 0);
+    append_scan (s, 32, NULL, 0);
+    append_de_ap (s, 0, 61, 2412);
+    append_scan (s, 62, NULL, 0);
+    g_autoptr (JsonNode) root = replay_text (s->str, &final);
+    g_assert_cmpint (counter (root, "scans.gone_unheard"), ==, 2);
+  }
+  /* the same sightings without records: the gaps make two scans, the
+   * empty one is not there, and DE stays */
+  {
+    g_autoptr (GString) s = g_string_new (heard->str);
+    append_de_ap (s, 1, 61, 2437);
+    g_autoptr (JsonNode) root = replay_text (s->str, &final);
+    g_assert_cmpint (counter (root, "scans.scan_records"), ==, 0);
+    g_assert_cmpint (counter (root, "scans.scans"), ==, 2);
+    assert_final (final, RL_COUNTRY ('D', 'E'));
+  }
+  /* a bad record is a counted skip, never the end of the log */
+  {
+    g_autoptr (GString) s = g_string_new (heard->str);
+    g_string_append (s, "{\"time\":\"2026-01-01T00:01:02Z\",\"scan\":{\"freqs\":[0]}}\n");
+    g_autoptr (JsonNode) root = replay_text (s->str, &final);
+    g_assert_cmpint (counter (root, "scans.skipped.bad_field"), ==, 1);
+    g_assert_cmpint (counter (root, "scans.gone_unheard"), ==, 0);
+    assert_final (final, RL_COUNTRY ('D', 'E'));
+  }
+}
+
 static void
 write_capture (const char *path, int linktype, gboolean with_junk)
 {
@@ -782,6 +954,8 @@ main (int argc, char **argv)
   g_test_add_func ("/scans/replay-json-lines", test_replay_json_lines);
   g_test_add_func ("/scans/replay-bom-and-comments", test_replay_bom_and_comments);
   g_test_add_func ("/scans/replay-scans-forget", test_replay_scans_forget);
+  g_test_add_func ("/scans/scanlog-scan-records", test_scanlog_scan_records);
+  g_test_add_func ("/scans/replay-scan-records", test_replay_scan_records);
   g_test_add_func ("/scans/replay-pcap", test_replay_pcap);
   g_test_add_func ("/scans/replay-pcap-country-dropped", test_replay_pcap_country_dropped);
   g_test_add_func ("/scans/replay-pcap-snaplen-cut", test_replay_pcap_snaplen_cut);

@@ -11,17 +11,12 @@
 #include "daemon/sources/bss-table.h"
 #include "daemon/backoff.h"
 #include "daemon/kernel/nl80211-link.h"
+#include "readers/scanlog.h"
 
 /* No NEW_SCAN_RESULTS after a trigger we sent: dump anyway. */
 #define RL_BEACONS_SCAN_TIMEOUT_S 30
 #define RL_BEACONS_RETRY_MIN_S 10
 #define RL_BEACONS_RETRY_MAX_S 600
-/* NEW_SCAN_RESULTS comes when a scan is over; a full passive scan of the
- * 2.4, 5 and 6 GHz channels takes up to ten seconds or so.  What it heard
- * was heard in the last this many seconds; an AP on a channel it covered
- * and last heard before that is gone. */
-#define RL_BEACONS_SCAN_SPAN_S 15
-#define RL_BEACONS_MAX_SCAN_FREQS 256
 
 typedef struct {
   int ifindex;
@@ -42,6 +37,7 @@ typedef struct RlBeacons {
   RlNlFamilyWatch *family_watch; /* waiting for nl80211 to appear */
   guint scan_timer;
   RlBeaconsScanFunc scan_func;
+  RlBeaconsScanDoneFunc scan_done_func;
   gpointer scan_data;
 } RlBeacons;
 
@@ -222,19 +218,22 @@ on_event (guint8 cmd, const guint8 *attrs, gsize len, gpointer user_data)
     {
     case NL80211_CMD_NEW_SCAN_RESULTS:
       {
-        guint32 freqs[RL_BEACONS_MAX_SCAN_FREQS];
+        guint32 freqs[RL_SCANLOG_MAX_FREQS];
         guint n_freqs = scan_frequencies (attrs, len, freqs, G_N_ELEMENTS (freqs));
-        gint64 start = g_get_real_time () - RL_BEACONS_SCAN_SPAN_S * G_USEC_PER_SEC;
+        gint64 done_at = g_get_real_time ();
+        Iface *iface = add_iface (self, ifindex, NULL);
         guint gone;
 
-        dump_scan (self, add_iface (self, ifindex, NULL));
+        dump_scan (self, iface);
         /* a complete list of what this scan heard: the rest of what it covered is gone */
-        gone = rl_bss_table_scan_done (self->table, start, freqs, n_freqs);
+        gone = rl_bss_table_scan_done (self->table, done_at - RL_SCANLOG_SCAN_SPAN_US, freqs, n_freqs);
         if (gone > 0)
           {
-            g_debug ("%u access points not heard by the last scan of %s: gone", gone, name[0] ? name : "?");
+            g_debug ("%u access points not heard by the last scan of %s: gone", gone, iface->name);
             update_status (self);
           }
+        if (self->scan_done_func != NULL)
+          self->scan_done_func (iface->name, freqs, n_freqs, done_at, self->scan_data);
       }
       break;
     case NL80211_CMD_SCAN_ABORTED:
@@ -407,11 +406,13 @@ beacons_free (RlSource *source)
 }
 
 void
-rl_beacons_set_scan_observer (RlSource *source, RlBeaconsScanFunc func, gpointer user_data)
+rl_beacons_set_scan_observer (RlSource *source, RlBeaconsScanFunc bss_func, RlBeaconsScanDoneFunc done_func,
+                              gpointer user_data)
 {
   g_return_if_fail (source != NULL && source->ops == &rl_beacons_source_ops);
   RlBeacons *self = (RlBeacons *) source;
-  self->scan_func = func;
+  self->scan_func = bss_func;
+  self->scan_done_func = done_func;
   self->scan_data = user_data;
 }
 

@@ -197,6 +197,7 @@ if [ -n "$cli" ]; then
   "$cli" replay --scans "$work/scans.jsonl" --format json > "$work/replay.json" || die "regloc replay --scans failed on the VM's scan log"
   grep -q '"scans.bss_used" *: *3' "$work/replay.json" || { cat "$work/replay.json"; die "the replay did not use the three APs heard in the VM"; }
   grep -q '"scans.skipped' "$work/replay.json" && { cat "$work/replay.json"; die "the replay skipped lines of the VM's scan log"; }
+  grep -q '"scans.scan_records"' "$work/replay.json" || { cat "$work/replay.json"; die "the VM's scan log has no scan records (the end of each scan)"; }
   echo "replayed $(wc -l < "$work/scans.jsonl") scan log lines recorded in the VM"
 fi
 echo "PASS: VM test ($kind)"
