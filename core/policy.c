@@ -2465,9 +2465,32 @@ agree_regulatory (RlCountry named, RlCountry gps_country, gpointer user_data)
   return regulatory_code (t, named, &unmapped) == regulatory_code (t, gps_country, &unmapped);
 }
 
+/* Is every live modem registered on a listed network naming only the
+ * country of @gps, a fix inside one country (and is there one)? */
+static gboolean
+cell_names_fix_country (const Tallying *t, const RlEvidence *gps, const RlEvidence *ev, gsize n, gint64 now)
+{
+  gboolean named = FALSE;
+
+  for (gsize i = 0; i < n; i++)
+    {
+      const RlEvidence *e = &ev[i];
+      if (e->kind != RL_SOURCE_CELL || !is_live (e, now))
+        continue;
+      if (e->n_countries != 1 || e->cell.unknown || e->cell.unlisted ||
+          !agree_regulatory (e->countries[0], gps->countries[0], (gpointer) t))
+        return FALSE;
+      named = TRUE;
+    }
+  return named;
+}
+
 /* Remembered contradictions (core/contradiction.h): d->suspects carries
  * them on; they are left out of the vote while no fix contradicts them
- * itself (then the conflict shows both sides). */
+ * itself (then the conflict shows both sides), and while the fix that does
+ * has a modem's network naming its country beside it: two witnesses of
+ * their own against access points alone (a US delegation's travel routers
+ * in a Berlin hotel, the fix inside Germany, the SIM on Telekom; rule 10). */
 static void
 apply_contradictions (Tallying *t, const RlDecision *previous, const RlEvidence *ev, gsize n, gint64 now,
                       RlDecision *d)
@@ -2477,7 +2500,8 @@ apply_contradictions (Tallying *t, const RlDecision *previous, const RlEvidence 
   g_array_unref (d->suspects);
   d->suspects = rl_contradiction_update (t->params, agree_regulatory, t, previous ? previous->suspects : NULL,
                                          ev, n, now);
-  if (gps == NULL || (gps->n_countries != 1 && !rl_gps_is_airborne (t->params, gps)))
+  if (gps == NULL || (gps->n_countries != 1 && !rl_gps_is_airborne (t->params, gps)) ||
+      (gps->n_countries == 1 && cell_names_fix_country (t, gps, ev, n, now)))
     t->suspects = d->suspects;
 }
 

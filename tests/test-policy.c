@@ -643,6 +643,54 @@ test_network_yields_to_fix (void)
   }
 }
 
+/* Rule 10: a delegation's US travel routers in a Berlin hotel, the fix far
+ * inside Germany.  A lone fix against their beacon witness is a conflict
+ * (rule 7); with a modem on a German network too the fix has a witness of
+ * its own beside it, the routers it contradicts do not vote, DE.  A modem
+ * on another country's network, or a second one, leaves the conflict. */
+static void
+test_fix_and_cell_outvote_aps (void)
+{
+  g_autoptr (GArray) a = g_array_new (FALSE, TRUE, sizeof (RlEvidence));
+  static const char *const us[] = { "00:15:ff:3a:11:20", "9c:c9:eb:42:77:10", "94:83:c4:5b:20:31",
+                                    "00:0a:f5:61:0d:02", "50:c7:bf:77:9e:14" };
+  RlEvidence cell;
+
+  for (guint i = 0; i < G_N_ELEMENTS (us); i++)
+    add_ap (a, us[i], "US", "Travel", 2412 + 5 * i);
+  add_ap (a, "00:0b:86:a1:10:20", "DE", "Hyatt_WiFi", 2437);
+  add_zone (a, "US");
+  add_gps (a, "DE", 45);
+  {
+    g_autoptr (RlDecision) d = decide_at (a, NULL, NOW);
+    assert_decision (d, "00", RL_STATE_CONFLICT, RL_REASON_CONFLICT);
+  }
+  rl_evidence_init (&cell, RL_SOURCE_CELL, "cell:0", NOW - RL_USEC_PER_SEC, RL_NEVER);
+  rl_evidence_add_country (&cell, RL_COUNTRY ('D', 'E'));
+  g_array_append_val (a, cell);
+  {
+    g_autoptr (RlDecision) d = decide_at (a, NULL, NOW);
+    assert_decision (d, "DE", RL_STATE_DECIDED, RL_REASON_AGREEMENT);
+    g_assert_false (d->in_conflict);
+    g_assert_cmpuint (d->suspects->len, ==, G_N_ELEMENTS (us));
+    g_assert_nonnull (strstr (d->explanation, "5 access points a GPS fix contradicted stay suspect"));
+  }
+  /* a second modem roaming on a French network: not the fix's country */
+  g_strlcpy (cell.key, "cell:1", sizeof cell.key);
+  cell.countries[0] = RL_COUNTRY ('F', 'R');
+  g_array_append_val (a, cell);
+  {
+    g_autoptr (RlDecision) d = decide_at (a, NULL, NOW);
+    g_assert_true (d->in_conflict);
+  }
+  /* one modem, on the French network alone */
+  g_array_remove_index (a, a->len - 2);
+  {
+    g_autoptr (RlDecision) d = decide_at (a, NULL, NOW);
+    g_assert_true (d->in_conflict);
+  }
+}
+
 /* Rule 8: a hotel in Ceuta, four Spanish operators' routers; the faintest
  * is missed by two scans in a row.  ES keeps its decision on the three
  * left (one beacon witness) for support_grace, returns to 00 when the
@@ -1147,6 +1195,7 @@ main (int argc, char **argv)
   g_test_add_func ("/policy/rule/large-network", test_large_network);
   g_test_add_func ("/policy/rule/network-scattered-guests", test_network_scattered_guests);
   g_test_add_func ("/policy/rule/network-yields-to-fix", test_network_yields_to_fix);
+  g_test_add_func ("/policy/rule/fix-and-cell-outvote-aps", test_fix_and_cell_outvote_aps);
   g_test_add_func ("/policy/rule/faint-and-zone", test_faint_and_zone);
   g_test_add_func ("/policy/rule/plurality-and-circle", test_plurality_and_circle);
   g_test_add_func ("/policy/rule/eu", test_eu);
