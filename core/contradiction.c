@@ -57,6 +57,35 @@ rl_contradiction_is_suspect (const GArray *suspects, const RlEvidence *beacon)
   return s != NULL && beacon->n_countries > 0 && s->named == beacon->countries[0];
 }
 
+static gboolean
+is_live_beacon (const RlEvidence *ev, gsize n, const char *key, gint64 now)
+{
+  for (gsize i = 0; i < n; i++)
+    if (ev[i].kind == RL_SOURCE_BEACON && ev[i].expires_at > now && ev[i].observed_at <= now &&
+        strcmp (ev[i].key, key) == 0)
+      return TRUE;
+  return FALSE;
+}
+
+/* The suspects of @previous whose beacon is no longer live: kept in @out
+ * until max_age_beacons after they were last heard, unless @inside (a fix
+ * inside one country) confirms the country they named. */
+static void
+remember_gone (const RlPolicyParams *p, RlAgreeFunc agree, gpointer agree_data, const GArray *previous,
+               const RlEvidence *ev, gsize n, gint64 now, const RlEvidence *inside, GArray *out)
+{
+  gint64 keep_us = (gint64) p->max_age_s[RL_SOURCE_BEACON] * RL_USEC_PER_SEC;
+
+  for (guint i = 0; previous != NULL && i < previous->len; i++)
+    {
+      const RlSuspect *s = &g_array_index (previous, RlSuspect, i);
+      if (now - s->heard_at >= keep_us || is_live_beacon (ev, n, s->key, now) ||
+          (inside != NULL && agree (s->named, inside->countries[0], agree_data)))
+        continue;
+      g_array_append_val (out, *s);
+    }
+}
+
 GArray *
 rl_contradiction_update (const RlPolicyParams *p, RlAgreeFunc agree, gpointer agree_data,
                          const GArray *previous, const RlEvidence *ev, gsize n, gint64 now)
@@ -84,8 +113,10 @@ rl_contradiction_update (const RlPolicyParams *p, RlAgreeFunc agree, gpointer ag
       memset (&s, 0, sizeof s);
       g_strlcpy (s.key, e->key, sizeof s.key);
       s.named = e->countries[0];
+      s.heard_at = e->observed_at;
       g_array_append_val (out, s);
     }
+  remember_gone (p, agree, agree_data, previous, ev, n, now, inside_one ? gps : NULL, out);
   /* keys are unique in an evidence set; sorted, the result does not depend
    * on the order of the evidence */
   g_array_sort (out, cmp_suspect);

@@ -20,6 +20,7 @@ G_BEGIN_DECLS
 typedef struct {
   char key[48];           /* the beacon item's key */
   RlCountry named;        /* the country it named when contradicted */
+  gint64 heard_at;        /* when it was last heard */
 } RlSuspect;
 
 /* Is @gps (a live, trusted GPS item) high and fast enough to be in flight? */
@@ -38,7 +39,9 @@ typedef gboolean (*RlAgreeFunc) (RlCountry named, RlCountry gps_country, gpointe
  * country, plus every live beacon the fix of rl_contradiction_gps()
  * contradicts now (it is inside one country, or airborne), minus those it
  * confirms.  A fix near a border (two countries) or at sea contradicts
- * nothing. */
+ * nothing.  A suspect whose beacon went (two scans missed its faint 5 GHz
+ * radio) is remembered until max_age_beacons after it was last heard, so
+ * that heard again it is still suspect. */
 GArray *rl_contradiction_update (const RlPolicyParams *params, RlAgreeFunc agree, gpointer agree_data,
                                  const GArray *previous, const RlEvidence *ev, gsize n, gint64 now);
 

@@ -394,10 +394,21 @@ test_contradiction_remembered (void)
   g_assert_cmpuint (fresh->suspects->len, ==, 0);
   g_assert_cmpint (fresh->candidate, ==, RL_COUNTRY ('U', 'S'));
 
-  /* one suspect is not heard any more (withdrawn): it is forgotten */
+  /* one suspect is not heard any more (two scans missed it): remembered
+   * until max_age_beacons after it was last heard, so that heard again it
+   * is still suspect (Barentsburg: a Russian router's faint 5 GHz radio) */
   remove_key (ev, "beacon:34:98:b5:04:00:04");
   d3 = decide (d2, ev, T0 + 710 * SEC);
-  g_assert_cmpuint (d3->suspects->len, ==, 3);
+  g_assert_cmpuint (d3->suspects->len, ==, 4);
+  {
+    g_autoptr (RlDecision) again = NULL;
+    RlEvidence back = beacon_at (T0 + 715 * SEC, "34:98:b5:04:00:04", "US", 5180, "ATT-Home-2.4");
+    g_autoptr (GArray) later = g_array_copy (ev);
+    add (later, back);
+    again = decide (d3, later, T0 + 715 * SEC);
+    g_assert_true (rl_contradiction_is_suspect (again->suspects, &back));
+    g_assert_cmpint (again->country, ==, RL_COUNTRY_WORLD);
+  }
 
   /* a good fix in the US (the machine really got there) clears them */
   {
