@@ -57,12 +57,18 @@ rl_contradiction_is_suspect (const GArray *suspects, const RlEvidence *beacon)
   return s != NULL && beacon->n_countries > 0 && s->named == beacon->countries[0];
 }
 
+/* A beacon item that stands at @now. */
+static gboolean
+live_beacon (const RlEvidence *e, gint64 now)
+{
+  return e->kind == RL_SOURCE_BEACON && e->expires_at > now && e->observed_at <= now;
+}
+
 static gboolean
 is_live_beacon (const RlEvidence *ev, gsize n, const char *key, gint64 now)
 {
   for (gsize i = 0; i < n; i++)
-    if (ev[i].kind == RL_SOURCE_BEACON && ev[i].expires_at > now && ev[i].observed_at <= now &&
-        strcmp (ev[i].key, key) == 0)
+    if (live_beacon (&ev[i], now) && strcmp (ev[i].key, key) == 0)
       return TRUE;
   return FALSE;
 }
@@ -101,7 +107,7 @@ rl_contradiction_update (const RlPolicyParams *p, RlAgreeFunc agree, gpointer ag
       RlSuspect s;
       gboolean suspect;
 
-      if (e->kind != RL_SOURCE_BEACON || e->n_countries == 0 || e->expires_at <= now || e->observed_at > now)
+      if (!live_beacon (e, now) || e->n_countries == 0)
         continue;
       suspect = rl_contradiction_is_suspect (previous, e);
       if (airborne)

@@ -91,16 +91,22 @@ same_vote (const RlPolicyParams *p, const RlEvidence *old, const RlEvidence *new
   return TRUE;
 }
 
-/* A decision waiting for the next scan (policy rule 8) ends with an access
- * point heard by a newer one than when its agreement began.  The live
+/* Does the decision in force wait for a scan newer than the one heard
+ * when its agreement began (policy rule 8)? */
+static gboolean
+waits_for_scan (const RlEngine *e)
+{
+  return e->decision != NULL && e->decision->state == RL_STATE_TENTATIVE && e->decision->candidate_heard != 0;
+}
+
+/* That wait ends with an access point heard by a newer scan.  The live
  * daemon has no scan event (its BSS table puts what a scan heard and
  * withdraws what it missed), and a scan hearing just what the one before
  * did changes no vote: this is what ends the wait there. */
 static gboolean
 awaits_newer_scan (const RlEngine *e, const RlEvidence *heard)
 {
-  return heard->kind == RL_SOURCE_BEACON && e->decision != NULL && e->decision->state == RL_STATE_TENTATIVE &&
-         e->decision->candidate_heard != 0 && heard->observed_at > e->decision->candidate_heard;
+  return heard->kind == RL_SOURCE_BEACON && waits_for_scan (e) && heard->observed_at > e->decision->candidate_heard;
 }
 
 void
@@ -138,8 +144,7 @@ rl_engine_scan (RlEngine *e, gint64 since, guint bands)
     e->last_delivery[RL_SOURCE_BEACON] = 0;
   /* a decision waiting for the next scan (rule 8) is due at its end,
    * even if the scan heard just what the one before did */
-  e->dirty |= n > 0 || (e->decision != NULL && e->decision->state == RL_STATE_TENTATIVE &&
-                        e->decision->candidate_heard != 0);
+  e->dirty |= n > 0 || waits_for_scan (e);
   return n;
 }
 

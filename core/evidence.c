@@ -194,6 +194,17 @@ rl_band_covered (guint bands, RlBand band)
 }
 
 gboolean
+rl_scan_covers (const guint32 *freqs, guint n_freqs, guint heard_bands, guint32 freq_mhz)
+{
+  if (n_freqs == 0)
+    return rl_band_covered (heard_bands, rl_band_from_freq (freq_mhz));
+  for (guint i = 0; i < n_freqs; i++)
+    if (freqs[i] == freq_mhz)
+      return TRUE;
+  return FALSE;
+}
+
+gboolean
 rl_country_is_eu_member (RlCountry country)
 {
   char cc[3];

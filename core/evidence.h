@@ -100,6 +100,11 @@ typedef enum {
 RlBand rl_band_from_freq (guint32 freq_mhz);
 /* Does a scan covering @bands speak for an AP on @band? */
 gboolean rl_band_covered (guint bands, RlBand band);
+/* Does a completed scan speak for an AP on @freq_mhz: one of the channels
+ * it listed (@freqs, @n_freqs MHz), or when it listed none, a channel in
+ * the bands it heard anything on (@heard_bands)?  The live BSS table and
+ * a replay of scan records judge alike. */
+gboolean rl_scan_covers (const guint32 *freqs, guint n_freqs, guint heard_bands, guint32 freq_mhz);
 
 /* The group a BSSID belongs to when a full table must forget one access
  * point: its OUI, or one shared group for every locally administered

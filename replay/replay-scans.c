@@ -278,15 +278,6 @@ feed_cell (ScanStream *s, const RlScanLogCell *cell)
   return TRUE;
 }
 
-static gboolean
-freq_listed (guint32 freq, const RlScanLogScan *scan)
-{
-  for (guint i = 0; i < scan->n_freqs; i++)
-    if (scan->freqs[i] == freq)
-      return TRUE;
-  return FALSE;
-}
-
 /* A scan record: the live BSS table's work (rl_bss_table_scan_done ()) on
  * what this log heard.  A BSS on a channel the scan covered that it did not
  * hear is gone (a steady one after its second miss); without a channel
@@ -326,12 +317,9 @@ feed_scan (ScanStream *s, const RlScanLogScan *scan)
   while (g_hash_table_iter_next (&it, &k, &v))
     {
       LastSeen *last = v;
-      gboolean covered = scan->n_freqs > 0 ? freq_listed (last->freq_mhz, scan)
-                                            : rl_band_covered (bands, rl_band_from_freq (last->freq_mhz));
-
       RlEvent gone;
 
-      if (last->country == RL_COUNTRY_NONE || !covered ||
+      if (last->country == RL_COUNTRY_NONE || !rl_scan_covers (scan->freqs, scan->n_freqs, bands, last->freq_mhz) ||
           !rl_beacon_scan_done (last->time >= since, &last->heard_scans, &last->missed_scans))
         continue;
       rl_event_init_withdraw (&gone, scan->time, k);

@@ -222,15 +222,6 @@ rl_bss_table_observe (RlBssTable *t, const RlScanBss *sb, gint64 now, gint64 *ob
   return TRUE;
 }
 
-static gboolean
-freq_listed (guint32 freq, const guint32 *freqs, guint n)
-{
-  for (guint i = 0; i < n; i++)
-    if (freqs[i] == freq)
-      return TRUE;
-  return FALSE;
-}
-
 guint
 rl_bss_table_scan_done (RlBssTable *t, gint64 scan_start, const guint32 *freqs, guint n_freqs)
 {
@@ -253,9 +244,7 @@ rl_bss_table_scan_done (RlBssTable *t, gint64 scan_start, const guint32 *freqs, 
   while (g_hash_table_iter_next (&it, NULL, &v))
     {
       Bss *b = v;
-      gboolean covered = n_freqs > 0 ? freq_listed (b->freq_mhz, freqs, n_freqs)
-                                     : rl_band_covered (bands, rl_band_from_freq (b->freq_mhz));
-      if (covered && rl_beacon_scan_done (b->last_seen >= scan_start, &b->heard_scans, &b->missed_scans))
+      if (rl_scan_covers (freqs, n_freqs, bands, b->freq_mhz) && rl_beacon_scan_done (b->last_seen >= scan_start, &b->heard_scans, &b->missed_scans))
         g_ptr_array_add (gone, b);
     }
   for (guint i = 0; i < gone->len; i++)
