@@ -38,3 +38,13 @@ rl_countries_within_reach (RlCountry a, RlCountry b)
     return TRUE;
   return bsearch (key, neighbour_pairs, G_N_ELEMENTS (neighbour_pairs), sizeof neighbour_pairs[0], cmp_pair) != NULL;
 }
+
+RlCountry
+rl_neighbours_only_through (RlCountry country, RlCountry sovereign)
+{
+  RlCountry key[2] = { country, sovereign };
+  const RlCountry *via = bsearch (key, neighbour_vias, G_N_ELEMENTS (neighbour_vias), sizeof neighbour_vias[0],
+                                  cmp_pair);
+
+  return via != NULL ? via[2] : RL_COUNTRY_NONE;
+}

@@ -13,6 +13,11 @@ G_BEGIN_DECLS
 /* TRUE when @a and @b are the same country, touch in the data, or one of
  * them is a code the data does not know (no claim is made about it). */
 gboolean rl_countries_within_reach (RlCountry a, RlCountry b);
+/* The part of @sovereign's feature through which alone @country touches
+ * it (BR touches FR only in GF), or RL_COUNTRY_NONE: they touch elsewhere
+ * too, not at all, or through several parts.  The caller checks that the
+ * part is a territory of @sovereign (core/territory.c). */
+RlCountry rl_neighbours_only_through (RlCountry country, RlCountry sovereign);
 /* Whether the boundary data holds a feature for @country. */
 gboolean rl_neighbours_know (RlCountry country);
 

@@ -3,6 +3,7 @@
 #include "core/territory.h"
 
 #include <string.h>
+#include "core/neighbours.h"
 #include "core/paths.h"
 
 G_DEFINE_QUARK (rl-territory-error-quark, rl_territory_error)
@@ -132,13 +133,50 @@ place_named (const RlTerritories *t, const RlEvidence *ev, gboolean primary_only
   return place;
 }
 
+/* The one territory a modem's network @cell reaches of a sovereign the
+ * live access points name, where the network's country touches that
+ * sovereign only there: Vivo (BR) beside access points saying FR places
+ * the machine in French Guiana, the only French land a Brazilian mast
+ * reaches.  @from: the network's country. */
+static RlCountry
+place_reached (const RlTerritories *t, const RlEvidence *cell, const RlEvidence *ev, gsize n, gint64 now,
+               RlCountry *from)
+{
+  RlCountry place = RL_COUNTRY_NONE;
+
+  for (gsize i = 0; i < n; i++)
+    {
+      RlCountry sovereign;
+
+      if (ev[i].kind != RL_SOURCE_BEACON || ev[i].n_countries == 0 || !live (&ev[i], now))
+        continue;
+      sovereign = ev[i].countries[0];
+      if (rl_evidence_has_country (cell, sovereign))
+        continue;
+      for (guint k = 0; k < cell->n_countries; k++)
+        {
+          RlCountry part = rl_neighbours_only_through (cell->countries[k], sovereign);
+
+          if (part == RL_COUNTRY_NONE || rl_territories_sovereign (t, part) != sovereign)
+            continue;
+          if (place != RL_COUNTRY_NONE && place != part)
+            return RL_COUNTRY_NONE;   /* two places */
+          place = part;
+          *from = cell->countries[k];
+        }
+    }
+  return place;
+}
+
 /* Where the live evidence puts the machine: the newest usable fix decides
  * when there is one (whatever it names); else a modem on a territory's own
  * network (SFR Réunion, 647-10: a mast reaches kilometres, not the ocean
- * to the sovereign), which says more of the place than a clock set at
- * home; else the timezone. */
+ * to the sovereign), or on a network of a country that touches the
+ * sovereign only in one territory, which says more of the place than a
+ * clock set at home; else the timezone. */
 static RlCountry
-find_place (const RlTerritories *t, const RlEvidence *ev, gsize n, gint64 now, double gps_max_error_m, const char **by)
+find_place (const RlTerritories *t, const RlEvidence *ev, gsize n, gint64 now, double gps_max_error_m,
+            const char **by, RlCountry *from)
 {
   const RlEvidence *gps = NULL, *zone = NULL;
   RlCountry by_cell = RL_COUNTRY_NONE;
@@ -152,6 +190,10 @@ find_place (const RlTerritories *t, const RlEvidence *ev, gsize n, gint64 now, d
       if (e->kind == RL_SOURCE_CELL && e->n_countries > 0)
         {
           RlCountry c = place_named (t, e, FALSE);
+          if (c == RL_COUNTRY_NONE)
+            c = place_reached (t, e, ev, n, now, from);
+          else
+            *from = RL_COUNTRY_NONE;
           if (by_cell != RL_COUNTRY_NONE && c != by_cell)
             cells_differ = TRUE;
           by_cell = c;
@@ -186,16 +228,16 @@ RlEvidence *
 rl_territory_attribute (const RlTerritories *t, const RlEvidence *evidence, gsize n_evidence,
                         gint64 now, double gps_max_error_m, RlTerritoryShift *shift)
 {
-  RlTerritoryShift none = { RL_COUNTRY_NONE, RL_COUNTRY_NONE, 0, NULL, "" };
+  RlTerritoryShift none = { RL_COUNTRY_NONE, RL_COUNTRY_NONE, 0, NULL, RL_COUNTRY_NONE, "" };
   RlEvidence *copy = NULL;
-  RlCountry place, sovereign;
+  RlCountry place, sovereign, from = RL_COUNTRY_NONE;
   const char *by = NULL;
 
   g_return_val_if_fail (shift != NULL, NULL);
   *shift = none;
   if (t == NULL || n_evidence == 0)
     return NULL;
-  place = find_place (t, evidence, n_evidence, now, gps_max_error_m, &by);
+  place = find_place (t, evidence, n_evidence, now, gps_max_error_m, &by, &from);
   if (place == RL_COUNTRY_NONE)
     return NULL;
   sovereign = rl_territories_sovereign (t, place);
@@ -215,6 +257,8 @@ rl_territory_attribute (const RlTerritories *t, const RlEvidence *evidence, gsiz
       shift->place = place;
       shift->sovereign = sovereign;
       shift->by = by;
+      if (strcmp (by, "mobile network") == 0)
+        shift->network_of = from;
       g_strlcpy (shift->kind, rl_territories_kind (t, place), sizeof shift->kind);
     }
   return copy;
@@ -231,6 +275,16 @@ rl_territory_shift_describe (const RlTerritoryShift *shift)
   rl_country_to_string (shift->place, p);
   rl_country_to_string (shift->sovereign, s);
   kind = g_ascii_strdown (shift->kind, -1);
+  if (shift->network_of != RL_COUNTRY_NONE)
+    {
+      char f[3];
+
+      rl_country_to_string (shift->network_of, f);
+      return g_strdup_printf ("%u access point%s advertising %s count%s for %s: ISO 3166-2 lists %s as %s-%s (%s of %s), "
+                              "and the mobile network, of %s, reaches %s only there.",
+                              shift->n_beacons, shift->n_beacons == 1 ? "" : "s", s, shift->n_beacons == 1 ? "s" : "",
+                              p, p, s, p, kind, s, f, s);
+    }
   return g_strdup_printf ("%u access point%s advertising %s count%s for %s: ISO 3166-2 lists %s as %s-%s (%s of %s) "
                           "and the %s places the machine there.",
                           shift->n_beacons, shift->n_beacons == 1 ? "" : "s", s, shift->n_beacons == 1 ? "s" : "",

@@ -44,6 +44,7 @@ typedef struct {
   RlCountry sovereign;
   guint n_beacons;          /* beacon items that now count for @place */
   const char *by;           /* what placed it: "GPS fix", "mobile network" or "timezone" */
+  RlCountry network_of;     /* a network of this country reaches the sovereign only at @place */
   char kind[64];            /* the ISO 3166-2 type */
 } RlTerritoryShift;
 
@@ -53,7 +54,9 @@ typedef struct {
  * @shift->place is RL_COUNTRY_NONE).  The place is the one the newest live
  * GPS fix with an error of at most @gps_max_error_m names, unless that fix
  * also names the sovereign; without such a fix, the territory a modem's
- * network names (all modems agreeing, the sovereign not named too); else
+ * network names (all modems agreeing, the sovereign not named too) or the
+ * one territory where the network's country touches the sovereign of live
+ * access points (BR touches FR only in GF); else
  * the timezone's primary country (zone.tab), unless the zone also names
  * the sovereign.  One place
  * at most per call: a fix or zone naming two territories of one sovereign

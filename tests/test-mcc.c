@@ -533,6 +533,19 @@ test_neighbours (void)
   g_assert_false (rl_countries_within_reach (CC ("DE"), CC ("IT")));
   g_assert_false (rl_countries_within_reach (CC ("MT"), CC ("IT")));
   g_assert_false (rl_countries_within_reach (CC ("KR"), CC ("US")));
+  /* where one touches a sovereign only through one of its territories:
+   * Brazil and Suriname touch France only in French Guiana, Canada only at
+   * Saint-Pierre-et-Miquelon; Spain, Germany and Brazil's own neighbours
+   * touch directly or not at all, Dominica two territories */
+  g_assert_cmpuint (rl_neighbours_only_through (CC ("BR"), CC ("FR")), ==, CC ("GF"));
+  g_assert_cmpuint (rl_neighbours_only_through (CC ("SR"), CC ("FR")), ==, CC ("GF"));
+  g_assert_cmpuint (rl_neighbours_only_through (CC ("CA"), CC ("FR")), ==, CC ("PM"));
+  g_assert_cmpuint (rl_neighbours_only_through (CC ("ES"), CC ("FR")), ==, RL_COUNTRY_NONE);
+  g_assert_cmpuint (rl_neighbours_only_through (CC ("DE"), CC ("FR")), ==, RL_COUNTRY_NONE);
+  g_assert_cmpuint (rl_neighbours_only_through (CC ("FR"), CC ("BR")), ==, RL_COUNTRY_NONE);
+  g_assert_cmpuint (rl_neighbours_only_through (CC ("AR"), CC ("BR")), ==, RL_COUNTRY_NONE);
+  g_assert_cmpuint (rl_neighbours_only_through (CC ("DM"), CC ("FR")), ==, RL_COUNTRY_NONE);
+  g_assert_cmpuint (rl_neighbours_only_through (CC ("MX"), CC ("US")), ==, RL_COUNTRY_NONE);
   /* a code the data does not know: no claim */
   g_assert_true (rl_neighbours_know (CC ("DK")));
   g_assert_false (rl_neighbours_know (CC ("XX")));

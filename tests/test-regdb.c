@@ -520,7 +520,8 @@ static const char sovereigns[] =
   "GU\tUS\tOutlying area\tGuam\n"
   "GP\tFR\tOverseas region\tGuadeloupe\n"
   "MF\tFR\tOverseas collectivity\tSaint-Martin\n"
-  "RE\tFR\tOverseas region\tLa Réunion\n";
+  "RE\tFR\tOverseas region\tLa Réunion\n"
+  "GF\tFR\tOverseas region\tGuyane (française)\n";
 
 #define T0 (G_GINT64_CONSTANT (1780000000) * RL_USEC_PER_SEC)
 
@@ -632,6 +633,24 @@ test_attribute (void)
         CC ("GU"));
   /* … and two modems on two territories' networks place nobody either */
   CASE ({ add_item (ev, RL_SOURCE_CELL, "GP", 0, live); add_item (ev, RL_SOURCE_CELL, "MF", 0, live); },
+        RL_COUNTRY_NONE);
+  /* Saint-Georges-de-l'Oyapock without a fix: the modem on Vivo (BR),
+   * whose country touches France only in French Guiana, places the machine
+   * there; only the FR access point moves */
+  CASE (add_item (ev, RL_SOURCE_CELL, "BR", 0, live), CC ("GF"));
+  g_assert_cmpuint (n, ==, 1);
+  /* … a Brazilian clock does not (a visitor's laptop in Paris) … */
+  CASE (add_item (ev, RL_SOURCE_TIMEZONE, "BR", 0, live), RL_COUNTRY_NONE);
+  /* … a fix decides where there is one … */
+  CASE ({ add_item (ev, RL_SOURCE_GPS, "FR", 10, live); add_item (ev, RL_SOURCE_CELL, "BR", 0, live); },
+        RL_COUNTRY_NONE);
+  /* … a network of a country that touches mainland France places nobody,
+   * nor does one of a territory the table does not list (Saint Lucia
+   * touches France only at Martinique, not in this table) … */
+  CASE (add_item (ev, RL_SOURCE_CELL, "DE", 0, live), RL_COUNTRY_NONE);
+  CASE (add_item (ev, RL_SOURCE_CELL, "LC", 0, live), RL_COUNTRY_NONE);
+  /* … and a second modem on a German network places nobody either */
+  CASE ({ add_item (ev, RL_SOURCE_CELL, "BR", 0, live); add_item (ev, RL_SOURCE_CELL, "DE", 0, live); },
         RL_COUNTRY_NONE);
   /* Hong Kong is no territory of CN here: nothing moves */
   CASE ({ add_beacon (ev, "08:60:83:7e:41:c9", "CN"); add_item (ev, RL_SOURCE_GPS, "HK", 10, live); }, RL_COUNTRY_NONE);

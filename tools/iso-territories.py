@@ -39,11 +39,9 @@ EXCLUDED_TYPES = {"special administrative region", "country"}
 MUST_HAVE = {("PR", "US"), ("RE", "FR")}
 
 
-def main(argv):
-    if len(argv) != 3:
-        sys.stderr.write("usage: iso-territories.py ISO_CODES_JSON_DIR OUTPUT.tsv\n")
-        return 2
-    src, out = argv[1], argv[2]
+def read_territories(src):
+    """{place: (sovereign, type, name)} from the iso-codes JSON in @src;
+    raises ValueError when the data is not what this script knows."""
     with open(os.path.join(src, "iso_3166-1.json"), encoding="utf-8") as f:
         alpha2 = {c["alpha_2"] for c in json.load(f)["3166-1"]}
     with open(os.path.join(src, "iso_3166-2.json"), encoding="utf-8") as f:
@@ -58,13 +56,24 @@ def main(argv):
         if kind.lower() in EXCLUDED_TYPES or kind.lower() not in TERRITORY_TYPES:
             continue
         if part in rows and rows[part][0] != parent:
-            sys.stderr.write("iso-territories: %s listed under %s and %s\n" % (part, rows[part][0], parent))
-            return 1
+            raise ValueError("%s listed under %s and %s" % (part, rows[part][0], parent))
         rows[part] = (parent, kind, s.get("name", "").replace("\t", " "))
 
     missing = [p for p, sov in sorted(MUST_HAVE) if rows.get(p, ("",))[0] != sov]
     if missing:
-        sys.stderr.write("iso-territories: %s: no territory entry for %s\n" % (src, ", ".join(missing)))
+        raise ValueError("%s: no territory entry for %s" % (src, ", ".join(missing)))
+    return rows
+
+
+def main(argv):
+    if len(argv) != 3:
+        sys.stderr.write("usage: iso-territories.py ISO_CODES_JSON_DIR OUTPUT.tsv\n")
+        return 2
+    src, out = argv[1], argv[2]
+    try:
+        rows = read_territories(src)
+    except ValueError as e:
+        sys.stderr.write("iso-territories: %s\n" % e)
         return 1
 
     tmp = out + ".tmp"

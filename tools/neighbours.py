@@ -13,35 +13,79 @@ Galloway within a mast's reach; Copenhagen and Nuuk are not.
 
 A sovereign's feature also covers its territories (France covers Réunion),
 so it is listed beside the territories' neighbours too: more neighbours
-only ever mean fewer conflicts.  Features with only an alpha-3 code (BES,
+only ever mean fewer conflicts.  Where the sovereign touches a country only
+through such a part (France touches Brazil only in French Guiana), the
+table says which.  A polygon of the sovereign's feature is a territory's
+part when ISO 3166-2 lists that territory under the sovereign (the same
+relation as tools/iso-territories.py, from iso_3166-2.json beside
+ISO_3166-1.json) and most of the polygon's box lies in the territory's
+feature's box.  Features with only an alpha-3 code (BES,
 CUW, SXM) take their alpha-2 code from Debian's iso-codes.  Every country
 of the data is listed, with or without neighbours: a code the table does
 not list is one the data does not know (the policy then assumes nothing).
 """
+import importlib.util
 import json
 import lzma
 import math
+import os
 import sys
 
 CELL = 0.02
 
 
-def outline_cells(geometry, code, cells, rings):
+def polygons_of(geometry):
     kind = geometry['type']
     if kind == 'GeometryCollection':
         for g in geometry['geometries']:
-            outline_cells(g, code, cells, rings)
-        return
-    if kind == 'Polygon':
-        polygons = [geometry['coordinates']]
+            yield from polygons_of(g)
+    elif kind == 'Polygon':
+        yield geometry['coordinates']
     elif kind == 'MultiPolygon':
-        polygons = geometry['coordinates']
-    else:
-        return
+        yield from geometry['coordinates']
+
+
+def box_of(ring):
+    lons = [p[0] for p in ring]
+    lats = [p[1] for p in ring]
+    return (min(lats), min(lons), max(lats), max(lons))
+
+
+def box_area(box):
+    return (box[2] - box[0]) * (box[3] - box[1])
+
+
+def part_of(code, box, feature_boxes, territories):
+    """The territory of @code (ISO 3166-2) whose feature lies in @box (the
+    box of one polygon of @code's feature: the territory with its waters),
+    None when none does (@code itself), '?' when the box holds much of two
+    (one polygon for Puerto Rico and the US Virgin Islands)."""
+    shares = []
+    s, w, n, e = box
+    for place, sovereign in territories.items():
+        if sovereign != code or place not in feature_boxes:
+            continue
+        s2, w2, n2, e2 = feature_boxes[place]
+        area = max(box_area((s2, w2, n2, e2)), 1e-6)
+        if box_area(box) > 25 * area:
+            continue
+        common = max(0.0, min(n, n2) - max(s, s2)) * max(0.0, min(e, e2) - max(w, w2))
+        shares.append((common / area, place))
+    shares.sort(reverse=True)
+    if not shares or shares[0][0] < 0.8:
+        return None
+    if len(shares) > 1 and shares[1][0] >= 0.25:
+        return '?'
+    return shares[0][1]
+
+
+def outline_cells(polygons, code, feature_boxes, territories, cells, rings):
+    """Marks the grid cells @code's outlines pass, each with the part of
+    the feature it belongs to (None: the country itself)."""
     for polygon in polygons:
-        lons = [p[0] for p in polygon[0]]
-        lats = [p[1] for p in polygon[0]]
-        rings.append((code, (min(lats), min(lons), max(lats), max(lons)), polygon[0]))
+        box = box_of(polygon[0])
+        rings.append((code, box, polygon[0]))
+        tag = (code, part_of(code, box, feature_boxes, territories))
         for ring in polygon:
             last = None
             prev = ring[-1]
@@ -53,7 +97,7 @@ def outline_cells(geometry, code, cells, rings):
                     key = (math.floor((lat + (prev[1] - lat) * f) / CELL),
                            math.floor((lon + (prev[0] - lon) * f) / CELL))
                     if key != last:
-                        cells.setdefault(key, set()).add(code)
+                        cells.setdefault(key, set()).add(tag)
                         last = key
                 prev = (lon, lat)
 
@@ -106,24 +150,51 @@ def main(argv):
         alpha3 = {c['alpha_3']: c['alpha_2'] for c in json.load(f)['3166-1']}
     cells = {}
     rings = []
-    countries = set()
+    features = {}
     for feature in data['features']:
         props = feature.get('properties') or {}
         code = props.get('isoA2') or alpha3.get(props.get('isoA3', ''))
         if code is None or len(code) != 2 or not code.isalpha() or not code.isupper():
             raise SystemExit(f'{argv[1]}: a feature without an ISO 3166-1 code: {props!r}')
-        countries.add(code)
-        outline_cells(feature['geometry'], code, cells, rings)
+        features.setdefault(code, []).extend(polygons_of(feature['geometry']))
+    countries = set(features)
+    feature_boxes = {}
+    for code, polygons in features.items():
+        boxes = [box_of(p[0]) for p in polygons]
+        feature_boxes[code] = (min(b[0] for b in boxes), min(b[1] for b in boxes),
+                               max(b[2] for b in boxes), max(b[3] for b in boxes))
+    spec = importlib.util.spec_from_file_location(
+        'iso_territories', os.path.join(os.path.dirname(os.path.abspath(__file__)), 'iso-territories.py'))
+    iso_territories = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(iso_territories)
+    try:
+        rows = iso_territories.read_territories(os.path.dirname(os.path.abspath(argv[2])))
+    except ValueError as e:
+        raise SystemExit(f'neighbours.py: {e}')
+    territories = {place: row[0] for place, row in rows.items()}
+    for code, polygons in features.items():
+        outline_cells(polygons, code, feature_boxes, territories, cells, rings)
     pairs = contained_pairs(rings)
+    # (country, sovereign) -> the parts of the sovereign's feature the
+    # country touches; None among them: the sovereign itself
+    touches = {}
     for (a, b), here in cells.items():
         near = set()
         for da in (-1, 0, 1):
             for db in (-1, 0, 1):
                 near |= cells.get((a + da, b + db), set())
-        for x in here:
-            for y in near:
+        for x, x_part in here:
+            for y, y_part in near:
                 if x < y:
                     pairs.add((x, y))
+                if x != y and x_part is None:
+                    touches.setdefault((x, y), set()).add(y_part)
+    # only through one part (the territories' own features may hold their
+    # land only: Guadeloupe's does not reach Dominica, France's part does)
+    vias = sorted((x, y, next(iter(parts))) for (x, y), parts in touches.items()
+                  if None not in parts and '?' not in parts and len(parts) == 1 and x not in parts)
+    if ('BR', 'FR', 'GF') not in vias:
+        raise SystemExit(f'{argv[1]}: Brazil does not touch France only in French Guiana: not the data this script knows')
     if len(countries) < 200 or len(pairs) < 300:
         raise SystemExit(f'{argv[1]}: only {len(countries)} countries and {len(pairs)} pairs: not the boundary data')
 
@@ -139,6 +210,11 @@ def main(argv):
         out.write('};\n\n/* (a, b) with a < b, sorted */\nstatic const RlCountry neighbour_pairs[][2] = {\n')
         for x, y in sorted(pairs):
             out.write(f'  {{ {c_code(x)}, {c_code(y)} }},\n')
+        out.write('};\n\n/* (country, sovereign, part): the country touches the sovereign only\n'
+                  ' * through that part of its feature; sorted */\n'
+                  'static const RlCountry neighbour_vias[][3] = {\n')
+        for x, y, part in vias:
+            out.write(f'  {{ {c_code(x)}, {c_code(y)}, {c_code(part)} }},\n')
         out.write('};\n')
 
 
