@@ -15,6 +15,7 @@ struct RlMccTable {
   /* key: mcc + 1 (by MCC) or pair_key() (by network); value: GArray of RlCountry */
   GHashTable *by_mcc;
   GHashTable *by_network;
+  guint8 mnc_digits[1000];   /* per MCC: bit 2, bit 3: the list has MNCs of that many digits */
   RlMccStats stats;
 };
 
@@ -89,6 +90,7 @@ read_network (RlMccTable *t, const char **names, const char **values, RlCountry 
         {
           add_to (t->by_mcc, mcc + 1, country);
           add_to (t->by_network, pair_key (mcc, mnc_s), country);
+          t->mnc_digits[mcc] |= (guint8) (1u << strlen (mnc_s));
           t->stats.networks++;
         }
     }
@@ -319,6 +321,24 @@ cmp_country (gconstpointer a, gconstpointer b)
   return x < y ? -1 : x > y;
 }
 
+/* The list writes some countries' three-digit MNCs with two digits
+ * (Telcel, 334-020, as "02"), and a modem may print a three-digit MNC cut
+ * to two: where the list has MNCs of the other length only for @mcc,
+ * "020" is its "02" and "02" its "020".  NULL where that does not apply. */
+static GArray *
+other_length (const RlMccTable *t, guint mcc, const char *mnc)
+{
+  char alt[4] = { mnc[0], mnc[1], '\0', '\0' };
+
+  if (mnc[2] == '0' && mnc[3] == '\0' && t->mnc_digits[mcc] == 1u << 2)
+    ;   /* "020" -> "02" */
+  else if (mnc[2] == '\0' && t->mnc_digits[mcc] == 1u << 3)
+    alt[2] = '0';   /* "02" -> "020" */
+  else
+    return NULL;
+  return g_hash_table_lookup (t->by_network, GUINT_TO_POINTER (pair_key (mcc, alt)));
+}
+
 /* rl_mcc_table_lookup (), and whether the list carries network @mnc
  * itself (*@listed FALSE: the countries are its code's). */
 static guint
@@ -331,7 +351,11 @@ table_lookup (const RlMccTable *t, guint mcc, const char *mnc, RlCountry out[RL_
   if (!rl_mcc_names_country (mcc))
     return 0;
   if (mnc != NULL && all_digits (mnc, 2, 3))
-    a = g_hash_table_lookup (t->by_network, GUINT_TO_POINTER (pair_key (mcc, mnc)));
+    {
+      a = g_hash_table_lookup (t->by_network, GUINT_TO_POINTER (pair_key (mcc, mnc)));
+      if (a == NULL)
+        a = other_length (t, mcc, mnc);
+    }
   *listed = a != NULL;
   if (a == NULL)
     a = g_hash_table_lookup (t->by_mcc, GUINT_TO_POINTER (mcc + 1));

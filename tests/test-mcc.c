@@ -47,12 +47,12 @@ test_fixture_table (void)
   g_autoptr (RlMccTable) t = load_fixture ();
   const RlMccStats *st = rl_mcc_table_stats (t);
 
-  g_assert_cmpuint (st->networks, ==, 9);
+  g_assert_cmpuint (st->networks, ==, 12);
   g_assert_cmpuint (st->skipped_bad_code, ==, 4);
   g_assert_cmpuint (st->skipped_bad_country, ==, 1);     /* code="int" */
   g_assert_cmpuint (st->skipped_no_country_mcc, ==, 2);  /* 901-18, 001-01 */
   g_assert_cmpuint (st->skipped_no_country, ==, 1);      /* a provider outside <country> */
-  g_assert_cmpuint (rl_mcc_table_n_codes (t), ==, 5);    /* 262 204 234 310 330 */
+  g_assert_cmpuint (rl_mcc_table_n_codes (t), ==, 7);    /* 262 204 234 310 330 334 338 */
 
   ASSERT_LOOKUP (t, 262, "01", "DE");
   ASSERT_LOOKUP (t, 262, NULL, "DE");
@@ -480,6 +480,26 @@ test_policy_unlisted_network (void)
   g_assert_true (rl_mcc_evidence (t, "cell:0", 262, NULL, NOW, RL_NEVER, &ev));
   g_assert_false (ev.cell.unlisted);
   g_assert_cmpuint (ev.n_countries, ==, 1);
+  /* the list writes Mexico's three-digit MNCs with two digits (Telcel,
+   * 334-020, as "02"): a modem's "020" is that network, "021" is not;
+   * where the list writes three digits (Digicel Jamaica, 338-050), a
+   * modem's "05" is "050"; a code whose MNCs the list writes in both
+   * lengths (310 here: "410" and "26") is looked up as given. */
+  g_assert_true (rl_mcc_evidence (t, "cell:0", 334, "020", NOW, RL_NEVER, &ev));
+  g_assert_false (ev.cell.unlisted);
+  g_assert_cmpuint (ev.n_countries, ==, 1);
+  g_assert_cmpuint (ev.countries[0], ==, CC ("MX"));
+  g_assert_true (rl_mcc_evidence (t, "cell:0", 334, "021", NOW, RL_NEVER, &ev));
+  g_assert_true (ev.cell.unlisted);
+  g_assert_true (rl_mcc_evidence (t, "cell:0", 338, "05", NOW, RL_NEVER, &ev));
+  g_assert_false (ev.cell.unlisted);
+  g_assert_cmpuint (ev.countries[0], ==, CC ("JM"));
+  g_assert_true (rl_mcc_evidence (t, "cell:0", 338, "06", NOW, RL_NEVER, &ev));
+  g_assert_true (ev.cell.unlisted);
+  g_assert_true (rl_mcc_evidence (t, "cell:0", 310, "260", NOW, RL_NEVER, &ev));
+  g_assert_true (ev.cell.unlisted);
+  g_assert_true (rl_mcc_evidence (t, "cell:0", 310, "41", NOW, RL_NEVER, &ev));
+  g_assert_true (ev.cell.unlisted);
   /* two German routers and a German clock: the unlisted network is no
    * second witness (a listed one is) */
   {
