@@ -2485,12 +2485,42 @@ cell_names_fix_country (const Tallying *t, const RlEvidence *gps, const RlEviden
   return named;
 }
 
+/* How many operators (OUIs) of globally administered access points heard
+ * above beacon_faint_dbm name the country of @gps, a fix inside one
+ * country?  At most two are counted. */
+static guint
+fix_country_operators (const Tallying *t, const RlEvidence *gps, const RlEvidence *ev, gsize n, gint64 now)
+{
+  guint32 first = 0;
+
+  for (gsize i = 0; i < n; i++)
+    {
+      const RlEvidence *e = &ev[i];
+      guint32 oui;
+
+      if (e->kind != RL_SOURCE_BEACON || !is_live (e, now) || e->n_countries == 0 ||
+          RL_BSSID_IS_LOCAL (e->beacon.bssid) || (e->beacon.flags & RL_BEACON_INFO_RIDES_ALONG) ||
+          (e->beacon.signal_mbm != 0 && e->beacon.signal_mbm <= t->params->beacon_faint_dbm * 100) ||
+          !agree_regulatory (e->countries[0], gps->countries[0], (gpointer) t))
+        continue;
+      oui = (guint32) e->beacon.bssid[0] << 16 | (guint32) e->beacon.bssid[1] << 8 | e->beacon.bssid[2];
+      if (first == 0)
+        first = oui | (1u << 24);
+      else if (oui != (first & 0xffffff))
+        return 2;
+    }
+  return first != 0 ? 1 : 0;
+}
+
 /* Remembered contradictions (core/contradiction.h): d->suspects carries
  * them on; they are left out of the vote while no fix contradicts them
  * itself (then the conflict shows both sides), and while the fix that does
- * has a modem's network naming its country beside it: two witnesses of
- * their own against access points alone (a US delegation's travel routers
- * in a Berlin hotel, the fix inside Germany, the SIM on Telekom; rule 10). */
+ * has a modem's network naming its country beside it, or access points of
+ * two operators of that country heard well: two witnesses of their own
+ * against the contradicted access points (a US delegation's travel routers
+ * in a Berlin hotel, the fix inside Germany, the SIM on Telekom; routers on
+ * US factory defaults in a Makati condo, the fix inside the Philippines,
+ * the PLDT and Globe boxes; rule 10). */
 static void
 apply_contradictions (Tallying *t, const RlDecision *previous, const RlEvidence *ev, gsize n, gint64 now,
                       RlDecision *d)
@@ -2501,7 +2531,8 @@ apply_contradictions (Tallying *t, const RlDecision *previous, const RlEvidence 
   d->suspects = rl_contradiction_update (t->params, agree_regulatory, t, previous ? previous->suspects : NULL,
                                          ev, n, now);
   if (gps == NULL || (gps->n_countries != 1 && !rl_gps_is_airborne (t->params, gps)) ||
-      (gps->n_countries == 1 && cell_names_fix_country (t, gps, ev, n, now)))
+      (gps->n_countries == 1 &&
+       (cell_names_fix_country (t, gps, ev, n, now) || fix_country_operators (t, gps, ev, n, now) >= 2)))
     t->suspects = d->suspects;
 }
 

@@ -492,8 +492,17 @@ test_plurality_and_circle (void)
     assert_decision (d, "CH", RL_STATE_DECIDED, RL_REASON_AGREEMENT);
     g_assert_cmpuint (candidate (d, "CH")->witnesses, ==, 2);
   }
-  /* one more FR: FR outvotes CH, no plurality; the fix stays alone */
+  /* one more FR: FR outvotes CH, no plurality; but two Swiss operators
+   * stand beside the fix (rule 10): the French APs it contradicts do not
+   * vote */
   add_ap (a, "00:1f:9f:40:10:05", "FR", "SFR_1005", 2437);
+  {
+    g_autoptr (RlDecision) d = decide_at (a, NULL, NOW);
+    assert_decision (d, "CH", RL_STATE_DECIDED, RL_REASON_AGREEMENT);
+    g_assert_cmpuint (d->suspects->len, ==, 3);
+  }
+  /* without Swisscom the fix stays alone: no plurality, 00 */
+  g_array_remove_index (a, 2);
   {
     g_autoptr (RlDecision) d = decide_at (a, NULL, NOW);
     g_assert_cmpuint (d->country, ==, RL_COUNTRY_WORLD);
@@ -685,6 +694,53 @@ test_fix_and_cell_outvote_aps (void)
   }
   /* one modem, on the French network alone */
   g_array_remove_index (a, a->len - 2);
+  {
+    g_autoptr (RlDecision) d = decide_at (a, NULL, NOW);
+    g_assert_true (d->in_conflict);
+  }
+}
+
+/* Rule 10: a Makati condo, the fix far inside the Philippines, five
+ * neighbours' routers of five vendors on US factory defaults.  Beside one
+ * PLDT box the fix is still alone against their beacon witness (a
+ * conflict); with a Globe box too, two Philippine operators heard well
+ * stand beside it: the routers it contradicts do not vote, PH.  Two boxes
+ * of one operator, or a second one heard only faintly, are not enough. */
+static void
+test_fix_and_local_aps_outvote_aps (void)
+{
+  g_autoptr (GArray) a = g_array_new (FALSE, TRUE, sizeof (RlEvidence));
+  static const char *const us[] = { "50:c7:bf:21:30:01", "c0:06:c3:44:10:7e", "a0:40:a0:5d:2e:11",
+                                    "1c:7e:e5:63:02:9a", "04:d9:f5:18:6c:40" };
+
+  for (guint i = 0; i < G_N_ELEMENTS (us); i++)
+    add_ap (a, us[i], "US", "Home", 2412 + 5 * i);
+  add_ap (a, "e8:65:d4:30:11:02", "PH", "PLDTHOMEFIBR3a1c", 2437);
+  add_zone (a, "PH");
+  add_gps (a, "PH", 25);
+  {
+    g_autoptr (RlDecision) d = decide_at (a, NULL, NOW);
+    assert_decision (d, "00", RL_STATE_CONFLICT, RL_REASON_CONFLICT);
+  }
+  /* a Globe box, heard only at -88 dBm: not heard well */
+  add_ap (a, "84:d8:1b:52:40:1f", "PH", "GlobeAtHome_401F", 2412);
+  g_array_index (a, RlEvidence, a->len - 1).beacon.signal_mbm = -8800;
+  {
+    g_autoptr (RlDecision) d = decide_at (a, NULL, NOW);
+    g_assert_true (d->in_conflict);
+  }
+  /* … heard at -70 dBm: two operators beside the fix */
+  g_array_index (a, RlEvidence, a->len - 1).beacon.signal_mbm = -7000;
+  {
+    g_autoptr (RlDecision) d = decide_at (a, NULL, NOW);
+    assert_decision (d, "PH", RL_STATE_DECIDED, RL_REASON_AGREEMENT);
+    g_assert_false (d->in_conflict);
+    g_assert_cmpuint (d->suspects->len, ==, G_N_ELEMENTS (us));
+  }
+  /* a second PLDT box instead (the same OUI): one operator, a conflict */
+  g_array_set_size (a, a->len - 1);
+  add_ap (a, "e8:65:d4:30:22:07", "PH", "PLDTHOMEFIBR7c02", 2462);
+  g_array_index (a, RlEvidence, a->len - 1).beacon.signal_mbm = -7000;
   {
     g_autoptr (RlDecision) d = decide_at (a, NULL, NOW);
     g_assert_true (d->in_conflict);
@@ -1196,6 +1252,7 @@ main (int argc, char **argv)
   g_test_add_func ("/policy/rule/network-scattered-guests", test_network_scattered_guests);
   g_test_add_func ("/policy/rule/network-yields-to-fix", test_network_yields_to_fix);
   g_test_add_func ("/policy/rule/fix-and-cell-outvote-aps", test_fix_and_cell_outvote_aps);
+  g_test_add_func ("/policy/rule/fix-and-local-aps-outvote-aps", test_fix_and_local_aps_outvote_aps);
   g_test_add_func ("/policy/rule/faint-and-zone", test_faint_and_zone);
   g_test_add_func ("/policy/rule/plurality-and-circle", test_plurality_and_circle);
   g_test_add_func ("/policy/rule/eu", test_eu);
