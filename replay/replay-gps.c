@@ -273,7 +273,7 @@ note_dates (GpsStream *g, const RlGpsParseStats *stats)
       if (g->date != NULL)
         rl_replay_note_at (r, g->note_slot, "%s: --date %s ignored: the file carries its own date", g->file, g->date);
       rl_replay_note_at (r, g->note_slot, "%s: date taken from the file%s", g->file,
-                         stats->date_source == RL_GPS_DATE_PARTIAL ? " (some epochs from a neighbouring RMC)" : "");
+                         stats->date_source == RL_GPS_DATE_PARTIAL ? " (some epochs from a neighbouring RMC or ZDA)" : "");
     }
   else if (stats->fixes > 0 && g->trouble == TIME_OK)
     {

@@ -174,6 +174,88 @@ test_sample_quectel (void)
   g_assert_cmpint (fix_at (&r, 0)->time, ==, utc_us (2022, 9, 20, 5, 13, 47));
 }
 
+/* A survey receiver (GGA with RTK quality, GST, ZDA, HDT and its own
+ * $PSSN; no RMC) across midnight: each ZDA dates the GGA of its time, so
+ * the log is dated, and the day after midnight is the ZDA's.  Before, ZDA
+ * was ignored and the log had a time of day only ("no date in the file"). */
+static void
+test_sample_gga_zda (void)
+{
+  g_auto (Result) r = { 0 };
+  gsize len;
+  g_autofree char *data = read_fixture ("gga-zda-midnight.nmea", &len);
+
+  parse (&r, data, len);
+  g_assert_cmpuint (r.fixes->len, ==, 6);
+  g_assert_cmpuint (rl_gps_parse_stats_rejected_total (&r.stats), ==, 0);
+  g_assert_cmpint (r.stats.date_source, ==, RL_GPS_DATE_FROM_FILE);
+  /* the ZDA that came before the receiver knew the time, HDT, $PSSN */
+  g_assert_cmpuint (r.stats.ignored, ==, 13);
+  for (guint i = 0; i < 6; i++)
+    {
+      g_assert_true (fix_at (&r, i)->flags & RL_GPS_FIX_HAS_DATE);
+      g_assert_false (fix_at (&r, i)->flags & RL_GPS_FIX_DATE_INFERRED);
+    }
+  g_assert_cmpint (fix_at (&r, 0)->time, ==, utc_us (2024, 4, 22, 23, 59, 57));
+  g_assert_cmpint (fix_at (&r, 2)->time, ==, utc_us (2024, 4, 22, 23, 59, 59));
+  g_assert_cmpint (fix_at (&r, 3)->time, ==, utc_us (2024, 4, 23, 0, 0, 0));
+  g_assert_cmpint (fix_at (&r, 5)->time, ==, utc_us (2024, 4, 23, 0, 0, 2));
+  g_assert_cmpfloat_with_epsilon (fix_at (&r, 0)->lat, 45.764, 1e-9);
+  /* GST's error of the same epoch */
+  g_assert_cmpfloat_with_epsilon (fix_at (&r, 0)->epx, 0.010, 1e-9);
+}
+
+/* ZDA dates as carefully as RMC: a ZDA stamped apart from the GGAs still
+ * dates them; one behind them is skipped as saying nothing new; bad day,
+ * month or year fields are counted by reason, and the GGA of that time is
+ * still a fix (without a date). */
+static void
+test_zda (void)
+{
+  {
+    g_auto (Result) r = { 0 };
+    const char *log[] = {
+      "GPZDA,101459.00,14,06,2024,00,00",
+      "GPGGA,101500.00,5130.000,N,00007.000,W,1,08,1.0,35.0,M,47.0,M,,",
+      "GPGGA,101501.00,5130.000,N,00007.000,W,1,08,1.0,35.0,M,47.0,M,,",
+      "GPZDA,101500.50,14,06,2024,00,00",
+      "GPGGA,101502.00,5130.000,N,00007.000,W,1,08,1.0,35.0,M,47.0,M,,",
+      NULL,
+    };
+    parse_bodies (&r, log);
+    g_assert_cmpuint (r.fixes->len, ==, 3);
+    g_assert_cmpuint (rl_gps_parse_stats_rejected_total (&r.stats), ==, 0);
+    g_assert_cmpuint (r.stats.ignored, ==, 1);
+    g_assert_cmpint (r.stats.date_source, ==, RL_GPS_DATE_PARTIAL);
+    g_assert_cmpint (fix_at (&r, 0)->time, ==, utc_us (2024, 6, 14, 10, 15, 0));
+    g_assert_cmpint (fix_at (&r, 2)->time, ==, utc_us (2024, 6, 14, 10, 15, 2));
+  }
+  {
+    g_auto (Result) r = { 0 };
+    const char *log[] = {
+      "GPGGA,101500.00,5130.000,N,00007.000,W,1,08,1.0,35.0,M,47.0,M,,",
+      "GPZDA,101500.00,14,13,2024,00,00",
+      "GPGGA,101501.00,5130.000,N,00007.000,W,1,08,1.0,35.0,M,47.0,M,,",
+      "GPZDA,101501.00,14,6,2024,00,00",
+      "GPGGA,101502.00,5130.000,N,00007.000,W,1,08,1.0,35.0,M,47.0,M,,",
+      "GPZDA,101502.00,14,06,24,00,00",
+      "GPGGA,101503.00,5130.000,N,00007.000,W,1,08,1.0,35.0,M,47.0,M,,",
+      "GPZDA,1015,14,06,2024,00,00",
+      "GPZDA,101503.00,14,06",
+      "GPZDA,101503.00,30,02,2024,00,00",
+      "GPZDA,101503.00,01,01,1969,00,00",
+      NULL,
+    };
+    parse_bodies (&r, log);
+    g_assert_cmpuint (r.fixes->len, ==, 4);
+    g_assert_cmpint (r.stats.date_source, ==, RL_GPS_DATE_NONE);
+    g_assert_cmpuint (r.stats.rejected[RL_GPS_REJECT_BAD_VALUE], ==, 3);
+    g_assert_cmpuint (r.stats.rejected[RL_GPS_REJECT_MALFORMED], ==, 4);
+    g_assert_cmpuint (r.stats.first_reject_line, ==, 2);
+    g_assert_false (fix_at (&r, 3)->flags & RL_GPS_FIX_HAS_DATE);
+  }
+}
+
 static void
 test_gga_only_time_of_day (void)
 {
@@ -585,6 +667,8 @@ main (int argc, char **argv)
   g_test_add_func ("/nmea/sample/mt3339", test_sample_mt3339);
   g_test_add_func ("/nmea/sample/ublox-8", test_sample_ublox);
   g_test_add_func ("/nmea/sample/quectel-eg25-g", test_sample_quectel);
+  g_test_add_func ("/nmea/sample/gga-zda-midnight", test_sample_gga_zda);
+  g_test_add_func ("/nmea/zda", test_zda);
   g_test_add_func ("/nmea/gga-only", test_gga_only_time_of_day);
   g_test_add_func ("/nmea/day-rollover", test_day_rollover);
   g_test_add_func ("/nmea/time-backwards", test_time_backwards);
