@@ -468,24 +468,77 @@ rl_gpsd_json_parse (const char *data, gsize len, GArray *fixes, RlGpsParseStats 
   rl_gpsd_json_reader_free (r);
 }
 
-gboolean
-rl_gpsd_json_sniff (const char *data, gsize len)
+/* What gpsd says to a client before any report: its banner on connecting
+ * and its answers to ?WATCH (gpsd_json(5)), as gpsd writes them. */
+static gboolean
+is_banner_line (const char *p, gsize n)
 {
-  gsize i = rl_json_lines_bom_length (data, len), end;
+  static const char *const classes[] = { "VERSION", "DEVICES", "DEVICE", "WATCH" };
+  static const char key[] = "{\"class\":\"";
+  const gsize k = sizeof key - 1;
 
-  /* past blanks and '#' comment lines, as the reader goes */
+  if (n < k || memcmp (p, key, k) != 0)
+    return FALSE;
+  for (guint i = 0; i < G_N_ELEMENTS (classes); i++)
+    {
+      gsize c = strlen (classes[i]);
+      if (n > k + c && memcmp (p + k, classes[i], c) == 0 && p[k + c] == '"')
+        return TRUE;
+    }
+  return FALSE;
+}
+
+/* Past a byte order mark, blanks, '#' comment lines (as the reader goes)
+ * and up to MAX_BANNER_LINES of gpsd's banner; @banner: whether there
+ * was any.  A session that reconnected many times is still gpsd's. */
+#define MAX_BANNER_LINES 32
+static gsize
+skip_banner (const char *data, gsize len, gboolean *banner)
+{
+  gsize i = rl_json_lines_bom_length (data, len);
+  guint n_banner = 0;
+
+  *banner = FALSE;
   for (;;)
     {
       const char *nl;
 
       while (i < len && g_ascii_isspace (data[i]))
         i++;
-      if (i >= len || data[i] != '#')
+      if (i >= len)
         break;
       nl = memchr (data + i, '\n', len - i);
+      if (data[i] != '#')
+        {
+          if (n_banner == MAX_BANNER_LINES || !is_banner_line (data + i, (nl != NULL ? (gsize) (nl - data) : len) - i))
+            break;
+          n_banner++;
+          *banner = TRUE;
+        }
       i = nl != NULL ? (gsize) (nl - data) : len;
     }
-  if (i >= len || data[i] != '{')
+  return i;
+}
+
+gsize
+rl_gpsd_json_banner_length (const char *data, gsize len)
+{
+  gboolean banner;
+
+  return skip_banner (data, len, &banner);
+}
+
+gboolean
+rl_gpsd_json_sniff (const char *data, gsize len)
+{
+  gboolean banner;
+  gsize i = skip_banner (data, len, &banner), end;
+
+  /* gpsd's banner alone is a session without reports; the line after it
+   * decides, since `gpspipe -r` writes the banner before the NMEA */
+  if (i >= len)
+    return banner;
+  if (data[i] != '{')
     return FALSE;
   end = MIN (len, i + 512);
   for (gsize j = i; j + 8 <= end; j++)

@@ -929,6 +929,16 @@ scan_step (Parser *ps, const char *data, gsize len, gsize *i, gboolean *line_sta
       *line_start = TRUE;
       ps->line++;
     }
+  else if (c == '{' && *line_start && len - *i >= 9 && memcmp (data + *i, "{\"class\":", 9) == 0)
+    {
+      /* a gpsd JSON report: `gpspipe -r` writes gpsd's banner (and its
+       * DEVICE reports) among the NMEA it copies; valid, not ours */
+      const char *nl = memchr (data + *i, '\n', len - *i);
+      *i = nl ? (gsize) (nl - data) : len;
+      ps->stats->records++;
+      ps->stats->ignored++;
+      return;
+    }
   else if (c == '#' && *line_start)
     {
       /* gpsd test logs and some loggers carry '#' metadata lines, and

@@ -158,6 +158,35 @@ test_sniff (void)
   g_assert_false (rl_gpsd_json_sniff ("{}", 2));
 }
 
+/* `gpspipe -r` copies gpsd's socket as it is: its banner (VERSION, and
+ * the DEVICES and WATCH answers) comes before the NMEA.  Sniffing the
+ * first line called such a log gpsd JSON, and it gave no fix; now the
+ * first line past the banner decides, and the banner alone is gpsd's. */
+static void
+test_sniff_past_banner (void)
+{
+  gsize len;
+  g_autofree char *raw = read_fixture ("gpspipe-r.nmea", &len);
+  const char *banner = "{\"class\":\"VERSION\",\"release\":\"3.25\"}\n"
+                       "# gpspipe -w\n"
+                       "{\"class\":\"DEVICES\",\"devices\":[]}\n"
+                       "{\"class\":\"WATCH\",\"enable\":true}\n"
+                       "{\"class\":\"DEVICE\",\"path\":\"/dev/ttyACM0\",\"activated\":0}\n";
+  g_autofree char *with_tpv = g_strconcat (banner, "{\"class\":\"TPV\",\"mode\":1}\n", NULL);
+  g_autofree char *with_nmea = g_strconcat (banner, "$GPGGA,,,,,,0,,,,,,,,*66\n", NULL);
+
+  g_assert_false (rl_gpsd_json_sniff (raw, len));
+  /* the three banner lines, up to the first '$' */
+  g_assert_cmpuint (rl_gpsd_json_banner_length (raw, len), ==, 474);
+  g_assert_cmpint (raw[474], ==, '$');
+  g_assert_true (rl_gpsd_json_sniff (banner, strlen (banner)));
+  g_assert_cmpuint (rl_gpsd_json_banner_length (banner, strlen (banner)), ==, strlen (banner));
+  g_assert_true (rl_gpsd_json_sniff (with_tpv, strlen (with_tpv)));
+  g_assert_false (rl_gpsd_json_sniff (with_nmea, strlen (with_nmea)));
+  /* a class name that only begins like a banner's is a report */
+  g_assert_cmpuint (rl_gpsd_json_banner_length ("{\"class\":\"VERSIONS\"}\n", 21), ==, 0);
+}
+
 /* A log saved by an editor that writes a UTF-8 byte order mark, with a
  * note written on top: recognised as gpsd JSON, the BOM passed over and
  * the '#' lines counted as comments, not rejected as malformed records. */
@@ -253,6 +282,7 @@ main (int argc, char **argv)
   g_test_add_func ("/gpsd-json/captured", test_captured);
   g_test_add_func ("/gpsd-json/bad-lines", test_bad_lines);
   g_test_add_func ("/gpsd-json/sniff", test_sniff);
+  g_test_add_func ("/gpsd-json/sniff-past-banner", test_sniff_past_banner);
   g_test_add_func ("/gpsd-json/status", test_status);
   g_test_add_func ("/gpsd-json/altitude-speed-lost", test_altitude_speed_lost);
   g_test_add_func ("/gpsd-json/prefixes", test_prefixes);

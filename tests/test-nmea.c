@@ -494,6 +494,31 @@ test_noise_between_sentences (void)
   g_assert_cmpuint (r.stats.noise_bytes, >=, 3 * sizeof ubx - 6);
 }
 
+/* gpsd JSON lines among the NMEA (`gpspipe -r` writes gpsd's banner first
+ * and a DEVICE report when a receiver comes or goes) are valid reports,
+ * not ours: counted as ignored, not as noise bytes; a '{' line that is
+ * not gpsd's stays noise. */
+static void
+test_gpsd_lines_among_nmea (void)
+{
+  g_auto (Result) r = { 0 };
+  const char *log[] = {
+    "!{\"class\":\"VERSION\",\"release\":\"3.17\",\"proto_major\":3}\n",
+    "GNRMC,162000.00,A,4812.49200,N,01622.42800,E,0.012,,050624,,,A,V",
+    "!{\"class\":\"DEVICE\",\"path\":\"/dev/ttyACM0\",\"activated\":0}\r\n",
+    "GNRMC,162001.00,A,4812.49200,N,01622.42860,E,0.012,,050624,,,A,V",
+    "!{\"cls\"}\n",
+    NULL,
+  };
+
+  parse_bodies (&r, log);
+  g_assert_cmpuint (r.fixes->len, ==, 2);
+  g_assert_cmpuint (r.stats.ignored, ==, 2);
+  g_assert_cmpuint (r.stats.records, ==, 4);
+  g_assert_cmpuint (r.stats.noise_bytes, ==, 7);
+  g_assert_cmpuint (rl_gps_parse_stats_rejected_total (&r.stats), ==, 0);
+}
+
 static void
 test_accuracy_sentences (void)
 {
@@ -677,6 +702,7 @@ main (int argc, char **argv)
   g_test_add_func ("/nmea/altitude-speed", test_altitude_speed);
   g_test_add_func ("/nmea/fix-lost", test_fix_lost);
   g_test_add_func ("/nmea/noise", test_noise_between_sentences);
+  g_test_add_func ("/nmea/gpsd-lines", test_gpsd_lines_among_nmea);
   g_test_add_func ("/nmea/accuracy", test_accuracy_sentences);
   g_test_add_func ("/nmea/every-byte-damaged", test_every_byte_damaged);
   g_test_add_func ("/nmea/sniff", test_sniff);

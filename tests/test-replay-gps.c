@@ -491,6 +491,27 @@ test_no_checksums (void)
   g_assert_nonnull (strstr (text, "gps.fixes_used: 0\n"));
 }
 
+/* A `gpspipe -r` log: gpsd's JSON banner, then the receiver's NMEA.  It
+ * was sniffed as gpsd JSON from its first line and gave 0 fixes (exit 0);
+ * now it is NMEA and the banner lines are counted as ignored. */
+static void
+test_gpspipe_raw (void)
+{
+  gsize len;
+  g_autofree char *data = read_fixture ("gpspipe-r.nmea", &len);
+  g_autoptr (GString) log = NULL;
+  g_autofree char *text = NULL;
+
+  g_assert_cmpstr (rl_gps_detect_format (data, len), ==, "nmea");
+  log = g_string_new_len (data, (gssize) len);
+  text = replay_log_text ("gpspipe-r.nmea", log, NULL);
+  g_assert_nonnull (strstr (text, "gps.fixes_used: 5\n"));
+  g_assert_nonnull (strstr (text, "nmea.ignored: 3\n"));
+  g_assert_nonnull (strstr (text, "span:      2024-06-05T16:20:00Z .. 2024-06-05T16:20:04Z"));
+  g_assert_null (strstr (text, "nmea.noise_bytes"));
+  g_assert_null (strstr (text, "gps.rejected"));
+}
+
 /* A gpsd log with a UTF-8 byte order mark and a comment on top (saved by
  * an editor, annotated by hand) was refused as an unknown format. */
 static void
@@ -780,6 +801,7 @@ main (int argc, char **argv)
   g_test_add_func ("/replay-gps/no-checksums", test_no_checksums);
   g_test_add_func ("/replay-gps/gpx-out-of-order", test_gpx_out_of_order);
   g_test_add_func ("/replay-gps/gpsd-bom-comment", test_gpsd_bom_comment);
+  g_test_add_func ("/replay-gps/gpspipe-raw", test_gpspipe_raw);
   g_test_add_func ("/replay-gps/nmea-bom-comment", test_nmea_bom_comment);
   g_test_add_func ("/replay-gps/first-reject-named", test_first_reject_named);
   g_test_add_func ("/replay-gps/first-reject-named-gpx", test_first_reject_named_gpx);
