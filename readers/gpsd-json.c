@@ -121,12 +121,14 @@ member_string (JsonObject *obj, const char *name)
 /* A TPV object as libgps would have unpacked it, so that the live source
  * and the replay judge fixes with the very same function.  (libgps's own
  * unpacker is not used on files: gps_unpack() 3.22 never returns on some
- * damaged lines, e.g. a SKY report cut off and glued to the next one.) */
-static void
+ * damaged lines, e.g. a SKY report cut off and glued to the next one.)
+ * FALSE when "time" is a number that is no time from 1970 to 9999. */
+static gboolean
 tpv_to_gps_data (JsonObject *obj, struct gps_data_t *gd)
 {
   double v;
   const char *t = member_string (obj, "time");
+  gboolean time_ok = TRUE;
 
   gd->set = MODE_SET;
   gd->fix.mode = member_double (obj, "mode", &v) && v >= 0 && v <= 3 ? (int) v : MODE_NOT_SEEN;
@@ -156,6 +158,20 @@ tpv_to_gps_data (JsonObject *obj, struct gps_data_t *gd)
           gd->set |= TIME_SET;
         }
     }
+  else if (member_double (obj, "time", &v))
+    {
+      /* gpsd up to 3.3 (protocol 3.0-3.3) wrote seconds since the epoch,
+       * "time":1253334480.119; kept to the µs, as an ISO time is */
+      if (v > 0 && v <= 253402300799.0)
+        {
+          gint64 us = (gint64) llround (v * G_USEC_PER_SEC);
+          gd->fix.time.tv_sec = (time_t) (us / G_USEC_PER_SEC);
+          gd->fix.time.tv_nsec = (long) (us % G_USEC_PER_SEC) * 1000;
+          gd->set |= TIME_SET;
+        }
+      else
+        time_ok = FALSE;
+    }
   if (member_double (obj, "lat", &gd->fix.latitude) && member_double (obj, "lon", &gd->fix.longitude))
     gd->set |= LATLON_SET;
   if (!member_double (obj, "eph", &gd->fix.eph))
@@ -164,6 +180,7 @@ tpv_to_gps_data (JsonObject *obj, struct gps_data_t *gd)
     gd->fix.epx = NAN;
   if (!member_double (obj, "epy", &gd->fix.epy))
     gd->fix.epy = NAN;
+  return time_ok;
 }
 
 struct RlGpsdJsonReader {
@@ -354,7 +371,11 @@ read_line (RlGpsdJsonReader *r, const char *start, gsize n, RlGpsFix *fix)
       stats->ignored++;
       return FALSE;
     }
-  tpv_to_gps_data (obj, r->gd);
+  if (!tpv_to_gps_data (obj, r->gd))
+    {
+      reject (r, RL_GPS_REJECT_BAD_VALUE, "a numeric \"time\" (gpsd up to 3.3) not from 1970 to 9999");
+      return FALSE;
+    }
   if (!rl_gps_fix_from_gps_data (r->gd, fix, &why) && !(r->file_order && fix_before_epoch (r, fix)))
     {
       reject (r, why, why == RL_GPS_REJECT_MALFORMED ? "a TPV without \"lat\" and \"lon\"" : NULL);
