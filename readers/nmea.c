@@ -169,6 +169,16 @@ parse_time (Field f, gint64 *out)
   /* 60 seconds is a leap second */
   if (hh > 23 || mm > 59 || ss > 60)
     return VAL_RANGE;
+  if (hh == 23 && mm == 59 && ss == 60)
+    {
+      /* An inserted leap second (UTC 23:59:60, which u-blox and others
+       * print) has no place in µs since midnight: read as the next day's
+       * 00:00:00, it made the true 00:00:00 epoch "earlier than the fix
+       * before it".  Squeezed into the last millisecond of its day, its
+       * epochs keep their order and the next second stays free. */
+      *out = (G_GINT64_CONSTANT (86400) * G_USEC_PER_SEC - 1000) + frac / 1000;
+      return VAL_OK;
+    }
   *out = ((gint64) hh * 3600 + mm * 60 + ss) * G_USEC_PER_SEC + frac;
   return VAL_OK;
 }

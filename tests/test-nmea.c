@@ -302,6 +302,46 @@ test_day_rollover (void)
   g_assert_false (fix_at (&r, 3)->flags & RL_GPS_FIX_DATE_INFERRED);
 }
 
+/* u-blox across the leap second of 2016-12-31: 23:59:59, 23:59:60,
+ * 00:00:00 of 2017-01-01, 00:00:01.  23:59:60 was read as the next day's
+ * 00:00:00, and the true 00:00:00 epoch was then rejected as "earlier
+ * than the fix before it".  Now the leap second is the last millisecond
+ * of its day, and every epoch is kept in order; so with GGA alone, where
+ * the day is counted from the rollover. */
+static void
+test_leap_second (void)
+{
+  g_auto (Result) r = { 0 };
+  gsize len;
+  g_autofree char *data = read_fixture ("leap-second-2016.nmea", &len);
+
+  parse (&r, data, len);
+  g_assert_cmpuint (r.fixes->len, ==, 4);
+  g_assert_cmpuint (rl_gps_parse_stats_rejected_total (&r.stats), ==, 0);
+  g_assert_cmpint (fix_at (&r, 0)->time, ==, utc_us (2016, 12, 31, 23, 59, 59));
+  g_assert_cmpint (fix_at (&r, 1)->time, ==, utc_us (2016, 12, 31, 23, 59, 59) + 999000);
+  g_assert_cmpint (fix_at (&r, 2)->time, ==, utc_us (2017, 1, 1, 0, 0, 0));
+  g_assert_cmpint (fix_at (&r, 3)->time, ==, utc_us (2017, 1, 1, 0, 0, 1));
+  {
+    g_auto (Result) g = { 0 };
+    const char *log[] = {
+      "GNGGA,235959.00,4025.008,N,00342.228,W,1,08,1.0,650.0,M,50.0,M,,",
+      "GNGGA,235960.00,4025.008,N,00342.228,W,1,08,1.0,650.0,M,50.0,M,,",
+      "GNGGA,235960.50,4025.008,N,00342.228,W,1,08,1.0,650.0,M,50.0,M,,",
+      "GNGGA,000000.00,4025.008,N,00342.228,W,1,08,1.0,650.0,M,50.0,M,,",
+      NULL,
+    };
+    parse_bodies (&g, log);
+    g_assert_cmpuint (g.fixes->len, ==, 4);
+    g_assert_cmpuint (rl_gps_parse_stats_rejected_total (&g.stats), ==, 0);
+    g_assert_cmpint (fix_at (&g, 2)->day, ==, 0);
+    g_assert_cmpint (fix_at (&g, 2)->time, >, fix_at (&g, 1)->time);
+    g_assert_cmpint (fix_at (&g, 2)->time, <, G_GINT64_CONSTANT (86400) * G_USEC_PER_SEC);
+    g_assert_cmpint (fix_at (&g, 3)->day, ==, 1);
+    g_assert_cmpint (fix_at (&g, 3)->time, ==, 0);
+  }
+}
+
 static void
 test_time_backwards (void)
 {
@@ -697,6 +737,7 @@ main (int argc, char **argv)
   g_test_add_func ("/nmea/gga-only", test_gga_only_time_of_day);
   g_test_add_func ("/nmea/day-rollover", test_day_rollover);
   g_test_add_func ("/nmea/time-backwards", test_time_backwards);
+  g_test_add_func ("/nmea/leap-second", test_leap_second);
   g_test_add_func ("/nmea/bad-sentences", test_bad_sentences);
   g_test_add_func ("/nmea/first-reject", test_first_reject);
   g_test_add_func ("/nmea/altitude-speed", test_altitude_speed);
