@@ -211,6 +211,9 @@ batch_expected (const char *path, RlCountry *expected, char **bad)
   return TRUE;
 }
 
+/* How much of a log --batch reads to tell what it is. */
+#define BATCH_HEAD 65536
+
 static gboolean
 batch_load (Batch *b, RlReplay *replay, const char *path, const RlBoundaryIndex *index, GError **error)
 {
@@ -223,8 +226,39 @@ batch_load (Batch *b, RlReplay *replay, const char *path, const RlBoundaryIndex 
       return g_file_get_contents (path, &text, NULL, error) &&
              rl_scenario_parse (text, path, &ctx, replay, expects, &settle, error);
     }
-  if (g_str_has_suffix (path, ".jsonl") || g_str_has_suffix (path, ".pcap") || g_str_has_suffix (path, ".pcapng"))
-    return rl_replay_load_scan_file (replay, path, b->config, error);
+  /* Anything else is told by its content, as --scans and --gps tell it:
+   * airodump-ng writes dump-01.cap, scan logs get saved as .json, gpsd
+   * logs as .jsonl.  The start of the file is enough (a capture's magic,
+   * a scan log's first line; NMEA sniffing looks 4 KiB in past gpsd's
+   * banner).  What the content does not tell, the ending does, so that a
+   * scan log whose first lines are damaged is read as with --scans. */
+  {
+    g_autofree char *head = g_malloc (BATCH_HEAD);
+    gsize n = 0;
+    FILE *f = fopen (path, "rb");
+
+    if (f != NULL)
+      {
+        n = fread (head, 1, BATCH_HEAD, f);
+        fclose (f);
+      }
+    if (rl_replay_scans_sniff (head, n))
+      return rl_replay_load_scan_file (replay, path, b->config, error);
+    if (f != NULL && b->o->gps_format == NULL && rl_gps_detect_format (head, n) == NULL)
+      {
+        g_autofree char *name = NULL;
+
+        if (g_str_has_suffix (path, ".jsonl") || g_str_has_suffix (path, ".pcap") ||
+            g_str_has_suffix (path, ".pcapng"))
+          return rl_replay_load_scan_file (replay, path, b->config, error);
+        name = g_path_get_basename (path);
+        g_set_error (error, RL_REPLAY_GPS_ERROR, RL_REPLAY_GPS_ERROR_FORMAT,
+                     "%s: unknown format: not a capture (pcap, pcapng), a scan log (JSON lines), "
+                     "NMEA 0183, gpsd JSON or GPX (a scenario ends in .scn)", name);
+        return FALSE;
+      }
+  }
+  /* a file that cannot be opened gets the GPS loader's own error */
   return rl_replay_load_gps_file (replay, path, b->o->gps_format, b->o->date, b->config, index, error);
 }
 

@@ -121,12 +121,14 @@ member_string (JsonObject *obj, const char *name)
 /* A TPV object as libgps would have unpacked it, so that the live source
  * and the replay judge fixes with the very same function.  (libgps's own
  * unpacker is not used on files: gps_unpack() 3.22 never returns on some
- * damaged lines, e.g. a SKY report cut off and glued to the next one.) */
-static void
+ * damaged lines, e.g. a SKY report cut off and glued to the next one.)
+ * FALSE when "time" is a number that is no time from 1970 to 9999. */
+static gboolean
 tpv_to_gps_data (JsonObject *obj, struct gps_data_t *gd)
 {
   double v;
   const char *t = member_string (obj, "time");
+  gboolean time_ok = TRUE;
 
   gd->set = MODE_SET;
   gd->fix.mode = member_double (obj, "mode", &v) && v >= 0 && v <= 3 ? (int) v : MODE_NOT_SEEN;
@@ -156,6 +158,20 @@ tpv_to_gps_data (JsonObject *obj, struct gps_data_t *gd)
           gd->set |= TIME_SET;
         }
     }
+  else if (member_double (obj, "time", &v))
+    {
+      /* gpsd up to 3.3 (protocol 3.0-3.3) wrote seconds since the epoch,
+       * "time":1253334480.119; kept to the µs, as an ISO time is */
+      if (v > 0 && v <= 253402300799.0)
+        {
+          gint64 us = (gint64) llround (v * G_USEC_PER_SEC);
+          gd->fix.time.tv_sec = (time_t) (us / G_USEC_PER_SEC);
+          gd->fix.time.tv_nsec = (long) (us % G_USEC_PER_SEC) * 1000;
+          gd->set |= TIME_SET;
+        }
+      else
+        time_ok = FALSE;
+    }
   if (member_double (obj, "lat", &gd->fix.latitude) && member_double (obj, "lon", &gd->fix.longitude))
     gd->set |= LATLON_SET;
   if (!member_double (obj, "eph", &gd->fix.eph))
@@ -164,6 +180,7 @@ tpv_to_gps_data (JsonObject *obj, struct gps_data_t *gd)
     gd->fix.epx = NAN;
   if (!member_double (obj, "epy", &gd->fix.epy))
     gd->fix.epy = NAN;
+  return time_ok;
 }
 
 struct RlGpsdJsonReader {
@@ -354,7 +371,11 @@ read_line (RlGpsdJsonReader *r, const char *start, gsize n, RlGpsFix *fix)
       stats->ignored++;
       return FALSE;
     }
-  tpv_to_gps_data (obj, r->gd);
+  if (!tpv_to_gps_data (obj, r->gd))
+    {
+      reject (r, RL_GPS_REJECT_BAD_VALUE, "a numeric \"time\" (gpsd up to 3.3) not from 1970 to 9999");
+      return FALSE;
+    }
   if (!rl_gps_fix_from_gps_data (r->gd, fix, &why) && !(r->file_order && fix_before_epoch (r, fix)))
     {
       reject (r, why, why == RL_GPS_REJECT_MALFORMED ? "a TPV without \"lat\" and \"lon\"" : NULL);
@@ -468,24 +489,77 @@ rl_gpsd_json_parse (const char *data, gsize len, GArray *fixes, RlGpsParseStats 
   rl_gpsd_json_reader_free (r);
 }
 
-gboolean
-rl_gpsd_json_sniff (const char *data, gsize len)
+/* What gpsd says to a client before any report: its banner on connecting
+ * and its answers to ?WATCH (gpsd_json(5)), as gpsd writes them. */
+static gboolean
+is_banner_line (const char *p, gsize n)
 {
-  gsize i = rl_json_lines_bom_length (data, len), end;
+  static const char *const classes[] = { "VERSION", "DEVICES", "DEVICE", "WATCH" };
+  static const char key[] = "{\"class\":\"";
+  const gsize k = sizeof key - 1;
 
-  /* past blanks and '#' comment lines, as the reader goes */
+  if (n < k || memcmp (p, key, k) != 0)
+    return FALSE;
+  for (guint i = 0; i < G_N_ELEMENTS (classes); i++)
+    {
+      gsize c = strlen (classes[i]);
+      if (n > k + c && memcmp (p + k, classes[i], c) == 0 && p[k + c] == '"')
+        return TRUE;
+    }
+  return FALSE;
+}
+
+/* Past a byte order mark, blanks, '#' comment lines (as the reader goes)
+ * and up to MAX_BANNER_LINES of gpsd's banner; @banner: whether there
+ * was any.  A session that reconnected many times is still gpsd's. */
+#define MAX_BANNER_LINES 32
+static gsize
+skip_banner (const char *data, gsize len, gboolean *banner)
+{
+  gsize i = rl_json_lines_bom_length (data, len);
+  guint n_banner = 0;
+
+  *banner = FALSE;
   for (;;)
     {
       const char *nl;
 
       while (i < len && g_ascii_isspace (data[i]))
         i++;
-      if (i >= len || data[i] != '#')
+      if (i >= len)
         break;
       nl = memchr (data + i, '\n', len - i);
+      if (data[i] != '#')
+        {
+          if (n_banner == MAX_BANNER_LINES || !is_banner_line (data + i, (nl != NULL ? (gsize) (nl - data) : len) - i))
+            break;
+          n_banner++;
+          *banner = TRUE;
+        }
       i = nl != NULL ? (gsize) (nl - data) : len;
     }
-  if (i >= len || data[i] != '{')
+  return i;
+}
+
+gsize
+rl_gpsd_json_banner_length (const char *data, gsize len)
+{
+  gboolean banner;
+
+  return skip_banner (data, len, &banner);
+}
+
+gboolean
+rl_gpsd_json_sniff (const char *data, gsize len)
+{
+  gboolean banner;
+  gsize i = skip_banner (data, len, &banner), end;
+
+  /* gpsd's banner alone is a session without reports; the line after it
+   * decides, since `gpspipe -r` writes the banner before the NMEA */
+  if (i >= len)
+    return banner;
+  if (data[i] != '{')
     return FALSE;
   end = MIN (len, i + 512);
   for (gsize j = i; j + 8 <= end; j++)

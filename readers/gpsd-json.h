@@ -47,9 +47,14 @@ const RlGpsParseStats *rl_gpsd_json_reader_stats (const RlGpsdJsonReader *reader
 void rl_gpsd_json_reader_free (RlGpsdJsonReader *reader);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (RlGpsdJsonReader, rl_gpsd_json_reader_free)
 
-/* TRUE when the first line that is neither blank nor a '#' comment (past a
- * UTF-8 byte order mark) is a gpsd JSON object ("class":…). */
+/* TRUE when the first line that is neither blank, a '#' comment nor gpsd's
+ * banner (VERSION, DEVICES, DEVICE, WATCH: what `gpspipe -r` also writes
+ * before its NMEA) is a gpsd JSON object ("class":…), or when there is
+ * nothing but the banner.  Past a UTF-8 byte order mark. */
 gboolean rl_gpsd_json_sniff (const char *data, gsize len);
+/* Bytes of that banner (with the mark, blanks and comments among it) at
+ * the start of @data: where another format's sniffing starts. */
+gsize rl_gpsd_json_banner_length (const char *data, gsize len);
 
 /* The one place a gpsd report (in libgps's struct) becomes a fix.
  * Call after a TPV (MODE_SET in @data->set).  FALSE with @why when the

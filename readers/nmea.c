@@ -45,6 +45,8 @@ typedef struct {
   gint64 anchor;           /* midnight UTC of day 0 */
   char date_cache[6];      /* the last RMC date field and its value */
   gint64 date_cache_us;
+  char zda_cache[8];       /* the last ZDA day, month and year, and their value */
+  gint64 zda_cache_us;
   /* file order (a log whose clock is broken): a repeated sentence type
    * starts the next epoch, and times are taken as they come */
   gboolean file_order;
@@ -167,6 +169,16 @@ parse_time (Field f, gint64 *out)
   /* 60 seconds is a leap second */
   if (hh > 23 || mm > 59 || ss > 60)
     return VAL_RANGE;
+  if (hh == 23 && mm == 59 && ss == 60)
+    {
+      /* An inserted leap second (UTC 23:59:60, which u-blox and others
+       * print) has no place in µs since midnight: read as the next day's
+       * 00:00:00, it made the true 00:00:00 epoch "earlier than the fix
+       * before it".  Squeezed into the last millisecond of its day, its
+       * epochs keep their order and the next second stays free. */
+      *out = (G_GINT64_CONSTANT (86400) * G_USEC_PER_SEC - 1000) + frac / 1000;
+      return VAL_OK;
+    }
   *out = ((gint64) hh * 3600 + mm * 60 + ss) * G_USEC_PER_SEC + frac;
   return VAL_OK;
 }
@@ -191,6 +203,34 @@ parse_date (Parser *ps, Field f, gint64 *out)
     return VAL_RANGE;
   memcpy (ps->date_cache, f.p, 6);
   ps->date_cache_us = *out;
+  return VAL_OK;
+}
+
+/* ZDA's day, month and four-digit year ("22", "04", "2024") → midnight
+ * UTC in µs; all three empty: the receiver does not know the date yet. */
+static ValResult
+parse_zda_date (Parser *ps, Field d, Field m, Field y, gint64 *out)
+{
+  int dd, mo, cc, yy;
+  char key[8];
+
+  if (d.n == 0 && m.n == 0 && y.n == 0)
+    return VAL_EMPTY;
+  if (d.n != 2 || m.n != 2 || y.n != 4 || !two_digits (d.p, &dd) || !two_digits (m.p, &mo) ||
+      !two_digits (y.p, &cc) || !two_digits (y.p + 2, &yy))
+    return VAL_MALFORMED;
+  memcpy (key, d.p, 2);
+  memcpy (key + 2, m.p, 2);
+  memcpy (key + 4, y.p, 4);
+  if (memcmp (ps->zda_cache, key, 8) == 0)
+    {
+      *out = ps->zda_cache_us;
+      return VAL_OK;
+    }
+  if (!rl_gps_civil_to_us (cc * 100 + yy, mo, dd, out))
+    return VAL_RANGE;
+  memcpy (ps->zda_cache, key, 8);
+  ps->zda_cache_us = *out;
   return VAL_OK;
 }
 
@@ -272,9 +312,12 @@ flush_epoch (Parser *ps)
   if (!ep->open)
     return;
   gboolean lost = ep->said_no_fix || ep->gsa_mode == 1;
+  /* An epoch of only a ZDA is no fix, but its date dates the epochs
+   * around it (a receiver may stamp its ZDA apart from its GGA). */
+  gboolean date_only = !ep->has_pos && !lost && ep->has_date && !ps->file_order;
 
   /* An epoch of only GST, GSA or VTG says nothing. */
-  if (!ep->has_pos && !lost)
+  if (!ep->has_pos && !lost && !date_only)
     {
       epoch_reset (ep);
       return;
@@ -289,7 +332,12 @@ flush_epoch (Parser *ps)
           /* A date settles it, even across a gap of days in the log. */
           if (ep->date_us + ep->tod <= last_abs)
             {
-              rl_gps_parse_stats_reject (ps->stats, RL_GPS_REJECT_TIME_BACKWARDS, ep->line, NULL);
+              /* a date alone behind the fixes is no fix lost: it is
+               * dropped as a sentence that says nothing new */
+              if (!date_only)
+                rl_gps_parse_stats_reject (ps->stats, RL_GPS_REJECT_TIME_BACKWARDS, ep->line, NULL);
+              else
+                ps->stats->ignored++;
               epoch_reset (ep);
               return;
             }
@@ -301,7 +349,10 @@ flush_epoch (Parser *ps)
             day++;
           else
             {
-              rl_gps_parse_stats_reject (ps->stats, RL_GPS_REJECT_TIME_BACKWARDS, ep->line, NULL);
+              if (!date_only)
+                rl_gps_parse_stats_reject (ps->stats, RL_GPS_REJECT_TIME_BACKWARDS, ep->line, NULL);
+              else
+                ps->stats->ignored++;
               epoch_reset (ep);
               return;
             }
@@ -315,6 +366,11 @@ flush_epoch (Parser *ps)
   ps->have_last = TRUE;
   ps->last_tod = ep->tod;
   ps->day = day;
+  if (date_only)
+    {
+      epoch_reset (ep);
+      return;
+    }
 
   if (lost)
     {
@@ -509,6 +565,44 @@ handle_rmc (Parser *ps, const Field *f, guint n)
     }
 }
 
+/* Time and date (UTC; the local zone fields after them are not needed).
+ * Survey and timing receivers, marine units and gpsd's own NMEA send GGA
+ * and ZDA and no RMC: the ZDA dates the epoch of its time as an RMC does,
+ * and a bad date is counted as an RMC's is. */
+static void
+handle_zda (Parser *ps, const Field *f, guint n)
+{
+  gint64 tod = 0, date_us = 0;
+  ValResult rt, rd;
+  Epoch *ep;
+
+  if (n < 5)
+    {
+      reject_as (ps, RL_GPS_REJECT_MALFORMED, "too few fields");
+      return;
+    }
+  rt = parse_time (f[1], &tod);
+  rd = parse_zda_date (ps, f[2], f[3], f[4], &date_us);
+  if (rt == VAL_MALFORMED || rt == VAL_RANGE || rd == VAL_MALFORMED || rd == VAL_RANGE)
+    {
+      ValResult worst = rt == VAL_RANGE || rd == VAL_RANGE ? VAL_RANGE : VAL_MALFORMED;
+      reject_as (ps, val_reject (worst), val_words (worst));
+      return;
+    }
+  if (rt == VAL_EMPTY || rd == VAL_EMPTY)
+    {
+      /* a receiver that does not know the time yet: nothing to date */
+      ps->stats->ignored++;
+      return;
+    }
+  ep = epoch_at (ps, tod);
+  if (!ep->has_date)
+    {
+      ep->has_date = TRUE;
+      ep->date_us = date_us;
+    }
+}
+
 /* Course and speed over ground; no time: it belongs to the epoch being
  * assembled.  Speed in knots (field 5), else km/h (field 7). */
 static void
@@ -674,6 +768,8 @@ dispatch (Parser *ps, const char *s, const Field *fields, guint n_fields)
     handle_gst (ps, fields, n_fields);
   else if (memcmp (type, "VTG", 3) == 0)
     handle_vtg (ps, fields, n_fields);
+  else if (memcmp (type, "ZDA", 3) == 0)
+    handle_zda (ps, fields, n_fields);
   else
     ps->stats->ignored++;
 }
@@ -843,6 +939,16 @@ scan_step (Parser *ps, const char *data, gsize len, gsize *i, gboolean *line_sta
       *line_start = TRUE;
       ps->line++;
     }
+  else if (c == '{' && *line_start && len - *i >= 9 && memcmp (data + *i, "{\"class\":", 9) == 0)
+    {
+      /* a gpsd JSON report: `gpspipe -r` writes gpsd's banner (and its
+       * DEVICE reports) among the NMEA it copies; valid, not ours */
+      const char *nl = memchr (data + *i, '\n', len - *i);
+      *i = nl ? (gsize) (nl - data) : len;
+      ps->stats->records++;
+      ps->stats->ignored++;
+      return;
+    }
   else if (c == '#' && *line_start)
     {
       /* gpsd test logs and some loggers carry '#' metadata lines, and
@@ -884,8 +990,8 @@ struct RlNmeaReader {
   guint64 own, inferred, none;
 };
 
-/* Fixes before the first RMC are dated from it (counting the days the
- * log rolled over): a second parser runs ahead to that RMC, which is near
+/* Fixes before the first RMC or ZDA are dated from it (counting the days
+ * the log rolled over): a second parser runs ahead to that sentence, which is near
  * the start of nearly every log, so this costs a few sentences. */
 static void
 find_anchor (RlNmeaReader *r)

@@ -3,7 +3,7 @@
  * Reads GGA, RMC, GNS and GLL for position, GSA for fix mode and HDOP, GST
  * for error estimates, from any talker (GP, GN, GL, GA, GB, …).  Sentences
  * of one epoch (same time of day) are merged into one fix; the date comes
- * from RMC.  Checksums are required and verified.  Bytes between sentences
+ * from RMC or ZDA.  Checksums are required and verified.  Bytes between sentences
  * (binary receiver output) are skipped and counted as noise; lines that
  * start with '#' (comments of gpsd test logs, loggers and people) are
  * skipped and counted as comments, and a UTF-8 byte order mark at the
@@ -20,8 +20,8 @@ G_BEGIN_DECLS
 void rl_nmea_parse (const char *data, gsize len, GArray *fixes, RlGpsParseStats *stats);
 
 /* The same as a pull iterator: one fix at a time, in file order, from
- * @data (which must outlive the reader).  Fixes before the first RMC are
- * dated from it as rl_nmea_parse() does.  The stats are complete once
+ * @data (which must outlive the reader).  Fixes before the first RMC or
+ * ZDA are dated from it as rl_nmea_parse() does.  The stats are complete once
  * rl_nmea_reader_next() returned FALSE. */
 typedef struct RlNmeaReader RlNmeaReader;
 RlNmeaReader *rl_nmea_reader_new (const char *data, gsize len);

@@ -24,11 +24,16 @@ G_DEFINE_QUARK (rl-replay-gps-error-quark, rl_replay_gps_error)
 const char *
 rl_gps_detect_format (const char *data, gsize len)
 {
+  gsize banner;
+
   if (rl_gpx_sniff (data, len))
     return "gpx";
   if (rl_gpsd_json_sniff (data, len))
     return "gpsd";
-  if (rl_nmea_sniff (data, len))
+  /* `gpspipe -r` copies gpsd's socket as it is: its JSON banner comes
+   * before the NMEA, and may be longer than NMEA sniffing looks */
+  banner = rl_gpsd_json_banner_length (data, len);
+  if (rl_nmea_sniff (data + banner, len - banner))
     return "nmea";
   return NULL;
 }
@@ -273,7 +278,7 @@ note_dates (GpsStream *g, const RlGpsParseStats *stats)
       if (g->date != NULL)
         rl_replay_note_at (r, g->note_slot, "%s: --date %s ignored: the file carries its own date", g->file, g->date);
       rl_replay_note_at (r, g->note_slot, "%s: date taken from the file%s", g->file,
-                         stats->date_source == RL_GPS_DATE_PARTIAL ? " (some epochs from a neighbouring RMC)" : "");
+                         stats->date_source == RL_GPS_DATE_PARTIAL ? " (some epochs from a neighbouring RMC or ZDA)" : "");
     }
   else if (stats->fixes > 0 && g->trouble == TIME_OK)
     {

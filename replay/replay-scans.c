@@ -536,6 +536,42 @@ is_capture (const guint8 *d, gsize len)
   return FALSE;
 }
 
+gboolean
+rl_replay_scans_sniff (const char *data, gsize len)
+{
+  gsize i;
+
+  if (is_capture ((const guint8 *) data, len))
+    return TRUE;
+  i = rl_json_lines_bom_length (data, len);
+  while (i < len)
+    {
+      const char *nl = memchr (data + i, '\n', len - i);
+      gsize end = nl != NULL ? (gsize) (nl - data) : len;
+
+      while (i < end && g_ascii_isspace (data[i]))
+        i++;
+      if (i < end && data[i] != '#')
+        {
+          RlScanLogEntry e;
+          RlScanLogCell cell;
+          RlScanLogScan scan;
+          const gssize n = (gssize) (end - i);
+
+          if (data[i] != '{')
+            return FALSE;
+          if (rl_scanlog_parse (data + i, n, &e, NULL))
+            {
+              rl_scanlog_entry_clear (&e);
+              return TRUE;
+            }
+          return rl_scanlog_parse_cell (data + i, n, &cell, NULL) || rl_scanlog_parse_scan (data + i, n, &scan, NULL);
+        }
+      i = end + 1;
+    }
+  return FALSE;
+}
+
 /* A file of which no line is a scan log entry is refused before the run
  * (the look stops at the first good line, which is nearly always the first). */
 static gboolean

@@ -65,6 +65,29 @@ assert lines[0]['fixes'] == 296, lines[0]
 assert lines[1]['final'] == 'SI', lines[1]
 PY
 
+# ---- --batch tells a log by its content, as --scans and --gps do: an
+# airodump-ng capture (dump-01.cap), a scan log saved as .json and a gpsd
+# log saved as .jsonl were refused or misread by their endings; a file
+# that is none of them names what was tried
+cp "$src/tests/data/scans/airodump-01.cap" "$tmp/dump-01.cap"
+cp "$src/tests/data/scans/footbridge-records.jsonl" "$tmp/walk.json"
+cp "$src/tests/data/gps/mt3339.gpsd.jsonl" "$tmp/gpsd.jsonl"
+printf 'milk\neggs\n' > "$tmp/list.txt"
+rc=0
+"$regloc" replay --batch "$tmp/dump-01.cap" "$tmp/walk.json" "$tmp/gpsd.jsonl" "$tmp/list.txt" --jobs 2 \
+  > "$tmp/batch.out" 2>/dev/null || rc=$?
+[ "$rc" = 1 ] || fail "batch with an unreadable log exits $rc, not 1"
+python3 - "$tmp/batch.out" <<'PY' || fail "the batch lines of logs told by their content"
+import json, sys
+lines = [json.loads(l) for l in open(sys.argv[1])]
+assert len(lines) == 4, lines
+assert 'error' not in lines[0] and lines[0]['final'] == 'CZ', lines[0]
+assert 'error' not in lines[1] and lines[1]['fixes'] == 0 and lines[1]['span']['seconds'] > 0, lines[1]
+assert 'error' not in lines[2] and lines[2]['fixes'] == 28, lines[2]
+assert lines[3]['error'] == ('list.txt: unknown format: not a capture (pcap, pcapng), a scan log (JSON lines), '
+                             'NMEA 0183, gpsd JSON or GPX (a scenario ends in .scn)'), lines[3]
+PY
+
 # ---- a library that cannot be opened
 mkdir "$tmp/lib"
 echo "not a shared library" > "$tmp/lib/$xml_soname"

@@ -41,6 +41,44 @@ test_captured (void)
   g_assert_cmpfloat_with_epsilon (f->lon, -121.314191667, 1e-9);
 }
 
+/* gpsd up to 3.3 wrote TPV "time" as seconds since the epoch.  Such
+ * reports were rejected as "a position without a time"; now the time is
+ * read, to the µs, and a number that is no time from 1970 to 9999 is a
+ * counted bad value that says so. */
+static void
+test_numeric_time (void)
+{
+  gsize len;
+  g_autofree char *data = read_fixture ("gpsd-2.96-numeric-time.gpsd.jsonl", &len);
+  RlGpsParseStats stats;
+  g_autoptr (GArray) fixes = parse (data, len, &stats);
+  const char *bad =
+    "{\"class\":\"TPV\",\"mode\":3,\"time\":-1.5,\"lat\":38.9,\"lon\":-77.3}\n"
+    "{\"class\":\"TPV\",\"mode\":3,\"time\":0,\"lat\":38.9,\"lon\":-77.3}\n"
+    "{\"class\":\"TPV\",\"mode\":3,\"time\":1e308,\"lat\":38.9,\"lon\":-77.3}\n"
+    "{\"class\":\"TPV\",\"mode\":3,\"time\":253402300800,\"lat\":38.9,\"lon\":-77.3}\n"
+    "{\"class\":\"TPV\",\"mode\":3,\"time\":NaN,\"lat\":38.9,\"lon\":-77.3}\n"
+    "{\"class\":\"TPV\",\"mode\":1,\"time\":1253334490}\n";
+  RlGpsParseStats bad_stats;
+  g_autoptr (GArray) bad_fixes = parse (bad, strlen (bad), &bad_stats);
+
+  g_assert_cmpuint (fixes->len, ==, 5);
+  g_assert_cmpuint (stats.ignored, ==, 1);
+  g_assert_cmpuint (rl_gps_parse_stats_rejected_total (&stats), ==, 0);
+  g_assert_cmpint (g_array_index (fixes, RlGpsFix, 0).time, ==, utc_us (2009, 9, 19, 4, 28, 0) + 119000);
+  g_assert_cmpint (g_array_index (fixes, RlGpsFix, 4).time, ==, utc_us (2009, 9, 19, 4, 28, 4) + 119000);
+  g_assert_cmpfloat_with_epsilon (g_array_index (fixes, RlGpsFix, 0).epx, 750.0, 1e-9);
+
+  /* a lost fix with a numeric time is an event; the rest are counted */
+  g_assert_cmpuint (bad_fixes->len, ==, 1);
+  g_assert_true (rl_gps_fix_is_lost (&g_array_index (bad_fixes, RlGpsFix, 0)));
+  g_assert_cmpuint (bad_stats.rejected[RL_GPS_REJECT_BAD_VALUE], ==, 4);
+  g_assert_cmpuint (bad_stats.rejected[RL_GPS_REJECT_MALFORMED], ==, 1);
+  g_assert_cmpuint (bad_stats.rejected[RL_GPS_REJECT_NO_TIME], ==, 0);
+  g_assert_cmpuint (bad_stats.first_reject_line, ==, 1);
+  g_assert_cmpstr (bad_stats.first_reject_why, ==, "a numeric \"time\" (gpsd up to 3.3) not from 1970 to 9999");
+}
+
 static void
 test_bad_lines (void)
 {
@@ -158,6 +196,35 @@ test_sniff (void)
   g_assert_false (rl_gpsd_json_sniff ("{}", 2));
 }
 
+/* `gpspipe -r` copies gpsd's socket as it is: its banner (VERSION, and
+ * the DEVICES and WATCH answers) comes before the NMEA.  Sniffing the
+ * first line called such a log gpsd JSON, and it gave no fix; now the
+ * first line past the banner decides, and the banner alone is gpsd's. */
+static void
+test_sniff_past_banner (void)
+{
+  gsize len;
+  g_autofree char *raw = read_fixture ("gpspipe-r.nmea", &len);
+  const char *banner = "{\"class\":\"VERSION\",\"release\":\"3.25\"}\n"
+                       "# gpspipe -w\n"
+                       "{\"class\":\"DEVICES\",\"devices\":[]}\n"
+                       "{\"class\":\"WATCH\",\"enable\":true}\n"
+                       "{\"class\":\"DEVICE\",\"path\":\"/dev/ttyACM0\",\"activated\":0}\n";
+  g_autofree char *with_tpv = g_strconcat (banner, "{\"class\":\"TPV\",\"mode\":1}\n", NULL);
+  g_autofree char *with_nmea = g_strconcat (banner, "$GPGGA,,,,,,0,,,,,,,,*66\n", NULL);
+
+  g_assert_false (rl_gpsd_json_sniff (raw, len));
+  /* the three banner lines, up to the first '$' */
+  g_assert_cmpuint (rl_gpsd_json_banner_length (raw, len), ==, 474);
+  g_assert_cmpint (raw[474], ==, '$');
+  g_assert_true (rl_gpsd_json_sniff (banner, strlen (banner)));
+  g_assert_cmpuint (rl_gpsd_json_banner_length (banner, strlen (banner)), ==, strlen (banner));
+  g_assert_true (rl_gpsd_json_sniff (with_tpv, strlen (with_tpv)));
+  g_assert_false (rl_gpsd_json_sniff (with_nmea, strlen (with_nmea)));
+  /* a class name that only begins like a banner's is a report */
+  g_assert_cmpuint (rl_gpsd_json_banner_length ("{\"class\":\"VERSIONS\"}\n", 21), ==, 0);
+}
+
 /* A log saved by an editor that writes a UTF-8 byte order mark, with a
  * note written on top: recognised as gpsd JSON, the BOM passed over and
  * the '#' lines counted as comments, not rejected as malformed records. */
@@ -252,7 +319,9 @@ main (int argc, char **argv)
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/gpsd-json/captured", test_captured);
   g_test_add_func ("/gpsd-json/bad-lines", test_bad_lines);
+  g_test_add_func ("/gpsd-json/numeric-time", test_numeric_time);
   g_test_add_func ("/gpsd-json/sniff", test_sniff);
+  g_test_add_func ("/gpsd-json/sniff-past-banner", test_sniff_past_banner);
   g_test_add_func ("/gpsd-json/status", test_status);
   g_test_add_func ("/gpsd-json/altitude-speed-lost", test_altitude_speed_lost);
   g_test_add_func ("/gpsd-json/prefixes", test_prefixes);

@@ -174,6 +174,88 @@ test_sample_quectel (void)
   g_assert_cmpint (fix_at (&r, 0)->time, ==, utc_us (2022, 9, 20, 5, 13, 47));
 }
 
+/* A survey receiver (GGA with RTK quality, GST, ZDA, HDT and its own
+ * $PSSN; no RMC) across midnight: each ZDA dates the GGA of its time, so
+ * the log is dated, and the day after midnight is the ZDA's.  Before, ZDA
+ * was ignored and the log had a time of day only ("no date in the file"). */
+static void
+test_sample_gga_zda (void)
+{
+  g_auto (Result) r = { 0 };
+  gsize len;
+  g_autofree char *data = read_fixture ("gga-zda-midnight.nmea", &len);
+
+  parse (&r, data, len);
+  g_assert_cmpuint (r.fixes->len, ==, 6);
+  g_assert_cmpuint (rl_gps_parse_stats_rejected_total (&r.stats), ==, 0);
+  g_assert_cmpint (r.stats.date_source, ==, RL_GPS_DATE_FROM_FILE);
+  /* the ZDA that came before the receiver knew the time, HDT, $PSSN */
+  g_assert_cmpuint (r.stats.ignored, ==, 13);
+  for (guint i = 0; i < 6; i++)
+    {
+      g_assert_true (fix_at (&r, i)->flags & RL_GPS_FIX_HAS_DATE);
+      g_assert_false (fix_at (&r, i)->flags & RL_GPS_FIX_DATE_INFERRED);
+    }
+  g_assert_cmpint (fix_at (&r, 0)->time, ==, utc_us (2024, 4, 22, 23, 59, 57));
+  g_assert_cmpint (fix_at (&r, 2)->time, ==, utc_us (2024, 4, 22, 23, 59, 59));
+  g_assert_cmpint (fix_at (&r, 3)->time, ==, utc_us (2024, 4, 23, 0, 0, 0));
+  g_assert_cmpint (fix_at (&r, 5)->time, ==, utc_us (2024, 4, 23, 0, 0, 2));
+  g_assert_cmpfloat_with_epsilon (fix_at (&r, 0)->lat, 45.764, 1e-9);
+  /* GST's error of the same epoch */
+  g_assert_cmpfloat_with_epsilon (fix_at (&r, 0)->epx, 0.010, 1e-9);
+}
+
+/* ZDA dates as carefully as RMC: a ZDA stamped apart from the GGAs still
+ * dates them; one behind them is skipped as saying nothing new; bad day,
+ * month or year fields are counted by reason, and the GGA of that time is
+ * still a fix (without a date). */
+static void
+test_zda (void)
+{
+  {
+    g_auto (Result) r = { 0 };
+    const char *log[] = {
+      "GPZDA,101459.00,14,06,2024,00,00",
+      "GPGGA,101500.00,5130.000,N,00007.000,W,1,08,1.0,35.0,M,47.0,M,,",
+      "GPGGA,101501.00,5130.000,N,00007.000,W,1,08,1.0,35.0,M,47.0,M,,",
+      "GPZDA,101500.50,14,06,2024,00,00",
+      "GPGGA,101502.00,5130.000,N,00007.000,W,1,08,1.0,35.0,M,47.0,M,,",
+      NULL,
+    };
+    parse_bodies (&r, log);
+    g_assert_cmpuint (r.fixes->len, ==, 3);
+    g_assert_cmpuint (rl_gps_parse_stats_rejected_total (&r.stats), ==, 0);
+    g_assert_cmpuint (r.stats.ignored, ==, 1);
+    g_assert_cmpint (r.stats.date_source, ==, RL_GPS_DATE_PARTIAL);
+    g_assert_cmpint (fix_at (&r, 0)->time, ==, utc_us (2024, 6, 14, 10, 15, 0));
+    g_assert_cmpint (fix_at (&r, 2)->time, ==, utc_us (2024, 6, 14, 10, 15, 2));
+  }
+  {
+    g_auto (Result) r = { 0 };
+    const char *log[] = {
+      "GPGGA,101500.00,5130.000,N,00007.000,W,1,08,1.0,35.0,M,47.0,M,,",
+      "GPZDA,101500.00,14,13,2024,00,00",
+      "GPGGA,101501.00,5130.000,N,00007.000,W,1,08,1.0,35.0,M,47.0,M,,",
+      "GPZDA,101501.00,14,6,2024,00,00",
+      "GPGGA,101502.00,5130.000,N,00007.000,W,1,08,1.0,35.0,M,47.0,M,,",
+      "GPZDA,101502.00,14,06,24,00,00",
+      "GPGGA,101503.00,5130.000,N,00007.000,W,1,08,1.0,35.0,M,47.0,M,,",
+      "GPZDA,1015,14,06,2024,00,00",
+      "GPZDA,101503.00,14,06",
+      "GPZDA,101503.00,30,02,2024,00,00",
+      "GPZDA,101503.00,01,01,1969,00,00",
+      NULL,
+    };
+    parse_bodies (&r, log);
+    g_assert_cmpuint (r.fixes->len, ==, 4);
+    g_assert_cmpint (r.stats.date_source, ==, RL_GPS_DATE_NONE);
+    g_assert_cmpuint (r.stats.rejected[RL_GPS_REJECT_BAD_VALUE], ==, 3);
+    g_assert_cmpuint (r.stats.rejected[RL_GPS_REJECT_MALFORMED], ==, 4);
+    g_assert_cmpuint (r.stats.first_reject_line, ==, 2);
+    g_assert_false (fix_at (&r, 3)->flags & RL_GPS_FIX_HAS_DATE);
+  }
+}
+
 static void
 test_gga_only_time_of_day (void)
 {
@@ -218,6 +300,46 @@ test_day_rollover (void)
   g_assert_cmpint (fix_at (&r, 2)->time, ==, utc_us (2024, 3, 1, 0, 0, 0));
   g_assert_cmpint (fix_at (&r, 3)->time, ==, utc_us (2024, 3, 1, 0, 0, 1));
   g_assert_false (fix_at (&r, 3)->flags & RL_GPS_FIX_DATE_INFERRED);
+}
+
+/* u-blox across the leap second of 2016-12-31: 23:59:59, 23:59:60,
+ * 00:00:00 of 2017-01-01, 00:00:01.  23:59:60 was read as the next day's
+ * 00:00:00, and the true 00:00:00 epoch was then rejected as "earlier
+ * than the fix before it".  Now the leap second is the last millisecond
+ * of its day, and every epoch is kept in order; so with GGA alone, where
+ * the day is counted from the rollover. */
+static void
+test_leap_second (void)
+{
+  g_auto (Result) r = { 0 };
+  gsize len;
+  g_autofree char *data = read_fixture ("leap-second-2016.nmea", &len);
+
+  parse (&r, data, len);
+  g_assert_cmpuint (r.fixes->len, ==, 4);
+  g_assert_cmpuint (rl_gps_parse_stats_rejected_total (&r.stats), ==, 0);
+  g_assert_cmpint (fix_at (&r, 0)->time, ==, utc_us (2016, 12, 31, 23, 59, 59));
+  g_assert_cmpint (fix_at (&r, 1)->time, ==, utc_us (2016, 12, 31, 23, 59, 59) + 999000);
+  g_assert_cmpint (fix_at (&r, 2)->time, ==, utc_us (2017, 1, 1, 0, 0, 0));
+  g_assert_cmpint (fix_at (&r, 3)->time, ==, utc_us (2017, 1, 1, 0, 0, 1));
+  {
+    g_auto (Result) g = { 0 };
+    const char *log[] = {
+      "GNGGA,235959.00,4025.008,N,00342.228,W,1,08,1.0,650.0,M,50.0,M,,",
+      "GNGGA,235960.00,4025.008,N,00342.228,W,1,08,1.0,650.0,M,50.0,M,,",
+      "GNGGA,235960.50,4025.008,N,00342.228,W,1,08,1.0,650.0,M,50.0,M,,",
+      "GNGGA,000000.00,4025.008,N,00342.228,W,1,08,1.0,650.0,M,50.0,M,,",
+      NULL,
+    };
+    parse_bodies (&g, log);
+    g_assert_cmpuint (g.fixes->len, ==, 4);
+    g_assert_cmpuint (rl_gps_parse_stats_rejected_total (&g.stats), ==, 0);
+    g_assert_cmpint (fix_at (&g, 2)->day, ==, 0);
+    g_assert_cmpint (fix_at (&g, 2)->time, >, fix_at (&g, 1)->time);
+    g_assert_cmpint (fix_at (&g, 2)->time, <, G_GINT64_CONSTANT (86400) * G_USEC_PER_SEC);
+    g_assert_cmpint (fix_at (&g, 3)->day, ==, 1);
+    g_assert_cmpint (fix_at (&g, 3)->time, ==, 0);
+  }
 }
 
 static void
@@ -412,6 +534,31 @@ test_noise_between_sentences (void)
   g_assert_cmpuint (r.stats.noise_bytes, >=, 3 * sizeof ubx - 6);
 }
 
+/* gpsd JSON lines among the NMEA (`gpspipe -r` writes gpsd's banner first
+ * and a DEVICE report when a receiver comes or goes) are valid reports,
+ * not ours: counted as ignored, not as noise bytes; a '{' line that is
+ * not gpsd's stays noise. */
+static void
+test_gpsd_lines_among_nmea (void)
+{
+  g_auto (Result) r = { 0 };
+  const char *log[] = {
+    "!{\"class\":\"VERSION\",\"release\":\"3.17\",\"proto_major\":3}\n",
+    "GNRMC,162000.00,A,4812.49200,N,01622.42800,E,0.012,,050624,,,A,V",
+    "!{\"class\":\"DEVICE\",\"path\":\"/dev/ttyACM0\",\"activated\":0}\r\n",
+    "GNRMC,162001.00,A,4812.49200,N,01622.42860,E,0.012,,050624,,,A,V",
+    "!{\"cls\"}\n",
+    NULL,
+  };
+
+  parse_bodies (&r, log);
+  g_assert_cmpuint (r.fixes->len, ==, 2);
+  g_assert_cmpuint (r.stats.ignored, ==, 2);
+  g_assert_cmpuint (r.stats.records, ==, 4);
+  g_assert_cmpuint (r.stats.noise_bytes, ==, 7);
+  g_assert_cmpuint (rl_gps_parse_stats_rejected_total (&r.stats), ==, 0);
+}
+
 static void
 test_accuracy_sentences (void)
 {
@@ -585,14 +732,18 @@ main (int argc, char **argv)
   g_test_add_func ("/nmea/sample/mt3339", test_sample_mt3339);
   g_test_add_func ("/nmea/sample/ublox-8", test_sample_ublox);
   g_test_add_func ("/nmea/sample/quectel-eg25-g", test_sample_quectel);
+  g_test_add_func ("/nmea/sample/gga-zda-midnight", test_sample_gga_zda);
+  g_test_add_func ("/nmea/zda", test_zda);
   g_test_add_func ("/nmea/gga-only", test_gga_only_time_of_day);
   g_test_add_func ("/nmea/day-rollover", test_day_rollover);
   g_test_add_func ("/nmea/time-backwards", test_time_backwards);
+  g_test_add_func ("/nmea/leap-second", test_leap_second);
   g_test_add_func ("/nmea/bad-sentences", test_bad_sentences);
   g_test_add_func ("/nmea/first-reject", test_first_reject);
   g_test_add_func ("/nmea/altitude-speed", test_altitude_speed);
   g_test_add_func ("/nmea/fix-lost", test_fix_lost);
   g_test_add_func ("/nmea/noise", test_noise_between_sentences);
+  g_test_add_func ("/nmea/gpsd-lines", test_gpsd_lines_among_nmea);
   g_test_add_func ("/nmea/accuracy", test_accuracy_sentences);
   g_test_add_func ("/nmea/every-byte-damaged", test_every_byte_damaged);
   g_test_add_func ("/nmea/sniff", test_sniff);

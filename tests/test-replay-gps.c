@@ -491,6 +491,27 @@ test_no_checksums (void)
   g_assert_nonnull (strstr (text, "gps.fixes_used: 0\n"));
 }
 
+/* A `gpspipe -r` log: gpsd's JSON banner, then the receiver's NMEA.  It
+ * was sniffed as gpsd JSON from its first line and gave 0 fixes (exit 0);
+ * now it is NMEA and the banner lines are counted as ignored. */
+static void
+test_gpspipe_raw (void)
+{
+  gsize len;
+  g_autofree char *data = read_fixture ("gpspipe-r.nmea", &len);
+  g_autoptr (GString) log = NULL;
+  g_autofree char *text = NULL;
+
+  g_assert_cmpstr (rl_gps_detect_format (data, len), ==, "nmea");
+  log = g_string_new_len (data, (gssize) len);
+  text = replay_log_text ("gpspipe-r.nmea", log, NULL);
+  g_assert_nonnull (strstr (text, "gps.fixes_used: 5\n"));
+  g_assert_nonnull (strstr (text, "nmea.ignored: 3\n"));
+  g_assert_nonnull (strstr (text, "span:      2024-06-05T16:20:00Z .. 2024-06-05T16:20:04Z"));
+  g_assert_null (strstr (text, "nmea.noise_bytes"));
+  g_assert_null (strstr (text, "gps.rejected"));
+}
+
 /* A gpsd log with a UTF-8 byte order mark and a comment on top (saved by
  * an editor, annotated by hand) was refused as an unknown format. */
 static void
@@ -619,6 +640,25 @@ kehl_log (const char *ddmmyy)
   return log;
 }
 
+/* kehl_log (NULL) with a ZDA after each GGA, dated "dd,mm,yyyy": what
+ * survey receivers and gpsd's own NMEA send instead of RMC. */
+static GString *
+kehl_log_zda (const char *dd_mm_yyyy)
+{
+  GString *log = g_string_new (NULL);
+
+  for (guint i = 0; i < 10; i++)
+    {
+      g_autofree char *gga = g_strdup_printf ("GPGGA,0900%02u.00,4834.470,N,00747.430,E,1,08,1.0,150.0,M,48.0,M,,", i);
+      g_autofree char *zda = g_strdup_printf ("GPZDA,0900%02u.00,%s,00,00", i, dd_mm_yyyy);
+      g_autofree char *l1 = nmea_sentence (gga);
+      g_autofree char *l2 = nmea_sentence (zda);
+      g_string_append (log, l1);
+      g_string_append (log, l2);
+    }
+  return log;
+}
+
 /* @log beside the scan log at @scans (NULL: the sample trip's, 2024-05-18
  * 09:00:05 to 09:16:25), as `regloc replay --gps --scans` places them:
  * the text, or NULL with @error when the inputs cannot be placed. */
@@ -716,6 +756,22 @@ test_undated_with_scans (void)
   dated = replay_with_scans ("gga.nmea", gga, "2024-05-19", two_days, &error);
   g_assert_no_error (error);
   g_assert_nonnull (strstr (dated, "gga.nmea: no date in the file; date taken from --date 2024-05-19"));
+
+  /* GGA with ZDA is dated by the file: neither moved to the scans' day
+   * nor refused beside inputs of two days */
+  {
+    g_autoptr (GString) zda = kehl_log_zda ("22,04,2024");
+    g_autofree char *own = replay_with_scans ("zda.nmea", zda, NULL, NULL, &error);
+    g_autofree char *beside_two = NULL;
+
+    g_assert_no_error (error);
+    g_assert_nonnull (strstr (own, "zda.nmea: date taken from the file\n"));
+    g_assert_null (strstr (own, "no date in the file"));
+    g_assert_nonnull (strstr (own, "span:      2024-04-22T09:00:00Z .. "));
+    beside_two = replay_with_scans ("zda.nmea", zda, NULL, two_days, &error);
+    g_assert_no_error (error);
+    g_assert_nonnull (strstr (beside_two, "zda.nmea: date taken from the file\n"));
+  }
   g_unlink (two_days);
   g_rmdir (dir);
 }
@@ -745,6 +801,7 @@ main (int argc, char **argv)
   g_test_add_func ("/replay-gps/no-checksums", test_no_checksums);
   g_test_add_func ("/replay-gps/gpx-out-of-order", test_gpx_out_of_order);
   g_test_add_func ("/replay-gps/gpsd-bom-comment", test_gpsd_bom_comment);
+  g_test_add_func ("/replay-gps/gpspipe-raw", test_gpspipe_raw);
   g_test_add_func ("/replay-gps/nmea-bom-comment", test_nmea_bom_comment);
   g_test_add_func ("/replay-gps/first-reject-named", test_first_reject_named);
   g_test_add_func ("/replay-gps/first-reject-named-gpx", test_first_reject_named_gpx);
