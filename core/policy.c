@@ -2492,6 +2492,7 @@ static guint
 fix_country_operators (const Tallying *t, const RlEvidence *gps, const RlEvidence *ev, gsize n, gint64 now)
 {
   guint32 first = 0;
+  guint found = 0;
 
   for (gsize i = 0; i < n; i++)
     {
@@ -2504,12 +2505,12 @@ fix_country_operators (const Tallying *t, const RlEvidence *gps, const RlEvidenc
           !agree_regulatory (e->countries[0], gps->countries[0], (gpointer) t))
         continue;
       oui = (guint32) e->beacon.bssid[0] << 16 | (guint32) e->beacon.bssid[1] << 8 | e->beacon.bssid[2];
-      if (first == 0)
-        first = oui | (1u << 24);
-      else if (oui != (first & 0xffffff))
+      if (found == 0)
+        first = oui, found = 1;
+      else if (oui != first)
         return 2;
     }
-  return first != 0 ? 1 : 0;
+  return found;
 }
 
 /* Remembered contradictions (core/contradiction.h): d->suspects carries
