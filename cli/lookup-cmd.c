@@ -578,6 +578,9 @@ bulk_line (Slots *s, Chunk *c, const char *line, const char *end)
 
   while (end > line && end[-1] == '\r')
     end--;
+  /* a file saved by a Windows editor starts with a UTF-8 byte order mark */
+  if (end - line >= 3 && memcmp (line, "\xef\xbb\xbf", 3) == 0)
+    line += 3, p = line;
   while (p < end && (*p == ' ' || *p == '\t'))
     p++;
   if (p < end && *p == '#')

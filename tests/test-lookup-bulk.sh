@@ -64,6 +64,9 @@ done < "$tmp/points"
 # a file without a final newline, a comment, CRLF
 printf '# comment\r\n48.5738 7.8027\r\n\r\n-33.8688 151.2093' | "$regloc" lookup - --country-only > "$tmp/tail"
 [ "$(cat "$tmp/tail" | tr '\n' ' ')" = "DE AU " ] || fail "CRLF / last line: $(cat "$tmp/tail")"
+# a UTF-8 byte order mark (a file saved by a Windows editor) before the first point
+printf '\357\273\27748.5738 7.8027\r\n-33.8688 151.2093\r\n' | "$regloc" lookup - --country-only > "$tmp/bom"
+[ "$(cat "$tmp/bom" | tr '\n' ' ')" = "DE AU " ] || fail "byte order mark: $(cat "$tmp/bom")"
 # More lines than one batch (the points of a batch are looked up in the
 # index's order, the answers written in the input's): the answers of the
 # lines reversed are the answers reversed, and a sample of lines answered
