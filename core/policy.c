@@ -1196,8 +1196,8 @@ describe_cell (GString *s, const Tally *y, const Tallying *t, gboolean first)
     {
       const Tally *o = tally_find (t, y->cell_other);
       rl_country_to_string (y->cell_other, cc);
-      g_string_append_printf (s, "%sa modem's mobile network (its MCC) names it, but %s %s (a mast across the "
-                              "border reaches that far): it confirms, never decides", first ? "" : "; ",
+      g_string_append_printf (s, "%sa modem's mobile network (its MCC) names it, but %s %s (the two countries "
+                              "touch: a mast across the border may reach the machine): it confirms, never decides", first ? "" : "; ",
                               o != NULL && o->gps_strong ? "a GPS fix places the machine in" : "access points here say",
                               cc);
       return;

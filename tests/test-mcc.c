@@ -453,7 +453,7 @@ test_policy_cell_beside_network (void)
     g_assert_cmpint (d->state, ==, RL_STATE_WORLD);
     g_assert_cmpuint (nl->country, ==, CC ("NL"));
     g_assert_cmpuint (nl->deciding, ==, 0);
-    g_assert_nonnull (strstr (d->explanation, "but access points here say DE (a mast across the border reaches that far)"));
+    g_assert_nonnull (strstr (d->explanation, "but access points here say DE (the two countries touch: a mast across the border may reach the machine)"));
   }
 }
 
