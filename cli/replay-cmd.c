@@ -236,15 +236,16 @@ batch_load (Batch *b, RlReplay *replay, const char *path, const RlBoundaryIndex 
     g_autofree char *head = g_malloc (BATCH_HEAD);
     gsize n = 0;
     FILE *f = fopen (path, "rb");
+    gboolean opened = f != NULL;
 
-    if (f != NULL)
+    if (opened)
       {
         n = fread (head, 1, BATCH_HEAD, f);
         fclose (f);
       }
     if (rl_replay_scans_sniff (head, n))
       return rl_replay_load_scan_file (replay, path, b->config, error);
-    if (f != NULL && b->o->gps_format == NULL && rl_gps_detect_format (head, n) == NULL)
+    if (opened && b->o->gps_format == NULL && rl_gps_detect_format (head, n) == NULL)
       {
         g_autofree char *name = NULL;
 

@@ -626,6 +626,13 @@ count_beacon_votes (Tallying *t, BeaconGroups *g)
  * must not mute the building. */
 #define FAINT_REFERENCE_MAX_DBM (-45.0)
 
+/* Heard at or below beacon_faint_dbm (an unknown signal, 0, is not). */
+static gboolean
+ap_below_floor (const RlPolicyParams *p, const RlEvidence *e)
+{
+  return e->beacon.signal_mbm != 0 && e->beacon.signal_mbm / 100.0 <= p->beacon_faint_dbm;
+}
+
 static gboolean
 ap_is_faint (const Tallying *t, const RlEvidence *e)
 {
@@ -633,7 +640,7 @@ ap_is_faint (const Tallying *t, const RlEvidence *e)
 
   if (e->beacon.signal_mbm == 0)
     return FALSE;           /* unknown: no reason to doubt it */
-  if (dbm <= t->params->beacon_faint_dbm)
+  if (ap_below_floor (t->params, e))
     return TRUE;
   return t->strongest_dbm != 0 &&
          dbm <= MIN (t->strongest_dbm, FAINT_REFERENCE_MAX_DBM) - t->params->beacon_faint_margin_db;
@@ -2501,10 +2508,10 @@ fix_country_operators (const Tallying *t, const RlEvidence *gps, const RlEvidenc
 
       if (e->kind != RL_SOURCE_BEACON || !is_live (e, now) || e->n_countries == 0 ||
           RL_BSSID_IS_LOCAL (e->beacon.bssid) || (e->beacon.flags & RL_BEACON_INFO_RIDES_ALONG) ||
-          (e->beacon.signal_mbm != 0 && e->beacon.signal_mbm <= t->params->beacon_faint_dbm * 100) ||
+          ap_below_floor (t->params, e) ||
           !agree_regulatory (e->countries[0], gps->countries[0], (gpointer) t))
         continue;
-      oui = (guint32) e->beacon.bssid[0] << 16 | (guint32) e->beacon.bssid[1] << 8 | e->beacon.bssid[2];
+      oui = oui_of (e->beacon.bssid);
       if (found == 0)
         first = oui, found = 1;
       else if (oui != first)

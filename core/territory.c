@@ -173,15 +173,17 @@ place_reached (const RlTerritories *t, const RlEvidence *cell, const RlEvidence 
  * network (SFR Réunion, 647-10: a mast reaches kilometres, not the ocean
  * to the sovereign), or on a network of a country that touches the
  * sovereign only in one territory, which says more of the place than a
- * clock set at home; else the timezone. */
+ * clock set at home; else the timezone.  @from: that network's country
+ * when it placed the machine so, else RL_COUNTRY_NONE. */
 static RlCountry
 find_place (const RlTerritories *t, const RlEvidence *ev, gsize n, gint64 now, double gps_max_error_m,
             const char **by, RlCountry *from)
 {
   const RlEvidence *gps = NULL, *zone = NULL;
-  RlCountry by_cell = RL_COUNTRY_NONE;
+  RlCountry by_cell = RL_COUNTRY_NONE, cell_from = RL_COUNTRY_NONE;
   gboolean cells_differ = FALSE;
 
+  *from = RL_COUNTRY_NONE;
   for (gsize i = 0; i < n; i++)
     {
       const RlEvidence *e = &ev[i];
@@ -191,9 +193,9 @@ find_place (const RlTerritories *t, const RlEvidence *ev, gsize n, gint64 now, d
         {
           RlCountry c = place_named (t, e, FALSE);
           if (c == RL_COUNTRY_NONE)
-            c = place_reached (t, e, ev, n, now, from);
+            c = place_reached (t, e, ev, n, now, &cell_from);
           else
-            *from = RL_COUNTRY_NONE;
+            cell_from = RL_COUNTRY_NONE;
           if (by_cell != RL_COUNTRY_NONE && c != by_cell)
             cells_differ = TRUE;
           by_cell = c;
@@ -216,6 +218,7 @@ find_place (const RlTerritories *t, const RlEvidence *ev, gsize n, gint64 now, d
   if (by_cell != RL_COUNTRY_NONE && !cells_differ)
     {
       *by = "mobile network";
+      *from = cell_from;
       return by_cell;
     }
   *by = "timezone";
@@ -257,8 +260,7 @@ rl_territory_attribute (const RlTerritories *t, const RlEvidence *evidence, gsiz
       shift->place = place;
       shift->sovereign = sovereign;
       shift->by = by;
-      if (strcmp (by, "mobile network") == 0)
-        shift->network_of = from;
+      shift->network_of = from;
       g_strlcpy (shift->kind, rl_territories_kind (t, place), sizeof shift->kind);
     }
   return copy;

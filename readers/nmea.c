@@ -302,6 +302,19 @@ epoch_reset (Epoch *ep)
   ep->altitude_m = ep->speed_mps = NAN;
 }
 
+/* The epoch being flushed lies behind the last one: a fix out of order is
+ * rejected; a date alone behind the fixes (@date_only) is no fix lost, it
+ * is dropped as a sentence that says nothing new. */
+static void
+drop_behind (Parser *ps, gboolean date_only)
+{
+  if (!date_only)
+    rl_gps_parse_stats_reject (ps->stats, RL_GPS_REJECT_TIME_BACKWARDS, ps->ep.line, NULL);
+  else
+    ps->stats->ignored++;
+  epoch_reset (&ps->ep);
+}
+
 static void
 flush_epoch (Parser *ps)
 {
@@ -332,13 +345,7 @@ flush_epoch (Parser *ps)
           /* A date settles it, even across a gap of days in the log. */
           if (ep->date_us + ep->tod <= last_abs)
             {
-              /* a date alone behind the fixes is no fix lost: it is
-               * dropped as a sentence that says nothing new */
-              if (!date_only)
-                rl_gps_parse_stats_reject (ps->stats, RL_GPS_REJECT_TIME_BACKWARDS, ep->line, NULL);
-              else
-                ps->stats->ignored++;
-              epoch_reset (ep);
+              drop_behind (ps, date_only);
               return;
             }
           day = (gint32) ((ep->date_us - ps->anchor) / DAY_US);
@@ -349,11 +356,7 @@ flush_epoch (Parser *ps)
             day++;
           else
             {
-              if (!date_only)
-                rl_gps_parse_stats_reject (ps->stats, RL_GPS_REJECT_TIME_BACKWARDS, ep->line, NULL);
-              else
-                ps->stats->ignored++;
-              epoch_reset (ep);
+              drop_behind (ps, date_only);
               return;
             }
         }

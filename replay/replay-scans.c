@@ -536,40 +536,33 @@ is_capture (const guint8 *d, gsize len)
   return FALSE;
 }
 
+/* Is @line a scan log record: an access point, a cell or the end of a scan? */
+static gboolean
+is_record (const char *line, gsize n)
+{
+  RlScanLogEntry e;
+  RlScanLogCell cell;
+  RlScanLogScan scan;
+
+  if (rl_scanlog_parse (line, (gssize) n, &e, NULL))
+    {
+      rl_scanlog_entry_clear (&e);
+      return TRUE;
+    }
+  return rl_scanlog_parse_cell (line, (gssize) n, &cell, NULL) || rl_scanlog_parse_scan (line, (gssize) n, &scan, NULL);
+}
+
 gboolean
 rl_replay_scans_sniff (const char *data, gsize len)
 {
-  gsize i;
+  ScanStream probe = { .text = data, .len = len, .pos = rl_json_lines_bom_length (data, len) };
+  const char *line;
+  gsize n;
 
   if (is_capture ((const guint8 *) data, len))
     return TRUE;
-  i = rl_json_lines_bom_length (data, len);
-  while (i < len)
-    {
-      const char *nl = memchr (data + i, '\n', len - i);
-      gsize end = nl != NULL ? (gsize) (nl - data) : len;
-
-      while (i < end && g_ascii_isspace (data[i]))
-        i++;
-      if (i < end && data[i] != '#')
-        {
-          RlScanLogEntry e;
-          RlScanLogCell cell;
-          RlScanLogScan scan;
-          const gssize n = (gssize) (end - i);
-
-          if (data[i] != '{')
-            return FALSE;
-          if (rl_scanlog_parse (data + i, n, &e, NULL))
-            {
-              rl_scanlog_entry_clear (&e);
-              return TRUE;
-            }
-          return rl_scanlog_parse_cell (data + i, n, &cell, NULL) || rl_scanlog_parse_scan (data + i, n, &scan, NULL);
-        }
-      i = end + 1;
-    }
-  return FALSE;
+  /* the first line past blanks and comments, as the reader goes */
+  return next_line (&probe, &line, &n) && line[0] == '{' && is_record (line, n);
 }
 
 /* A file of which no line is a scan log entry is refused before the run
@@ -583,9 +576,6 @@ check_json_lines (ScanStream *s, GError **error)
 
   while (next_line (s, &line, &n))
     {
-      RlScanLogEntry e;
-      RlScanLogCell cell;
-      RlScanLogScan scan;
       /* what comes first, past blanks and comments, tells text from anything else */
       if (bad == 0 && line[0] != '{')
         {
@@ -593,10 +583,8 @@ check_json_lines (ScanStream *s, GError **error)
                        "%s: neither a scan log (JSON lines) nor a packet capture (pcap, pcapng)", s->path);
           return FALSE;
         }
-      if (rl_scanlog_parse (line, (gssize) n, &e, NULL) || rl_scanlog_parse_cell (line, (gssize) n, &cell, NULL) ||
-          rl_scanlog_parse_scan (line, (gssize) n, &scan, NULL))
+      if (is_record (line, n))
         {
-          rl_scanlog_entry_clear (&e);
           s->pos = s->start;
           s->line_no = 0;
           s->comments = 0;
