@@ -6,6 +6,7 @@
 #include "core/neighbours.h"
 #include "core/regdb.h"
 #include "core/territory.h"
+#include "core/vendor.h"
 
 #include <math.h>
 #include <string.h>
@@ -309,6 +310,7 @@ typedef struct {
   RlCountry *vote;          /* per root: the group's country; NONE: a tie, it abstains */
   guint32 *op;              /* per root: the group's operator (OUI or POOL_OPERATOR) */
   guint *members;           /* per root: BSSIDs in the group */
+  GHashTable *ops;          /* operators_new () */
 } BeaconGroups;
 
 /* "One network of one operator": same non-empty SSID and same operator. */
@@ -330,6 +332,90 @@ static guint32
 oui_of (const guint8 *b)
 {
   return ((guint32) b[0] << 16) | ((guint32) b[1] << 8) | b[2];
+}
+
+/* ---- operators: OUIs of one vendor left on one factory setup ---------- */
+
+/* The brand stem of an SSID: its leading letters, '!' and '-' ("FRITZ!Box",
+ * "TP-Link"), less a trailing '-' or "-" + hex letters ("Vodafone-ABCD"),
+ * in lower case; FALSE when shorter than three characters.  Different
+ * stems stay different: the stem only ever joins. */
+static gboolean
+ssid_stem (const char *ssid, char out[33])
+{
+  gsize n = 0, dash = 0;
+
+  while (n < 32 && (g_ascii_isalpha (ssid[n]) || ssid[n] == '!' || ssid[n] == '-'))
+    {
+      out[n] = g_ascii_tolower (ssid[n]);
+      if (out[n] == '-')
+        dash = n;
+      n++;
+    }
+  out[n] = '\0';
+  if (dash > 0 || (n > 0 && out[0] == '-'))
+    {
+      gboolean hex = TRUE;
+      for (gsize k = dash + 1; k < n; k++)
+        hex &= g_ascii_isxdigit (out[k]);
+      if (hex)
+        out[n = dash] = '\0';
+    }
+  return n >= 3;
+}
+
+/* OUI → the lowest OUI it is joined with (keys and values: OUI + 1). */
+static guint32
+ops_find (GHashTable *parent, guint32 oui)
+{
+  gpointer up;
+
+  while ((up = g_hash_table_lookup (parent, GUINT_TO_POINTER (oui + 1))) != NULL)
+    oui = GPOINTER_TO_UINT (up) - 1;
+  return oui;
+}
+
+/* Operators of the globally administered access points @evs: one per OUI,
+ * except that OUIs of one vendor (the IEEE listing, core/vendor.h) whose
+ * access points carry SSIDs of one brand stem are one operator: four
+ * FRITZ!Boxes of four AVM OUIs, all "FRITZ!Box …", are one factory setup
+ * and one source of a wrong default country, not four.  A TIM and a
+ * Fastweb box, both made by Arcadyan, stay two (docs/policy.md, "Access
+ * points").  Deterministic: @evs are sorted, the lower OUI is the root. */
+static GHashTable *
+operators_new (GPtrArray *evs)
+{
+  GHashTable *parent = g_hash_table_new (g_direct_hash, g_direct_equal);
+  g_autoptr (GHashTable) first = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+
+  for (guint i = 0; i < evs->len; i++)
+    {
+      const RlEvidence *e = g_ptr_array_index (evs, i);
+      char stem[33];
+      guint32 oui = oui_of (e->beacon.bssid), a, b;
+      gpointer seen;
+
+      if (RL_BSSID_IS_LOCAL (e->beacon.bssid) || !ssid_stem (e->beacon.ssid, stem))
+        continue;
+      g_autofree char *key = g_strdup_printf ("%06x %s", rl_oui_vendor (oui), stem);
+      if ((seen = g_hash_table_lookup (first, key)) == NULL)
+        {
+          g_hash_table_insert (first, g_steal_pointer (&key), GUINT_TO_POINTER (oui + 1));
+          continue;
+        }
+      a = ops_find (parent, GPOINTER_TO_UINT (seen) - 1);
+      b = ops_find (parent, oui);
+      if (a != b)
+        g_hash_table_insert (parent, GUINT_TO_POINTER (MAX (a, b) + 1), GUINT_TO_POINTER (MIN (a, b) + 1));
+    }
+  return parent;
+}
+
+/* The operator of a globally administered BSSID under @ops. */
+static guint32
+operator_of (GHashTable *ops, const guint8 *b)
+{
+  return ops_find (ops, oui_of (b));
 }
 
 static guint
@@ -415,7 +501,7 @@ group_join (BeaconGroups *g)
 
       g->parent[i] = i;
       ap->local = RL_BSSID_IS_LOCAL (b);
-      ap->network_op = ap->local ? (g_str_hash (ap->ev->beacon.ssid) | 0x80000000u) : oui_of (b);
+      ap->network_op = ap->local ? (g_str_hash (ap->ev->beacon.ssid) | 0x80000000u) : operator_of (g->ops, b);
       ap->device = ((guint64) b[0] << 32) | ((guint64) b[1] << 24) | ((guint64) b[2] << 16) |
                    ((guint64) b[3] << 8) | b[4];
       join_on (devices, &ap->device, g->parent, i);
@@ -458,7 +544,7 @@ elect_pass (BeaconGroups *g, guint *best_n, gboolean *tied, gboolean local)
         continue;
       g->members[root]++;
       if (!local && g->op[root] == POOL_OPERATOR)
-        g->op[root] = oui_of (g->aps[k].ev->beacon.bssid);
+        g->op[root] = operator_of (g->ops, g->aps[k].ev->beacon.bssid);
       if (local && g->op[root] != POOL_OPERATOR)
         continue;
       /* n ≤ 2^16 in practice (the sources cap their tables); key = root * 2^16 + country */
@@ -763,7 +849,7 @@ network_witnesses (Tallying *t, const BeaconGroups *g)
     {
       const Ap *ap = &g->aps[k];
       RlCountry c = g->vote[uf_find (g->parent, k)];
-      gint64 key = ((gint64) oui_of (ap->ev->beacon.bssid) << 16) | c;
+      gint64 key = ((gint64) operator_of (g->ops, ap->ev->beacon.bssid) << 16) | c;
       NetStats *s;
 
       /* globally administered members that name their group's country */
@@ -773,7 +859,7 @@ network_witnesses (Tallying *t, const BeaconGroups *g)
         {
           s = g_new0 (NetStats, 1);
           s->country = c;
-          s->oui = oui_of (ap->ev->beacon.bssid);
+          s->oui = operator_of (g->ops, ap->ev->beacon.bssid);
           g_hash_table_insert (nets, g_memdup2 (&key, sizeof key), s);
         }
       net_add (s, ap);
@@ -965,7 +1051,7 @@ beacon_witnesses (Tallying *t)
 static void
 tally_beacons (Tallying *t, GPtrArray *beacons)
 {
-  BeaconGroups g = { beacons->len, NULL, NULL, NULL, NULL, NULL };
+  BeaconGroups g = { beacons->len, NULL, NULL, NULL, NULL, NULL, NULL };
 
   if (g.n == 0)
     return;
@@ -978,6 +1064,7 @@ tally_beacons (Tallying *t, GPtrArray *beacons)
   g.members = g_new0 (guint, g.n);
   for (guint i = 0; i < g.n; i++)
     g.aps[i].ev = g_ptr_array_index (beacons, i);
+  g.ops = operators_new (beacons);
 
   group_join (&g);
   group_elect (&g);
@@ -986,6 +1073,7 @@ tally_beacons (Tallying *t, GPtrArray *beacons)
   network_witnesses (t, &g);
   beacon_witnesses (t);
 
+  g_hash_table_unref (g.ops);
   g_free (g.members);
   g_free (g.op);
   g_free (g.vote);
@@ -2498,26 +2586,27 @@ cell_names_fix_country (const Tallying *t, const RlEvidence *gps, const RlEviden
 static guint
 fix_country_operators (const Tallying *t, const RlEvidence *gps, const RlEvidence *ev, gsize n, gint64 now)
 {
-  guint32 first = 0;
-  guint found = 0;
+  g_autoptr (GPtrArray) named = g_ptr_array_new ();
+  g_autoptr (GHashTable) ops = NULL;
 
   for (gsize i = 0; i < n; i++)
     {
       const RlEvidence *e = &ev[i];
-      guint32 oui;
 
-      if (e->kind != RL_SOURCE_BEACON || !is_live (e, now) || e->n_countries == 0 ||
-          RL_BSSID_IS_LOCAL (e->beacon.bssid) || (e->beacon.flags & RL_BEACON_INFO_RIDES_ALONG) ||
-          ap_below_floor (t->params, e) ||
-          !agree_regulatory (e->countries[0], gps->countries[0], (gpointer) t))
-        continue;
-      oui = oui_of (e->beacon.bssid);
-      if (found == 0)
-        first = oui, found = 1;
-      else if (oui != first)
-        return 2;
+      if (e->kind == RL_SOURCE_BEACON && is_live (e, now) && e->n_countries > 0 &&
+          !RL_BSSID_IS_LOCAL (e->beacon.bssid) && !(e->beacon.flags & RL_BEACON_INFO_RIDES_ALONG) &&
+          !ap_below_floor (t->params, e) && agree_regulatory (e->countries[0], gps->countries[0], (gpointer) t))
+        g_ptr_array_add (named, (gpointer) e);
     }
-  return found;
+  if (named->len == 0)
+    return 0;
+  g_ptr_array_sort (named, cmp_beacon_ev);
+  ops = operators_new (named);
+  for (guint i = 1; i < named->len; i++)
+    if (operator_of (ops, ((const RlEvidence *) g_ptr_array_index (named, i))->beacon.bssid) !=
+        operator_of (ops, ((const RlEvidence *) g_ptr_array_index (named, 0))->beacon.bssid))
+      return 2;
+  return 1;
 }
 
 /* Remembered contradictions (core/contradiction.h): d->suspects carries

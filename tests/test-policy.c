@@ -9,6 +9,7 @@
 #include "core/policy.h"
 #include "core/config.h"
 #include "core/regdb.h"
+#include "core/vendor.h"
 #include "replay/replay.h"
 #include "replay/scenario.h"
 #include "geo/tzmap.h"
@@ -747,6 +748,66 @@ test_fix_and_local_aps_outvote_aps (void)
   }
 }
 
+/* Access points: one vendor's OUIs (the IEEE listing) are one operator
+ * where their SSIDs share a brand stem.  A Vienna flat: four neighbours'
+ * FRITZ!Boxes bought in Germany, four AVM OUIs, all "FRITZ!Box …" and on
+ * their German default; one Magenta box says AT; the clock is Vienna's.
+ * One factory setup is one operator: its two votes (the cap) make one
+ * witness, not two, and DE is not decided.  Renamed, the four are four
+ * households' choices again; ISPs' boxes of one maker (TIM and Fastweb,
+ * both Arcadyan) with their own SSIDs stay two operators. */
+static void
+test_one_vendor_one_setup (void)
+{
+  g_autoptr (GArray) a = g_array_new (FALSE, TRUE, sizeof (RlEvidence));
+  static const char *const avm[] = { "98:9b:cb:10:20:30", "d0:12:cb:11:21:30", "7c:ff:4d:12:22:30",
+                                     "cc:ce:1e:13:23:30" };
+  static const char *const fritz[] = { "FRITZ!Box 7530 KD", "FRITZ!Box 7590 QX", "FRITZ!Box 7490 ZT",
+                                       "FRITZ!Box 6660 Cable LM" };
+  static const char *const renamed[] = { "Wohnung 12", "Huber", "Zuhause-5G", "Kaffeehaus" };
+
+  /* the IEEE listing: AVM's OUIs are one vendor, Arcadyan's another */
+  g_assert_cmphex (rl_oui_vendor (0xd012cb), ==, rl_oui_vendor (0x989bcb));
+  g_assert_cmphex (rl_oui_vendor (0xccce1e), ==, rl_oui_vendor (0x7cff4d));
+  g_assert_cmphex (rl_oui_vendor (0x4c1b86), ==, rl_oui_vendor (0xe05163));
+  g_assert_cmphex (rl_oui_vendor (0x4c1b86), !=, rl_oui_vendor (0xd012cb));
+
+  for (guint i = 0; i < G_N_ELEMENTS (avm); i++)
+    add_ap (a, avm[i], "DE", fritz[i], 2412 + 25 * i);
+  add_ap (a, "38:43:7d:14:24:30", "AT", "Magenta-40AF", 2462);
+  add_zone (a, "AT");
+  {
+    g_autoptr (RlDecision) d = decide_at (a, NULL, NOW);
+    const RlCandidate *de = candidate (d, "DE");
+    assert_decision (d, "00", RL_STATE_WORLD, RL_REASON_SINGLE_WITNESS);
+    g_assert_nonnull (de);
+    g_assert_cmpuint (de->beacon_operators, ==, 1);
+    g_assert_nonnull (strstr (d->explanation, "4 access points from 1 operator say DE"));
+  }
+  /* renamed: four households' own setups, four operators (two witnesses) */
+  for (guint i = 0; i < G_N_ELEMENTS (avm); i++)
+    g_strlcpy (g_array_index (a, RlEvidence, i).beacon.ssid, renamed[i], 33);
+  {
+    g_autoptr (RlDecision) d = decide_at (a, NULL, NOW);
+    g_assert_cmpuint (candidate (d, "DE")->beacon_operators, ==, 4);
+    assert_decision (d, "DE", RL_STATE_DECIDED, RL_REASON_AGREEMENT);
+  }
+  /* Bolzano: a TIM and a Fastweb box, both made by Arcadyan */
+  g_array_set_size (a, 0);
+  add_ap (a, "4c:1b:86:0e:7a:55", "IT", "TIM-29871345", 2412);
+  add_ap (a, "e0:51:63:44:2d:19", "IT", "FASTWEB-442D19", 5180);
+  {
+    g_autoptr (RlDecision) d = decide_at (a, NULL, NOW);
+    g_assert_cmpuint (candidate (d, "IT")->beacon_operators, ==, 2);
+  }
+  /* two Fastweb boxes of two Arcadyan OUIs: one ISP's setup */
+  g_strlcpy (g_array_index (a, RlEvidence, 0).beacon.ssid, "FASTWEB-0E7A55", 33);
+  {
+    g_autoptr (RlDecision) d = decide_at (a, NULL, NOW);
+    g_assert_cmpuint (candidate (d, "IT")->beacon_operators, ==, 1);
+  }
+}
+
 /* Rule 8: a hotel in Ceuta, four Spanish operators' routers; the faintest
  * is missed by two scans in a row.  ES keeps its decision on the three
  * left (one beacon witness) for support_grace, returns to 00 when the
@@ -1253,6 +1314,7 @@ main (int argc, char **argv)
   g_test_add_func ("/policy/rule/network-yields-to-fix", test_network_yields_to_fix);
   g_test_add_func ("/policy/rule/fix-and-cell-outvote-aps", test_fix_and_cell_outvote_aps);
   g_test_add_func ("/policy/rule/fix-and-local-aps-outvote-aps", test_fix_and_local_aps_outvote_aps);
+  g_test_add_func ("/policy/one-vendor-one-setup", test_one_vendor_one_setup);
   g_test_add_func ("/policy/rule/faint-and-zone", test_faint_and_zone);
   g_test_add_func ("/policy/rule/plurality-and-circle", test_plurality_and_circle);
   g_test_add_func ("/policy/rule/eu", test_eu);

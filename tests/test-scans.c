@@ -177,7 +177,7 @@ test_scanlog_bad_lines (void)
 static const guint8 ap_bssids[5][6] = {
   { 0x3c, 0x84, 0x6a, 0, 0, 1 },
   { 0x00, 0x1d, 0x7e, 0, 0, 2 },
-  { 0xf4, 0xf2, 0x6d, 0, 0, 3 },
+  { 0x00, 0x14, 0x6c, 0, 0, 3 },   /* four vendors: TP-Link, Linksys, Netgear, AVM */
   { 0x00, 0x24, 0xfe, 0, 0, 4 },
   { 0x00, 0x11, 0x22, 0, 0, 5 },   /* no Country element */
 };

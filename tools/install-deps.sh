@@ -5,7 +5,7 @@ set -eu
 
 BUILD="meson ninja-build pkg-config gcc binutils libc6-dev libglib2.0-dev libglib2.0-bin libnl-3-dev libnl-genl-3-dev
 libgps-dev libxml2-dev libpcap-dev zlib1g-dev libjson-glib-dev libxxhash-dev xz-utils wireless-regdb tzdata iso-codes
-mobile-broadband-provider-info"
+mobile-broadband-provider-info ieee-data"
 TEST="dbus dbus-bin python3 python3-dbusmock python3-gi gpsd gpsd-clients faketime valgrind clang llvm libclang-rt-14-dev
 qemu-system-x86 busybox-static hostapd iw wpasupplicant kmod cpio strace libcap2-bin unicode-cldr-core librsvg2-bin libxml2-utils parallel locales"
 
