@@ -1529,16 +1529,17 @@ weigh (Tallying *t)
 
       /* The timezone confirms one operator's large network only beside a
        * GPS fix (a train's or a ship's network moves with the passengers'
-       * clock), and a country only access points name only when it is the
-       * zone's own country (Europe/Zurich lists DE for Büsingen: routers
-       * across the Rhine in Basel are no German place) and no fix's circle
+       * clock), and a country only access points or a modem's network name
+       * only when it is the zone's own country (Europe/Zurich lists DE for
+       * Büsingen: routers across the Rhine in Basel are no German place,
+       * nor is Telekom's mast across the border from Kreuzlingen) and no fix's circle
        * leaves it out (the neighbours' routers across the street), never settles
        * a dispute between access points and another country's large
        * network (guests' travel routers against the hotel's network).
        * While access points ride along (rule 4c) the clock is one more
        * thing that travels with the machine: it says where it came from. */
       if (y->pub.timezone && !y->pub.gps &&
-          (y->network_only || t->n_riding > 0 ||
+          (y->network_only || t->n_riding > 0 || (y->pub.cell && !y->tz_primary) ||
            (y->beacon_witnesses > 0 && (!y->tz_primary || t->network_yielded || fix_rules_out (t, y)))))
         {
           y->pub.timezone = FALSE;
@@ -2510,7 +2511,8 @@ explain (const Verdict *v, const Tallying *t, const RlEvidence *ev, gsize n, gin
                                 : t->n_riding > 0 ? "while access points travel with the machine, so does its clock, which says "
                                                     "where it came from"
                                 : fix_rules_out (t, y) ? "the GPS fix's error circle does not reach it"
-                                : !y->tz_primary ? "it is not the zone's own country, and only access points name it"
+                                : !y->tz_primary ? (y->pub.cell ? "it is not the zone's own country, and no GPS fix names it"
+                                                                 : "it is not the zone's own country, and only access points name it")
                                                  : "a clock does not settle access points against another country's large network");
         break;
       }

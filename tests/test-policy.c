@@ -440,6 +440,42 @@ test_territory_named_by_fix (void)
   }
 }
 
+/* Rule 2c: a clock confirms a country only a modem's network names when
+ * it is the zone's own.  Kreuzlingen, no GPS, no access points: the modem
+ * on Telekom's Konstanz mast, the clock on Europe/Zurich (CH; it lists DE
+ * for Büsingen and LI): 00, never DE.  On Swisscom the same clock is CH's
+ * own: CH.  With a German clock, the Telekom network is confirmed. */
+static void
+test_zone_confirms_own_country_for_cell (void)
+{
+  g_autoptr (GArray) a = g_array_new (FALSE, TRUE, sizeof (RlEvidence));
+  RlEvidence cell;
+
+  rl_evidence_init (&cell, RL_SOURCE_CELL, "cell:0", NOW - RL_USEC_PER_SEC, RL_NEVER);
+  cell.strength = 1.0;
+  rl_evidence_add_country (&cell, RL_COUNTRY ('D', 'E'));
+  g_array_append_val (a, cell);
+  add_zone (a, "CH,DE,LI");
+  {
+    g_autoptr (RlDecision) d = decide_at (a, NULL, NOW);
+    assert_decision (d, "00", RL_STATE_WORLD, RL_REASON_SINGLE_WITNESS);
+    g_assert_false (candidate (d, "DE")->timezone);
+    g_assert_nonnull (strstr (d->explanation, "does not confirm DE: it is not the zone's own country, and no GPS fix names it"));
+  }
+  g_array_index (a, RlEvidence, 0).countries[0] = RL_COUNTRY ('C', 'H');
+  {
+    g_autoptr (RlDecision) d = decide_at (a, NULL, NOW);
+    assert_decision (d, "CH", RL_STATE_DECIDED, RL_REASON_AGREEMENT);
+  }
+  g_array_index (a, RlEvidence, 0).countries[0] = RL_COUNTRY ('D', 'E');
+  g_array_set_size (a, 1);
+  add_zone (a, "DE,DK,NO,SE,SJ");
+  {
+    g_autoptr (RlDecision) d = decide_at (a, NULL, NOW);
+    assert_decision (d, "DE", RL_STATE_DECIDED, RL_REASON_AGREEMENT);
+  }
+}
+
 static void
 test_faint_and_zone (void)
 {
@@ -1315,6 +1351,7 @@ main (int argc, char **argv)
   g_test_add_func ("/policy/rule/fix-and-cell-outvote-aps", test_fix_and_cell_outvote_aps);
   g_test_add_func ("/policy/rule/fix-and-local-aps-outvote-aps", test_fix_and_local_aps_outvote_aps);
   g_test_add_func ("/policy/one-vendor-one-setup", test_one_vendor_one_setup);
+  g_test_add_func ("/policy/rule/zone-confirms-own-country-for-cell", test_zone_confirms_own_country_for_cell);
   g_test_add_func ("/policy/rule/faint-and-zone", test_faint_and_zone);
   g_test_add_func ("/policy/rule/plurality-and-circle", test_plurality_and_circle);
   g_test_add_func ("/policy/rule/eu", test_eu);
