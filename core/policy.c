@@ -169,6 +169,7 @@ typedef enum {
   CELL_OTHER_PLACE,     /* another country's access points or a fix stand here */
   CELL_NEAR_BORDER,     /* the fix lies near a border: masts of both sides reach */
   CELL_FIX_OUTSIDE,     /* a trusted fix's circle does not reach its country: no witness */
+  CELL_LOCALS_DISSENT,  /* a neighbour's operators and own clock stand here: no witness */
 } CellOverruled;
 
 typedef struct {
@@ -1214,9 +1215,36 @@ fix_rules_out (const Tallying *t, const Tally *y)
          !gps_circle_names (t, y->pub.country);
 }
 
+/* Without a fix, @y's access points hold only the share (one witness), and
+ * a neighbour's access points of two operators, heard well, with votes
+ * for a witness, say the neighbour, whose own zone the clock is: the
+ * modem's network of @y is a mast across the border, not a second witness
+ * for @y's routers (a Ciudad Juárez house: Telmex and Totalplay boxes, four
+ * retail routers on US factory defaults, the Juárez clock, the modem
+ * roaming on AT&T's El Paso mast; US was decided).  Returns the
+ * neighbour, or NULL. */
+static const Tally *
+locals_dissent (const Tallying *t, const Tally *y)
+{
+  const RlPolicyParams *p = t->params;
+
+  if (t->gps != NULL || y->beacon_witnesses != 1 || y->pub.beacon_network)
+    return NULL;
+  for (guint i = 0; i < t->tallies->len; i++)
+    {
+      const Tally *o = &g_array_index (t->tallies, Tally, i);
+      if (o != y && o->pub.country != y->pub.country && o->tz_primary && o->heard_well &&
+          o->beacon_ga_votes >= p->beacon_min_aps && ga_operators (o) >= 2 && within_reach (o, y))
+        return o;
+    }
+  return NULL;
+}
+
 static void
 weigh_cell (const Tallying *t, Tally *y, double *miss)
 {
+  const Tally *locals;
+
   y->pub.cell_ambiguous = y->pub.cell && !y->cell_strong;
   if (!y->pub.cell)
     return;
@@ -1227,6 +1255,12 @@ weigh_cell (const Tallying *t, Tally *y, double *miss)
   if (fix_rules_out (t, y))
     {
       y->cell_overruled = CELL_FIX_OUTSIDE;
+      return;
+    }
+  if (y->cell_strong && (locals = locals_dissent (t, y)) != NULL)
+    {
+      y->cell_overruled = CELL_LOCALS_DISSENT;
+      y->cell_other = locals->pub.country;
       return;
     }
   y->pub.witnesses++;
@@ -1243,7 +1277,8 @@ weigh_cell (const Tallying *t, Tally *y, double *miss)
 static void
 weigh_driver (const RlPolicyParams *p, Tally *y, double *miss)
 {
-  y->pub.driver = y->driver_named && (y->pub.gps || (y->pub.cell && y->cell_overruled != CELL_FIX_OUTSIDE));
+  y->pub.driver = y->driver_named && (y->pub.gps || (y->pub.cell && y->cell_overruled != CELL_FIX_OUTSIDE &&
+                                                      y->cell_overruled != CELL_LOCALS_DISSENT));
   if (!y->pub.driver)
     return;
   y->pub.witnesses++;
@@ -1295,6 +1330,14 @@ describe_cell (GString *s, const Tally *y, const Tallying *t, gboolean first)
                               "touch: a mast across the border may reach the machine): it confirms, never decides", first ? "" : "; ",
                               o != NULL && o->gps_strong ? "a GPS fix places the machine in" : "access points here say",
                               cc);
+      return;
+    }
+  if (y->cell_overruled == CELL_LOCALS_DISSENT)
+    {
+      rl_country_to_string (y->cell_other, cc);
+      g_string_append_printf (s, "%sa modem's mobile network (its MCC) names it, but access points of two operators "
+                              "say %s, whose own timezone the clock is (the two countries touch: a mast across the "
+                              "border may reach the machine): no witness", first ? "" : "; ", cc);
       return;
     }
   g_string_append_printf (s, "%sa modem's mobile network (its MCC) %s", first ? "" : "; ",

@@ -298,6 +298,19 @@ add_zone (GArray *a, const char *ccs)
   g_array_append_val (a, ev);
 }
 
+/* a modem's network naming @ccs ("DE"; "GG,JE") */
+static void
+add_cell (GArray *a, const char *ccs)
+{
+  RlEvidence ev;
+
+  rl_evidence_init (&ev, RL_SOURCE_CELL, "cell:0", NOW - RL_USEC_PER_SEC, RL_NEVER);
+  ev.strength = 1.0;
+  for (const char *p = ccs; p[0] && p[1]; p += p[2] ? 3 : 2)
+    rl_evidence_add_country (&ev, CC (p));
+  g_array_append_val (a, ev);
+}
+
 static RlDecision *
 decide_at (GArray *a, const RlDecision *previous, gint64 now)
 {
@@ -449,12 +462,8 @@ static void
 test_zone_confirms_own_country_for_cell (void)
 {
   g_autoptr (GArray) a = g_array_new (FALSE, TRUE, sizeof (RlEvidence));
-  RlEvidence cell;
 
-  rl_evidence_init (&cell, RL_SOURCE_CELL, "cell:0", NOW - RL_USEC_PER_SEC, RL_NEVER);
-  cell.strength = 1.0;
-  rl_evidence_add_country (&cell, RL_COUNTRY ('D', 'E'));
-  g_array_append_val (a, cell);
+  add_cell (a, "DE");
   add_zone (a, "CH,DE,LI");
   {
     g_autoptr (RlDecision) d = decide_at (a, NULL, NOW);
@@ -473,6 +482,36 @@ test_zone_confirms_own_country_for_cell (void)
   {
     g_autoptr (RlDecision) d = decide_at (a, NULL, NOW);
     assert_decision (d, "DE", RL_STATE_DECIDED, RL_REASON_AGREEMENT);
+  }
+}
+
+/* Rule 12: a Ciudad Juárez house without GPS.  Four retail routers on US
+ * factory defaults hold the share (one witness) beside the Telmex and
+ * Totalplay boxes; the clock is the Juárez zone (MX's own); the modem
+ * roams on AT&T's El Paso mast.  The US network is the mast across the
+ * border, not a second witness: 00.  With one Mexican box, US. */
+static void
+test_cell_beside_neighbour_locals (void)
+{
+  g_autoptr (GArray) a = g_array_new (FALSE, TRUE, sizeof (RlEvidence));
+  static const char *const us[] = { "d0:37:45:55:66:70", "38:94:ed:77:88:90", "14:91:82:99:aa:b0",
+                                    "04:92:26:bb:cc:d0" };
+
+  add_cell (a, "US");
+  add_zone (a, "MX");
+  for (guint i = 0; i < G_N_ELEMENTS (us); i++)
+    add_ap (a, us[i], "US", "Home", 2412 + 5 * i);
+  add_ap (a, "08:60:83:33:44:50", "MX", "Totalplay-7C1D", 2412);
+  {
+    g_autoptr (RlDecision) d = decide_at (a, NULL, NOW);
+    assert_decision (d, "US", RL_STATE_DECIDED, RL_REASON_AGREEMENT);
+  }
+  add_ap (a, "30:fb:b8:11:22:30", "MX", "INFINITUM1A2B", 2437);
+  {
+    g_autoptr (RlDecision) d = decide_at (a, NULL, NOW);
+    assert_decision (d, "00", RL_STATE_WORLD, RL_REASON_SINGLE_WITNESS);
+    g_assert_cmpuint (candidate (d, "US")->witnesses, ==, 1);
+    g_assert_nonnull (strstr (d->explanation, "access points of two operators say MX, whose own timezone the clock is"));
   }
 }
 
@@ -1352,6 +1391,7 @@ main (int argc, char **argv)
   g_test_add_func ("/policy/rule/fix-and-local-aps-outvote-aps", test_fix_and_local_aps_outvote_aps);
   g_test_add_func ("/policy/one-vendor-one-setup", test_one_vendor_one_setup);
   g_test_add_func ("/policy/rule/zone-confirms-own-country-for-cell", test_zone_confirms_own_country_for_cell);
+  g_test_add_func ("/policy/rule/cell-beside-neighbour-locals", test_cell_beside_neighbour_locals);
   g_test_add_func ("/policy/rule/faint-and-zone", test_faint_and_zone);
   g_test_add_func ("/policy/rule/plurality-and-circle", test_plurality_and_circle);
   g_test_add_func ("/policy/rule/eu", test_eu);
