@@ -2625,14 +2625,15 @@ cell_names_fix_country (const Tallying *t, const RlEvidence *gps, const RlEviden
   return named;
 }
 
-/* How many operators (OUIs) of globally administered access points heard
- * above beacon_faint_dbm name the country of @gps, a fix inside one
- * country?  At most two are counted. */
+/* How many operators (operators_new ()) of globally administered access
+ * points heard above beacon_faint_dbm name the country of @gps, a fix
+ * inside one country?  At most two are counted. */
 static guint
 fix_country_operators (const Tallying *t, const RlEvidence *gps, const RlEvidence *ev, gsize n, gint64 now)
 {
   g_autoptr (GPtrArray) named = g_ptr_array_new ();
   g_autoptr (GHashTable) ops = NULL;
+  guint32 first;
 
   for (gsize i = 0; i < n; i++)
     {
@@ -2647,9 +2648,9 @@ fix_country_operators (const Tallying *t, const RlEvidence *gps, const RlEvidenc
     return 0;
   g_ptr_array_sort (named, cmp_beacon_ev);
   ops = operators_new (named);
+  first = operator_of (ops, ((const RlEvidence *) g_ptr_array_index (named, 0))->beacon.bssid);
   for (guint i = 1; i < named->len; i++)
-    if (operator_of (ops, ((const RlEvidence *) g_ptr_array_index (named, i))->beacon.bssid) !=
-        operator_of (ops, ((const RlEvidence *) g_ptr_array_index (named, 0))->beacon.bssid))
+    if (operator_of (ops, ((const RlEvidence *) g_ptr_array_index (named, i))->beacon.bssid) != first)
       return 2;
   return 1;
 }

@@ -800,13 +800,13 @@ test_fix_and_local_aps_outvote_aps (void)
   }
   /* a Globe box, heard only at -88 dBm: not heard well */
   add_ap (a, "84:d8:1b:52:40:1f", "PH", "GlobeAtHome_401F", 2412);
-  g_array_index (a, RlEvidence, a->len - 1).beacon.signal_mbm = -8800;
+  set_signal (a, a->len - 1, -88);
   {
     g_autoptr (RlDecision) d = decide_at (a, NULL, NOW);
     g_assert_true (d->in_conflict);
   }
   /* … heard at -70 dBm: two operators beside the fix */
-  g_array_index (a, RlEvidence, a->len - 1).beacon.signal_mbm = -7000;
+  set_signal (a, a->len - 1, -70);
   {
     g_autoptr (RlDecision) d = decide_at (a, NULL, NOW);
     assert_decision (d, "PH", RL_STATE_DECIDED, RL_REASON_AGREEMENT);
@@ -816,7 +816,7 @@ test_fix_and_local_aps_outvote_aps (void)
   /* a second PLDT box instead (the same OUI): one operator, a conflict */
   g_array_set_size (a, a->len - 1);
   add_ap (a, "e8:65:d4:30:22:07", "PH", "PLDTHOMEFIBR7c02", 2462);
-  g_array_index (a, RlEvidence, a->len - 1).beacon.signal_mbm = -7000;
+  set_signal (a, a->len - 1, -70);
   {
     g_autoptr (RlDecision) d = decide_at (a, NULL, NOW);
     g_assert_true (d->in_conflict);
