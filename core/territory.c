@@ -223,7 +223,18 @@ find_place (const RlTerritories *t, const RlEvidence *ev, gsize n, gint64 now, d
     }
   *by = "timezone";
   if (zone != NULL)
-    return place_named (t, zone, TRUE);
+    {
+      RlCountry place = place_named (t, zone, TRUE);
+
+      /* a modem on the sovereign's own network says more than a clock set
+       * at home: a Manx laptop in Liverpool on a UK network stays GB */
+      for (gsize i = 0; place != RL_COUNTRY_NONE && i < n; i++)
+        if (ev[i].kind == RL_SOURCE_CELL && live (&ev[i], now) &&
+            rl_evidence_has_country (&ev[i], rl_territories_sovereign (t, place)) &&
+            !rl_evidence_has_country (&ev[i], place))
+          return RL_COUNTRY_NONE;
+      return place;
+    }
   return RL_COUNTRY_NONE;
 }
 
@@ -277,6 +288,11 @@ rl_territory_shift_describe (const RlTerritoryShift *shift)
   rl_country_to_string (shift->place, p);
   rl_country_to_string (shift->sovereign, s);
   kind = g_ascii_strdown (shift->kind, -1);
+  if (g_str_has_prefix (shift->kind, RL_TERRITORY_NUMBERED_KIND))
+    return g_strdup_printf ("%u access point%s advertising %s count%s for %s: the provider list numbers %s's mobile "
+                            "networks under %s's country code %s, and the %s places the machine there.",
+                            shift->n_beacons, shift->n_beacons == 1 ? "" : "s", s, shift->n_beacons == 1 ? "s" : "",
+                            p, p, s, shift->kind + strlen (RL_TERRITORY_NUMBERED_KIND), shift->by);
   if (shift->network_of != RL_COUNTRY_NONE)
     {
       char f[3];

@@ -33,9 +33,14 @@ void rl_territories_free (RlTerritories *t);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (RlTerritories, rl_territories_free)
 
 guint rl_territories_size (const RlTerritories *t);
-/* The sovereign ISO 3166-2 lists @place under, or RL_COUNTRY_NONE. */
+/* The sovereign ISO 3166-2 lists @place under (or whose MCC numbers its
+ * networks), or RL_COUNTRY_NONE. */
 RlCountry rl_territories_sovereign (const RlTerritories *t, RlCountry place);
-/* The subdivision type ("Outlying area"), or NULL. */
+/* The kind of a place whose mobile networks are all numbered under another
+ * country's MCC (IM under GB's 234), followed by the MCC. */
+#define RL_TERRITORY_NUMBERED_KIND "Mobile networks numbered under MCC "
+/* The subdivision type ("Outlying area") or RL_TERRITORY_NUMBERED_KIND
+ * and the MCC, or NULL. */
 const char *rl_territories_kind (const RlTerritories *t, RlCountry place);
 
 /* What rl_territory_attribute () did. */
@@ -45,7 +50,7 @@ typedef struct {
   guint n_beacons;          /* beacon items that now count for @place */
   const char *by;           /* what placed it: "GPS fix", "mobile network" or "timezone" */
   RlCountry network_of;     /* a network of this country reaches the sovereign only at @place */
-  char kind[64];            /* the ISO 3166-2 type */
+  char kind[64];            /* the ISO 3166-2 type, or RL_TERRITORY_NUMBERED_KIND + MCC */
 } RlTerritoryShift;
 
 /* Where the live evidence (now) places the machine in a territory whose

@@ -465,11 +465,17 @@ test_sovereigns_generated (void)
     { "PR", "US" }, { "GU", "US" }, { "VI", "US" }, { "AS", "US" }, { "MP", "US" }, { "UM", "US" },
     { "RE", "FR" }, { "GP", "FR" }, { "MQ", "FR" }, { "GF", "FR" }, { "YT", "FR" }, { "PM", "FR" },
     { "BL", "FR" }, { "MF", "FR" }, { "NC", "FR" }, { "PF", "FR" }, { "WF", "FR" }, { "TF", "FR" },
+    /* mobile-broadband-provider-info numbers all of IM's networks under 234 */
+    { "IM", "GB" },
   };
   /* HK, MO: special administrative regions (own regulators); TW: listed as
    * a province; AW/CW/SX: constituent countries of the Netherlands; CA, BE,
    * SE, BO: US-CA California, CH-BE Bern, BQ-SE Sint Eustatius, BQ-BO Bonaire */
-  static const char *const no[] = { "HK", "MO", "TW", "AW", "CW", "SX", "CA", "BE", "SE", "BO", "US", "FR", "DE" };
+  /* GG, JE: numbered under 234 too, but their own codes already mean GB's
+   * rules (data/territories.tsv); UG: some Crimean networks under 250, most
+   * under its own 641 */
+  static const char *const no[] = { "HK", "MO", "TW", "AW", "CW", "SX", "CA", "BE", "SE", "BO", "US", "FR", "DE",
+                                    "GG", "JE", "GB", "UG", "RU" };
   g_autoptr (GError) error = NULL;
   g_autoptr (RlTerritories) t = rl_territories_load (NULL, &error);
 
@@ -482,6 +488,7 @@ test_sovereigns_generated (void)
       g_error ("%s must not be a territory", no[i]);
   g_assert_cmpuint (rl_territories_size (t), ==, G_N_ELEMENTS (yes));
   g_assert_cmpstr (rl_territories_kind (t, CC ("PR")), ==, "Outlying area");
+  g_assert_cmpstr (rl_territories_kind (t, CC ("IM")), ==, RL_TERRITORY_NUMBERED_KIND "234");
 }
 
 static void
@@ -521,7 +528,8 @@ static const char sovereigns[] =
   "GP\tFR\tOverseas region\tGuadeloupe\n"
   "MF\tFR\tOverseas collectivity\tSaint-Martin\n"
   "RE\tFR\tOverseas region\tLa Réunion\n"
-  "GF\tFR\tOverseas region\tGuyane (française)\n";
+  "GF\tFR\tOverseas region\tGuyane (française)\n"
+  "IM\tGB\t" RL_TERRITORY_NUMBERED_KIND "234\tIsle of Man\n";
 
 #define T0 (G_GINT64_CONSTANT (1780000000) * RL_USEC_PER_SEC)
 
@@ -652,9 +660,56 @@ test_attribute (void)
   /* … and a second modem on a German network places nobody either */
   CASE ({ add_item (ev, RL_SOURCE_CELL, "BR", 0, live); add_item (ev, RL_SOURCE_CELL, "DE", 0, live); },
         RL_COUNTRY_NONE);
+  /* a Guadeloupean's laptop in Paris on Orange France: the modem on the
+   * sovereign's own network says more than the clock set at home */
+  CASE ({ add_item (ev, RL_SOURCE_TIMEZONE, "GP", 0, live); add_item (ev, RL_SOURCE_CELL, "FR", 0, live); },
+        RL_COUNTRY_NONE);
+  CASE (add_item (ev, RL_SOURCE_TIMEZONE, "GP", 0, live), CC ("GP"));
   /* Hong Kong is no territory of CN here: nothing moves */
   CASE ({ add_beacon (ev, "08:60:83:7e:41:c9", "CN"); add_item (ev, RL_SOURCE_GPS, "HK", 10, live); }, RL_COUNTRY_NONE);
 #undef CASE
+  /* Douglas: UK-firmware routers (GB) count for the Isle of Man when a
+   * modem on Manx Telecom (234-58: IM) or the Manx clock places the
+   * machine there; not when the modem is on a UK network (a Manx laptop in
+   * Liverpool), nor for a network code the list does not pin (234 alone
+   * names GB, GG, IM and JE: then the clock speaks) */
+#define CASE(build, want)                                                   \
+  do                                                                        \
+    {                                                                       \
+      g_autoptr (GArray) ev = g_array_new (FALSE, TRUE, sizeof (RlEvidence)); \
+      add_beacon (ev, "00:23:f8:4c:12:a0", "GB");                           \
+      add_beacon (ev, "30:fb:b8:71:9e:30", "GB");                           \
+      build;                                                                \
+      g_assert_cmpuint (shifted_to (t, ev, &n), ==, want);                  \
+    }                                                                       \
+  while (0)
+  CASE (add_item (ev, RL_SOURCE_CELL, "IM", 0, live), CC ("IM"));
+  g_assert_cmpuint (n, ==, 2);
+  CASE ({ add_item (ev, RL_SOURCE_CELL, "IM", 0, live); add_item (ev, RL_SOURCE_TIMEZONE, "GB,GG,IM,JE", 0, live); },
+        CC ("IM"));
+  CASE (add_item (ev, RL_SOURCE_TIMEZONE, "IM", 0, live), CC ("IM"));
+  CASE ({ add_item (ev, RL_SOURCE_TIMEZONE, "IM", 0, live); add_item (ev, RL_SOURCE_CELL, "GB", 0, live); },
+        RL_COUNTRY_NONE);
+  CASE ({ add_item (ev, RL_SOURCE_TIMEZONE, "IM", 0, live); add_item (ev, RL_SOURCE_CELL, "GB,GG,IM,JE", 0, live); },
+        CC ("IM"));
+  CASE (add_item (ev, RL_SOURCE_CELL, "GB,GG,IM,JE", 0, live), RL_COUNTRY_NONE);
+  CASE (add_item (ev, RL_SOURCE_TIMEZONE, "GB,GG,IM,JE", 0, live), RL_COUNTRY_NONE);
+  CASE ({ add_item (ev, RL_SOURCE_GPS, "GB", 10, live); add_item (ev, RL_SOURCE_CELL, "IM", 0, live); },
+        RL_COUNTRY_NONE);
+#undef CASE
+  {
+    g_autoptr (GArray) ev = g_array_new (FALSE, TRUE, sizeof (RlEvidence));
+    g_autofree RlEvidence *out = NULL;
+    g_autofree char *text = NULL;
+    RlTerritoryShift shift;
+
+    add_beacon (ev, "00:23:f8:4c:12:a0", "GB");
+    add_item (ev, RL_SOURCE_CELL, "IM", 0, live);
+    out = rl_territory_attribute (t, (RlEvidence *) (gpointer) ev->data, ev->len, T0 + 1, 250, &shift);
+    text = rl_territory_shift_describe (&shift);
+    g_assert_cmpstr (text, ==, "1 access point advertising GB counts for IM: the provider list numbers IM's mobile "
+                               "networks under GB's country code 234, and the mobile network places the machine there.");
+  }
   /* no table, no evidence */
   {
     RlTerritoryShift shift;
