@@ -84,6 +84,43 @@ rl_evidence_init (RlEvidence *ev, RlSourceKind kind, const char *key, gint64 obs
   ev->gps.altitude_m = ev->gps.speed_mps = NAN;
 }
 
+static gboolean
+set_index (RlCountry country, guint *index)
+{
+  guint a = (guint) country >> 8, b = (guint) country & 0xff;
+
+  if (a < 'A' || a > 'Z' || b < 'A' || b > 'Z')
+    return FALSE;
+  *index = (a - 'A') * 26 + (b - 'A');
+  return TRUE;
+}
+
+void
+rl_country_set_add (RlCountrySet *set, RlCountry country)
+{
+  guint i;
+
+  if (set_index (country, &i))
+    set->bits[i / 32] |= 1u << (i % 32);
+}
+
+gboolean
+rl_country_set_has (const RlCountrySet *set, RlCountry country)
+{
+  guint i;
+
+  return set_index (country, &i) && (set->bits[i / 32] & (1u << (i % 32))) != 0;
+}
+
+gboolean
+rl_country_set_is_empty (const RlCountrySet *set)
+{
+  for (gsize i = 0; i < G_N_ELEMENTS (set->bits); i++)
+    if (set->bits[i] != 0)
+      return FALSE;
+  return TRUE;
+}
+
 gboolean
 rl_evidence_has_country (const RlEvidence *ev, RlCountry country)
 {

@@ -42,6 +42,16 @@ gboolean rl_source_kind_from_string (const char *text, RlSourceKind *out);
 /* zone1970.tab names up to ~20 countries for one zone (America/Puerto_Rico). */
 #define RL_MAX_CANDIDATES 24
 
+/* A set of ISO 3166-1 alpha-2 codes (two letters A-Z), one bit each. */
+typedef struct {
+  guint32 bits[(26 * 26 + 31) / 32];
+} RlCountrySet;
+
+/* Adds @country (ignored when it is not two letters A-Z). */
+void rl_country_set_add (RlCountrySet *set, RlCountry country);
+gboolean rl_country_set_has (const RlCountrySet *set, RlCountry country);
+gboolean rl_country_set_is_empty (const RlCountrySet *set);
+
 typedef struct {
   guint8 bssid[6];
   char ssid[33];          /* printable, NUL-terminated; may be empty */
@@ -169,6 +179,10 @@ typedef struct {
     gboolean unlisted;
     guint n_near;
     RlCountry near[RL_MAX_CANDIDATES];
+    /* unknown or unlisted: the countries the provider list carries any
+     * network of (empty: not known).  A country it carries none of may be
+     * the code's own (Gibtelecom's 266 in Gibraltar, rule 12). */
+    RlCountrySet listed;
   } cell;
   /* RL_SOURCE_DRIVER: the card ("phy0 iwlwifi"; names hardware, not a place: public) */
   char radio[40];

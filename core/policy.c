@@ -1687,14 +1687,28 @@ is_strong (const Tally *y)
   return y->gps_strong || y->beacon_witnesses > 0;
 }
 
+/* Does the list carry no network of @y's place, so that the unknown code
+ * may be its own (Gibtelecom's 266 in Gibraltar, Claro's 330 in Puerto
+ * Rico)? */
+static gboolean
+unlisted_place (const RlEvidence *cell, const Tally *y)
+{
+  RlCountry here[2];
+
+  tally_codes (y, here);
+  return !rl_country_set_is_empty (&cell->cell.listed) && !rl_country_set_has (&cell->cell.listed, here[1]);
+}
+
 /* Is the unknown code's region (the countries of the known codes next to
  * it, or of its own code for a network the list does not carry) within
- * reach of @y? */
+ * reach of @y, or may it be @y's own code? */
 static gboolean
 unknown_code_reaches (const RlEvidence *cell, const Tally *y)
 {
   RlCountry here[2];
 
+  if (unlisted_place (cell, y))
+    return TRUE;
   tally_codes (y, here);
   for (guint i = 0; i < cell->cell.n_near; i++)
     for (guint k = 0; k < 2; k++)
@@ -2148,6 +2162,19 @@ describe_support (GString *s, const Tally *y, const Tallying *t)
     }
   describe_cell (s, y, t, first);
   first = first && !y->pub.cell;
+  if (t->cell_unknown != NULL && unlisted_place (t->cell_unknown, y))
+    {
+      char cc[3];
+
+      rl_country_to_string (y->location ? y->location : y->pub.country, cc);
+      g_string_append_printf (s, "%sa modem is on mobile network %s, %s, and the list carries no network of %s: "
+                              "it may be %s's own (it neither decides nor confirms)",
+                              first ? "" : "; ", t->cell_unknown->cell.network,
+                              t->cell_unknown->cell.unlisted ? "which the provider list does not carry"
+                                                             : "a code the provider list does not know",
+                              cc, cc);
+      first = FALSE;
+    }
   describe_driver (s, y, t, first);
   first = first && !y->pub.driver;
   if (first)

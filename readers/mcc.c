@@ -16,6 +16,7 @@ struct RlMccTable {
   GHashTable *by_mcc;
   GHashTable *by_network;
   guint8 mnc_digits[1000];   /* per MCC: bit 2, bit 3: the list has MNCs of that many digits */
+  RlCountrySet countries;    /* every country the list carries a network of */
   RlMccStats stats;
 };
 
@@ -91,6 +92,7 @@ read_network (RlMccTable *t, const char **names, const char **values, RlCountry 
           add_to (t->by_mcc, mcc + 1, country);
           add_to (t->by_network, pair_key (mcc, mnc_s), country);
           t->mnc_digits[mcc] |= (guint8) (1u << strlen (mnc_s));
+          rl_country_set_add (&t->countries, country);
           t->stats.networks++;
         }
     }
@@ -474,12 +476,14 @@ rl_mcc_evidence (const RlMccTable *t, const char *key, guint mcc, const char *mn
     {
       ev->cell.unknown = TRUE;
       near_countries (t, mcc, ev);
+      ev->cell.listed = t->countries;
     }
   else if (mnc != NULL && mnc[0] != '\0' && !listed)
     {
       ev->cell.unlisted = TRUE;
       ev->cell.n_near = n;
       memcpy (ev->cell.near, countries, n * sizeof (RlCountry));
+      ev->cell.listed = t->countries;
     }
   else
     for (guint i = 0; i < n; i++)

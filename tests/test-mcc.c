@@ -47,12 +47,12 @@ test_fixture_table (void)
   g_autoptr (RlMccTable) t = load_fixture ();
   const RlMccStats *st = rl_mcc_table_stats (t);
 
-  g_assert_cmpuint (st->networks, ==, 12);
+  g_assert_cmpuint (st->networks, ==, 13);
   g_assert_cmpuint (st->skipped_bad_code, ==, 4);
   g_assert_cmpuint (st->skipped_bad_country, ==, 1);     /* code="int" */
   g_assert_cmpuint (st->skipped_no_country_mcc, ==, 2);  /* 901-18, 001-01 */
   g_assert_cmpuint (st->skipped_no_country, ==, 1);      /* a provider outside <country> */
-  g_assert_cmpuint (rl_mcc_table_n_codes (t), ==, 7);    /* 262 204 234 310 330 334 338 */
+  g_assert_cmpuint (rl_mcc_table_n_codes (t), ==, 8);    /* 262 204 234 238 310 330 334 338 */
 
   ASSERT_LOOKUP (t, 262, "01", "DE");
   ASSERT_LOOKUP (t, 262, NULL, "DE");
@@ -593,6 +593,12 @@ test_unknown_code (void)
   g_assert_true (rl_mcc_evidence (t, "cell:0", 290, "01", NOW, RL_NEVER, &ev));
   g_assert_true (ev.cell.unknown);
   g_assert_cmpuint (ev.cell.n_near, ==, 0);
+  /* it carries the countries the list has networks of: the code may be
+   * one of the others' (GL's) */
+  g_assert_true (rl_country_set_has (&ev.cell.listed, CC ("DK")));
+  g_assert_true (rl_country_set_has (&ev.cell.listed, CC ("JE")));
+  g_assert_false (rl_country_set_has (&ev.cell.listed, CC ("GL")));
+  g_assert_false (rl_country_set_has (&ev.cell.listed, RL_COUNTRY_WORLD));
   /* international, test and private codes still name nothing at all */
   g_assert_false (rl_mcc_evidence (t, "cell:0", 901, "18", NOW, RL_NEVER, &ev));
   g_assert_false (rl_mcc_evidence (t, "cell:0", 1, "01", NOW, RL_NEVER, &ev));
@@ -600,6 +606,7 @@ test_unknown_code (void)
   /* a known code is no unknown one */
   g_assert_true (rl_mcc_evidence (t, "cell:0", 262, "01", NOW, RL_NEVER, &ev));
   g_assert_false (ev.cell.unknown);
+  g_assert_true (rl_country_set_is_empty (&ev.cell.listed));
 }
 
 static void
@@ -619,6 +626,20 @@ test_policy_far_network (void)
     g_assert_cmpuint (d->country, ==, RL_COUNTRY_WORLD);
     g_assert_nonnull (strstr (d->explanation, "290-01, a code the provider list does not know"));
   }
+  /* Nuuk: Tusass's own routers (GL) beside the same modem.  The list
+   * carries no network of Greenland, so 290 may be its own: GL, and the
+   * text says why the modem does not count */
+  {
+    g_autoptr (GArray) a = g_array_new (FALSE, FALSE, sizeof (RlEvidence));
+    add_cell (a, t, "cell:0", 290, "01");
+    add_beacons (a, "GL", 4);
+    g_autoptr (RlDecision) d = decide (a);
+    g_assert_cmpint (d->state, ==, RL_STATE_DECIDED);
+    g_assert_cmpuint (d->country, ==, CC ("GL"));
+    g_assert_nonnull (strstr (d->explanation, "the list carries no network of GL: it may be GL's own"));
+  }
+  /* … but a network the list carries, of a country far away, still is
+   * out of their reach (Puerto Rico's 330-110, below, beside German routers) */
   /* … without the modem: DK, as before */
   {
     g_autoptr (GArray) a = g_array_new (FALSE, FALSE, sizeof (RlEvidence));
