@@ -1920,7 +1920,7 @@ keep_waning (const Tallying *t, const RlDecision *previous, gint64 now, RlDecisi
    * threshold raised by a reload) is no waning; nor is a vehicle's own
    * network, which goes where the vehicle goes */
   if (y == NULL || y->unmapped || y->pub.witnesses >= MAX (t->params->min_witnesses, 1) || !is_strong (y) ||
-      (!y->gps_strong && y->beacon_witnesses == 1 && y->pub.beacon_network))
+      (!y->gps_strong && y->beacon_witnesses == 1 && y->network_only))
     return FALSE;
   since = previous->waning_since != 0 ? previous->waning_since : now;
   until = since + (gint64) t->params->support_grace_s * RL_USEC_PER_SEC;

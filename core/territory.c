@@ -192,6 +192,10 @@ find_place (const RlTerritories *t, const RlEvidence *ev, gsize n, gint64 now, d
       if (e->kind == RL_SOURCE_CELL && e->n_countries > 0)
         {
           RlCountry c = place_named (t, e, FALSE);
+          /* a network listed for several places (Sure, 234-55: Guernsey
+           * and the Isle of Man) places the machine in none of them */
+          if (e->n_countries > 1)
+            c = RL_COUNTRY_NONE;
           if (c == RL_COUNTRY_NONE)
             c = place_reached (t, e, ev, n, now, &cell_from);
           else

@@ -921,6 +921,41 @@ test_support_waning (void)
   }
 }
 
+/* Rule 8 beside a large network: an Aqaba hotel's network of six devices
+ * and two Jordanian operators' routers; the fainter missed, the network
+ * and the other router are one witness and keep JO for the grace.  The
+ * network alone (a vehicle's own, which goes where the vehicle goes) does
+ * not. */
+static void
+test_support_waning_network (void)
+{
+  g_autoptr (GArray) a = g_array_new (FALSE, TRUE, sizeof (RlEvidence));
+  g_autoptr (RlDecision) decided = NULL;
+  static const guint32 chan[] = { 2412, 2437, 2462, 5180, 5220, 5260 };
+  const gint64 minute = 60 * RL_USEC_PER_SEC;
+
+  for (guint i = 0; i < G_N_ELEMENTS (chan); i++)
+    {
+      g_autofree char *b = g_strdup_printf ("58:b6:33:22:%02x:10", 0x30 + i);
+      add_ap (a, b, "JO", "Aqaba-Resort-Guest", chan[i]);
+    }
+  add_ap (a, "00:1e:42:61:70:01", "JO", "Zain-Fiber-7001", 2412);
+  add_ap (a, "e4:95:6e:62:70:02", "JO", "Orange-7002", 2437);
+  decided = decide_at (a, NULL, NOW);
+  assert_decision (decided, "JO", RL_STATE_DECIDED, RL_REASON_AGREEMENT);
+  g_array_set_size (a, a->len - 1);
+  {
+    g_autoptr (RlDecision) d = decide_at (a, decided, NOW + minute);
+    assert_decision (d, "JO", RL_STATE_DECIDED, RL_REASON_SUPPORT_WANING);
+    g_assert_cmpuint (candidate (d, "JO")->witnesses, ==, 1);
+  }
+  g_array_set_size (a, a->len - 1);
+  {
+    g_autoptr (RlDecision) d = decide_at (a, decided, NOW + minute);
+    g_assert_true (d->state != RL_STATE_DECIDED);
+  }
+}
+
 /* Rule 8: a Dili guesthouse (TL: no rules, so 00), an Indonesian
  * visitor's clock, two networks set to ID and two Timor-Leste routers, the
  * fainter missed by a scan and withdrawn.  Agreement on ID that began as
@@ -1398,6 +1433,7 @@ main (int argc, char **argv)
   g_test_add_func ("/policy/rule/not-in-regdb", test_not_in_regdb_reason);
   g_test_add_func ("/policy/rule/flap-hold-down", test_flap_hold_down);
   g_test_add_func ("/policy/rule/support-waning", test_support_waning);
+  g_test_add_func ("/policy/rule/support-waning-network", test_support_waning_network);
   g_test_add_func ("/policy/rule/next-scan", test_next_scan);
   int ret = g_test_run ();
   rl_regulatory_free (regulatory);

@@ -693,6 +693,8 @@ test_attribute (void)
   CASE ({ add_item (ev, RL_SOURCE_TIMEZONE, "IM", 0, live); add_item (ev, RL_SOURCE_CELL, "GB,GG,IM,JE", 0, live); },
         CC ("IM"));
   CASE (add_item (ev, RL_SOURCE_CELL, "GB,GG,IM,JE", 0, live), RL_COUNTRY_NONE);
+  /* Sure's 234-55 is listed for Guernsey and the Isle of Man: no place */
+  CASE (add_item (ev, RL_SOURCE_CELL, "GG,IM", 0, live), RL_COUNTRY_NONE);
   CASE (add_item (ev, RL_SOURCE_TIMEZONE, "GB,GG,IM,JE", 0, live), RL_COUNTRY_NONE);
   CASE ({ add_item (ev, RL_SOURCE_GPS, "GB", 10, live); add_item (ev, RL_SOURCE_CELL, "IM", 0, live); },
         RL_COUNTRY_NONE);
