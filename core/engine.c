@@ -205,6 +205,10 @@ rl_engine_resume (RlEngine *e, gint64 time)
   e->awaited = e->resume_wait > 0 ? delivering_kinds (e, time) : 0;
   e->resumed_at = time;
   e->wait_until = time + e->resume_wait;
+  /* after a sleep the machine may be anywhere: a territory a fix placed it
+   * in before is forgotten with the fix */
+  if (e->decision != NULL)
+    e->decision->fix_place = RL_COUNTRY_NONE;
   e->dirty = TRUE;
   return rl_evidence_set_drop_observed_before (e->set, time);
 }

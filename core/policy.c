@@ -2743,11 +2743,13 @@ rl_policy_decide (const RlPolicyParams *params,
   /* A sovereign's access points count for the territory the other
    * evidence places the machine in (core/territory.h). */
   attributed = rl_territory_attribute (regmap == rl_regulatory_map ? rl_regulatory_territories (regmap_data) : NULL,
-                                       evidence, n_evidence, now, params->gps_max_error_m, &shift);
+                                       evidence, n_evidence, now, params->gps_max_error_m,
+                                       previous ? previous->fix_place : RL_COUNTRY_NONE, &shift);
   if (attributed != NULL)
     evidence = attributed;
 
   d = rl_decision_new_initial ();
+  d->fix_place = shift.fix_place;
   apply_contradictions (&t, previous, evidence, n_evidence, now, d);
   t.tallies = g_array_new (FALSE, TRUE, sizeof (Tally));
   tally_all (&t, evidence, n_evidence, now);

@@ -131,6 +131,10 @@ typedef struct {
   gboolean in_conflict;    /* strong witnesses disagreed (also while overridden) */
   guint hold_down_s;       /* the hold-down in force for entering a country */
   gint64 waning_since;     /* evidence time the decided country fell to one witness; 0: not waning */
+  /* The territory the last good GPS fix placed the machine in, kept while
+   * no fix is live (a fix lost indoors in Guadeloupe does not send the
+   * FR access points back to FR); RL_COUNTRY_NONE: none (core/territory.h). */
+  RlCountry fix_place;
   /* Access points a good GPS fix contradicted (RlSuspect, by key): no
    * witness while they are heard, carried from decision to decision
    * (core/contradiction.h). */

@@ -177,7 +177,7 @@ place_reached (const RlTerritories *t, const RlEvidence *cell, const RlEvidence 
  * when it placed the machine so, else RL_COUNTRY_NONE. */
 static RlCountry
 find_place (const RlTerritories *t, const RlEvidence *ev, gsize n, gint64 now, double gps_max_error_m,
-            const char **by, RlCountry *from)
+            RlCountry last_fix_place, const char **by, RlCountry *from)
 {
   const RlEvidence *gps = NULL, *zone = NULL;
   RlCountry by_cell = RL_COUNTRY_NONE, cell_from = RL_COUNTRY_NONE;
@@ -219,6 +219,12 @@ find_place (const RlTerritories *t, const RlEvidence *ev, gsize n, gint64 now, d
       *by = "GPS fix";
       return place_named (t, gps, FALSE);
     }
+  /* a fix lost indoors: the island is where it left the machine */
+  if (last_fix_place != RL_COUNTRY_NONE && rl_territories_sovereign (t, last_fix_place) != RL_COUNTRY_NONE)
+    {
+      *by = "last GPS fix";
+      return last_fix_place;
+    }
   if (by_cell != RL_COUNTRY_NONE && !cells_differ)
     {
       *by = "mobile network";
@@ -244,9 +250,9 @@ find_place (const RlTerritories *t, const RlEvidence *ev, gsize n, gint64 now, d
 
 RlEvidence *
 rl_territory_attribute (const RlTerritories *t, const RlEvidence *evidence, gsize n_evidence,
-                        gint64 now, double gps_max_error_m, RlTerritoryShift *shift)
+                        gint64 now, double gps_max_error_m, RlCountry last_fix_place, RlTerritoryShift *shift)
 {
-  RlTerritoryShift none = { RL_COUNTRY_NONE, RL_COUNTRY_NONE, 0, NULL, RL_COUNTRY_NONE, "" };
+  RlTerritoryShift none = { RL_COUNTRY_NONE, RL_COUNTRY_NONE, 0, NULL, RL_COUNTRY_NONE, RL_COUNTRY_NONE, "" };
   RlEvidence *copy = NULL;
   RlCountry place, sovereign, from = RL_COUNTRY_NONE;
   const char *by = NULL;
@@ -255,9 +261,12 @@ rl_territory_attribute (const RlTerritories *t, const RlEvidence *evidence, gsiz
   *shift = none;
   if (t == NULL || n_evidence == 0)
     return NULL;
-  place = find_place (t, evidence, n_evidence, now, gps_max_error_m, &by, &from);
+  place = find_place (t, evidence, n_evidence, now, gps_max_error_m, last_fix_place, &by, &from);
   if (place == RL_COUNTRY_NONE)
     return NULL;
+  /* kept even when no access point moves now: they may be missed by a scan */
+  if (g_str_has_suffix (by, "GPS fix"))
+    shift->fix_place = place;
   sovereign = rl_territories_sovereign (t, place);
   for (gsize i = 0; i < n_evidence; i++)
     {

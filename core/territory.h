@@ -48,7 +48,9 @@ typedef struct {
   RlCountry place;          /* RL_COUNTRY_NONE: nothing */
   RlCountry sovereign;
   guint n_beacons;          /* beacon items that now count for @place */
-  const char *by;           /* what placed it: "GPS fix", "mobile network" or "timezone" */
+  const char *by;           /* what placed it: "GPS fix", "last GPS fix", "mobile network" or "timezone" */
+  RlCountry fix_place;      /* the territory a fix (live or remembered) places the machine in, whether or
+                             * not an access point moves now: carried as RlDecision.fix_place */
   RlCountry network_of;     /* a network of this country reaches the sovereign only at @place */
   char kind[64];            /* the ISO 3166-2 type, or RL_TERRITORY_NUMBERED_KIND + MCC */
 } RlTerritoryShift;
@@ -65,9 +67,12 @@ typedef struct {
  * the timezone's primary country (zone.tab), unless the zone also names
  * the sovereign.  One place
  * at most per call: a fix or zone naming two territories of one sovereign
- * changes nothing.  Pure: no clock, no I/O. */
+ * changes nothing.  @last_fix_place: the territory a fix placed the machine
+ * in before (RlDecision.fix_place), which stands in for a fix while none
+ * is live.  Pure: no clock, no I/O. */
 RlEvidence *rl_territory_attribute (const RlTerritories *t, const RlEvidence *evidence, gsize n_evidence,
-                                    gint64 now, double gps_max_error_m, RlTerritoryShift *shift);
+                                    gint64 now, double gps_max_error_m, RlCountry last_fix_place,
+                                    RlTerritoryShift *shift);
 
 /* One sentence for the decision's explanation (NULL: nothing to say). */
 char *rl_territory_shift_describe (const RlTerritoryShift *shift);

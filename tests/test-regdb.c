@@ -562,11 +562,15 @@ add_item (GArray *ev, RlSourceKind kind, const char *countries, double error_m, 
   g_array_append_val (ev, e);
 }
 
+/* RlDecision.fix_place of the previous decision, for shifted_to () */
+static RlCountry last_fix_place = RL_COUNTRY_NONE;
+
 static RlCountry
 shifted_to (const RlTerritories *t, GArray *ev, guint *n)
 {
   RlTerritoryShift shift;
-  g_autofree RlEvidence *out = rl_territory_attribute (t, (RlEvidence *) (gpointer) ev->data, ev->len, T0 + 1, 250, &shift);
+  g_autofree RlEvidence *out = rl_territory_attribute (t, (RlEvidence *) (gpointer) ev->data, ev->len, T0 + 1, 250,
+                                                       last_fix_place, &shift);
 
   g_assert_true ((out == NULL) == (shift.place == RL_COUNTRY_NONE));
   if (n)
@@ -665,6 +669,14 @@ test_attribute (void)
   CASE ({ add_item (ev, RL_SOURCE_TIMEZONE, "GP", 0, live); add_item (ev, RL_SOURCE_CELL, "FR", 0, live); },
         RL_COUNTRY_NONE);
   CASE (add_item (ev, RL_SOURCE_TIMEZONE, "GP", 0, live), CC ("GP"));
+  /* a fix in Guadeloupe, then lost indoors: the place it gave stays, over
+   * a Paris clock, until a fix places the machine elsewhere */
+  last_fix_place = CC ("GP");
+  CASE (add_item (ev, RL_SOURCE_TIMEZONE, "FR,MC", 0, live), CC ("GP"));
+  CASE ({ add_item (ev, RL_SOURCE_GPS, "US", 10, live); add_item (ev, RL_SOURCE_TIMEZONE, "FR,MC", 0, live); },
+        RL_COUNTRY_NONE);
+  last_fix_place = RL_COUNTRY_NONE;
+  CASE (add_item (ev, RL_SOURCE_TIMEZONE, "FR,MC", 0, live), RL_COUNTRY_NONE);
   /* Hong Kong is no territory of CN here: nothing moves */
   CASE ({ add_beacon (ev, "08:60:83:7e:41:c9", "CN"); add_item (ev, RL_SOURCE_GPS, "HK", 10, live); }, RL_COUNTRY_NONE);
 #undef CASE
@@ -707,7 +719,7 @@ test_attribute (void)
 
     add_beacon (ev, "00:23:f8:4c:12:a0", "GB");
     add_item (ev, RL_SOURCE_CELL, "IM", 0, live);
-    out = rl_territory_attribute (t, (RlEvidence *) (gpointer) ev->data, ev->len, T0 + 1, 250, &shift);
+    out = rl_territory_attribute (t, (RlEvidence *) (gpointer) ev->data, ev->len, T0 + 1, 250, RL_COUNTRY_NONE, &shift);
     text = rl_territory_shift_describe (&shift);
     g_assert_cmpstr (text, ==, "1 access point advertising GB counts for IM: the provider list numbers IM's mobile "
                                "networks under GB's country code 234, and the mobile network places the machine there.");
@@ -715,7 +727,7 @@ test_attribute (void)
   /* no table, no evidence */
   {
     RlTerritoryShift shift;
-    g_assert_null (rl_territory_attribute (NULL, NULL, 0, T0, 250, &shift));
+    g_assert_null (rl_territory_attribute (NULL, NULL, 0, T0, 250, RL_COUNTRY_NONE, &shift));
     g_assert_cmpuint (shift.place, ==, RL_COUNTRY_NONE);
   }
 }
