@@ -2165,8 +2165,10 @@ describe_support (GString *s, const Tally *y, const Tallying *t)
   if (t->cell_unknown != NULL && unlisted_place (t->cell_unknown, y))
     {
       char cc[3];
+      RlCountry here[2];
 
-      rl_country_to_string (y->location ? y->location : y->pub.country, cc);
+      tally_codes (y, here);
+      rl_country_to_string (here[1], cc);
       g_string_append_printf (s, "%sa modem is on mobile network %s, %s, and the list carries no network of %s: "
                               "it may be %s's own (it neither decides nor confirms)",
                               first ? "" : "; ", t->cell_unknown->cell.network,

@@ -177,13 +177,14 @@ place_reached (const RlTerritories *t, const RlEvidence *cell, const RlEvidence 
  * when it placed the machine so, else RL_COUNTRY_NONE. */
 static RlCountry
 find_place (const RlTerritories *t, const RlEvidence *ev, gsize n, gint64 now, double gps_max_error_m,
-            RlCountry last_fix_place, const char **by, RlCountry *from)
+            RlCountry last_fix_place, const char **by, gboolean *by_fix, RlCountry *from)
 {
   const RlEvidence *gps = NULL, *zone = NULL;
   RlCountry by_cell = RL_COUNTRY_NONE, cell_from = RL_COUNTRY_NONE;
   gboolean cells_differ = FALSE;
 
   *from = RL_COUNTRY_NONE;
+  *by_fix = FALSE;
   for (gsize i = 0; i < n; i++)
     {
       const RlEvidence *e = &ev[i];
@@ -191,11 +192,9 @@ find_place (const RlTerritories *t, const RlEvidence *ev, gsize n, gint64 now, d
         continue;
       if (e->kind == RL_SOURCE_CELL && e->n_countries > 0)
         {
-          RlCountry c = place_named (t, e, FALSE);
           /* a network listed for several places (Sure, 234-55: Guernsey
            * and the Isle of Man) places the machine in none of them */
-          if (e->n_countries > 1)
-            c = RL_COUNTRY_NONE;
+          RlCountry c = e->n_countries == 1 ? place_named (t, e, FALSE) : RL_COUNTRY_NONE;
           if (c == RL_COUNTRY_NONE)
             c = place_reached (t, e, ev, n, now, &cell_from);
           else
@@ -217,12 +216,14 @@ find_place (const RlTerritories *t, const RlEvidence *ev, gsize n, gint64 now, d
   if (gps != NULL)
     {
       *by = "GPS fix";
+      *by_fix = TRUE;
       return place_named (t, gps, FALSE);
     }
   /* a fix lost indoors: the island is where it left the machine */
   if (last_fix_place != RL_COUNTRY_NONE && rl_territories_sovereign (t, last_fix_place) != RL_COUNTRY_NONE)
     {
       *by = "last GPS fix";
+      *by_fix = TRUE;
       return last_fix_place;
     }
   if (by_cell != RL_COUNTRY_NONE && !cells_differ)
@@ -256,16 +257,17 @@ rl_territory_attribute (const RlTerritories *t, const RlEvidence *evidence, gsiz
   RlEvidence *copy = NULL;
   RlCountry place, sovereign, from = RL_COUNTRY_NONE;
   const char *by = NULL;
+  gboolean by_fix;
 
   g_return_val_if_fail (shift != NULL, NULL);
   *shift = none;
   if (t == NULL || n_evidence == 0)
     return NULL;
-  place = find_place (t, evidence, n_evidence, now, gps_max_error_m, last_fix_place, &by, &from);
+  place = find_place (t, evidence, n_evidence, now, gps_max_error_m, last_fix_place, &by, &by_fix, &from);
   if (place == RL_COUNTRY_NONE)
     return NULL;
   /* kept even when no access point moves now: they may be missed by a scan */
-  if (g_str_has_suffix (by, "GPS fix"))
+  if (by_fix)
     shift->fix_place = place;
   sovereign = rl_territories_sovereign (t, place);
   for (gsize i = 0; i < n_evidence; i++)

@@ -638,8 +638,6 @@ test_policy_far_network (void)
     g_assert_cmpuint (d->country, ==, CC ("GL"));
     g_assert_nonnull (strstr (d->explanation, "the list carries no network of GL: it may be GL's own"));
   }
-  /* … but a network the list carries, of a country far away, still is
-   * out of their reach (Puerto Rico's 330-110, below, beside German routers) */
   /* … without the modem: DK, as before */
   {
     g_autoptr (GArray) a = g_array_new (FALSE, FALSE, sizeof (RlEvidence));

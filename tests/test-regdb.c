@@ -562,6 +562,24 @@ add_item (GArray *ev, RlSourceKind kind, const char *countries, double error_m, 
   g_array_append_val (ev, e);
 }
 
+/* Three US access points and a French one (Puerto Rico, Réunion, …) */
+static void
+add_us_fr_beacons (GArray *ev)
+{
+  add_beacon (ev, "14:c0:3e:5a:21:07", "US");
+  add_beacon (ev, "30:fb:b8:0c:4e:91", "US");
+  add_beacon (ev, "88:15:44:7d:10:2a", "US");
+  add_beacon (ev, "84:a0:6e:31:5c:02", "FR");
+}
+
+/* Two UK-firmware routers (the Isle of Man) */
+static void
+add_gb_beacons (GArray *ev)
+{
+  add_beacon (ev, "00:23:f8:4c:12:a0", "GB");
+  add_beacon (ev, "30:fb:b8:71:9e:30", "GB");
+}
+
 /* RlDecision.fix_place of the previous decision, for shifted_to () */
 static RlCountry last_fix_place = RL_COUNTRY_NONE;
 
@@ -595,18 +613,17 @@ test_attribute (void)
   const gint64 live = T0 + 600 * RL_USEC_PER_SEC, gone = T0;
   guint n = 0;
 
-#define CASE(build, want)                                                   \
+  /* one case: the access points @heard add, what @build adds, the place */
+#define CASE_HEARING(heard, build, want)                                    \
   do                                                                        \
     {                                                                       \
       g_autoptr (GArray) ev = g_array_new (FALSE, TRUE, sizeof (RlEvidence)); \
-      add_beacon (ev, "14:c0:3e:5a:21:07", "US");                           \
-      add_beacon (ev, "30:fb:b8:0c:4e:91", "US");                           \
-      add_beacon (ev, "88:15:44:7d:10:2a", "US");                           \
-      add_beacon (ev, "84:a0:6e:31:5c:02", "FR");                           \
+      heard (ev);                                                           \
       build;                                                                \
       g_assert_cmpuint (shifted_to (t, ev, &n), ==, want);                  \
     }                                                                       \
   while (0)
+#define CASE(build, want) CASE_HEARING (add_us_fr_beacons, build, want)
 
   g_assert_no_error (error);
   /* Ohio: US access points alone, or with a US zone, stay US */
@@ -685,16 +702,7 @@ test_attribute (void)
    * machine there; not when the modem is on a UK network (a Manx laptop in
    * Liverpool), nor for a network code the list does not pin (234 alone
    * names GB, GG, IM and JE: then the clock speaks) */
-#define CASE(build, want)                                                   \
-  do                                                                        \
-    {                                                                       \
-      g_autoptr (GArray) ev = g_array_new (FALSE, TRUE, sizeof (RlEvidence)); \
-      add_beacon (ev, "00:23:f8:4c:12:a0", "GB");                           \
-      add_beacon (ev, "30:fb:b8:71:9e:30", "GB");                           \
-      build;                                                                \
-      g_assert_cmpuint (shifted_to (t, ev, &n), ==, want);                  \
-    }                                                                       \
-  while (0)
+#define CASE(build, want) CASE_HEARING (add_gb_beacons, build, want)
   CASE (add_item (ev, RL_SOURCE_CELL, "IM", 0, live), CC ("IM"));
   g_assert_cmpuint (n, ==, 2);
   CASE ({ add_item (ev, RL_SOURCE_CELL, "IM", 0, live); add_item (ev, RL_SOURCE_TIMEZONE, "GB,GG,IM,JE", 0, live); },
@@ -711,6 +719,7 @@ test_attribute (void)
   CASE ({ add_item (ev, RL_SOURCE_GPS, "GB", 10, live); add_item (ev, RL_SOURCE_CELL, "IM", 0, live); },
         RL_COUNTRY_NONE);
 #undef CASE
+#undef CASE_HEARING
   {
     g_autoptr (GArray) ev = g_array_new (FALSE, TRUE, sizeof (RlEvidence));
     g_autofree RlEvidence *out = NULL;
