@@ -24,6 +24,9 @@ typedef struct {
   RlEventType type;
   /* EVIDENCE: the item.  WITHDRAW: only .key.  WITHDRAW_KIND: only .kind. */
   RlEvidence ev;
+  /* EVIDENCE of an access point: one result of a scan that a SCAN event
+   * closes (a scenario with scan lines, a scan log), not a capture's frame */
+  gboolean in_scan;
   /* SCAN only */
   gint64 since;
   guint bands;             /* RlBand mask, or RL_BANDS_ANY */

@@ -14,6 +14,8 @@ struct RlReplayFeed {
   guint next;
   gint64 last_time;
   gboolean heard_only;  /* the last delivery was access points heard, nothing else */
+  gboolean holding;     /* … held for the scan that ends them (rl_replay_joins_scan) */
+  gint64 held_since;    /* … since this delivery */
   char *describe;
   char *start_text;
   char *status;
@@ -115,11 +117,14 @@ rl_replay_feed_deliver (RlReplayFeed *feed, gint64 now, const RlReplayFeedHooks 
 }
 
 gboolean
-rl_replay_feed_joins_scan (const RlReplayFeed *feed)
+rl_replay_feed_joins_scan (RlReplayFeed *feed)
 {
   const RlEvent *next = feed->next < feed->events->len ? &g_array_index (feed->events, RlEvent, feed->next) : NULL;
 
-  return rl_replay_joins_scan (feed->heard_only, next, feed->last_time);
+  if (!feed->holding)
+    feed->held_since = feed->last_time;
+  feed->holding = rl_replay_joins_scan (feed->heard_only, feed->held_since, next);
+  return feed->holding;
 }
 
 const char *

@@ -38,7 +38,7 @@ gboolean rl_replay_feed_done (const RlReplayFeed *feed);
 guint rl_replay_feed_deliver (RlReplayFeed *feed, gint64 now, const RlReplayFeedHooks *hooks);
 /* The last delivery was a scan's results whose end comes next: decide
  * after that (rl_replay_joins_scan). */
-gboolean rl_replay_feed_joins_scan (const RlReplayFeed *feed);
+gboolean rl_replay_feed_joins_scan (RlReplayFeed *feed);
 
 const char *rl_replay_feed_describe (const RlReplayFeed *feed);  /* "trip.scenario (42 events)" */
 const char *rl_replay_feed_start_text (const RlReplayFeed *feed);/* ISO 8601 of the start */

@@ -148,6 +148,7 @@ feed_bss (ScanStream *s, gint64 time, const guint8 bssid[6], gboolean probe_resp
   rl_replay_count (s->replay, "scans.observations", 1);
   s->event.type = RL_EVENT_EVIDENCE;
   s->event.time = time;
+  s->event.in_scan = s->pcap == NULL;   /* a scan log's lines are its scans' results */
   return TRUE;
 }
 

@@ -96,6 +96,7 @@ rl_replay_add_scan (RlReplay *r, gint64 since, gint64 time, guint bands)
   RlEvent *e;
 
   push (r, time, RL_EVENT_SCAN, NULL);
+  r->has_scans = TRUE;
   e = &g_array_index (r->events, RlEvent, r->events->len - 1);
   e->since = MIN (since, time);
   e->bands = bands;
@@ -108,9 +109,10 @@ rl_replay_is_heard (const RlEvent *e)
 }
 
 gboolean
-rl_replay_joins_scan (gboolean heard_only, const RlEvent *next, gint64 now)
+rl_replay_joins_scan (gboolean heard_only, gint64 held_since, const RlEvent *next)
 {
-  return heard_only && next != NULL && next->type == RL_EVENT_SCAN && next->time - now <= RL_REPLAY_SCAN_DUMP_US;
+  return heard_only && next != NULL && next->time - held_since <= RL_REPLAY_SCAN_DUMP_US &&
+         (next->type == RL_EVENT_SCAN || (rl_replay_is_heard (next) && next->in_scan));
 }
 
 void
@@ -351,6 +353,13 @@ build_merge (RlReplay *r)
   guint n = r->streams->len, from = 0;
   gint64 first;
 
+  /* with scan lines, the access points heard are those scans' results */
+  for (guint i = 0; r->has_scans && i < r->events->len; i++)
+    {
+      RlEvent *e = &g_array_index (r->events, RlEvent, i);
+      e->in_scan = rl_replay_is_heard (e);
+    }
+
   for (guint k = 0; k <= n; k++)
     {
       guint to = k < n ? g_array_index (r->stream_marks, guint, k) : r->events->len;
@@ -495,6 +504,8 @@ rl_replay_run (RlReplay *r, gboolean settle)
   g_autoptr (RlEngine) engine = rl_engine_new (r->config, r->regulatory);
   g_autoptr (RlMerge) merge = build_merge (r);
   const RlEvent *e = rl_merge_next (merge);
+  gboolean holding = FALSE;
+  gint64 held_since = 0;
 
   r->first_time = e != NULL ? e->time : 0;
   r->last_time = r->first_time;
@@ -507,6 +518,8 @@ rl_replay_run (RlReplay *r, gboolean settle)
     {
       gint64 now = e->time;
 
+      if (!holding)
+        held_since = now;
       catch_up (r, engine, now);
       note_gap (r, now);
       gboolean heard_only = TRUE;
@@ -520,7 +533,8 @@ rl_replay_run (RlReplay *r, gboolean settle)
           heard_only &= rl_replay_is_heard (e);
           rl_engine_apply (engine, e);
         }
-      if (rl_replay_joins_scan (heard_only, e, now))
+      holding = rl_replay_joins_scan (heard_only, held_since, e);
+      if (holding)
         continue;
       decide (r, engine, now);
     }

@@ -57,9 +57,12 @@ void rl_replay_add_scan (RlReplay *replay, gint64 since, gint64 time, guint band
  * scan event are decided on with it, never on their own. */
 #define RL_REPLAY_SCAN_DUMP_US (5 * RL_USEC_PER_SEC)
 gboolean rl_replay_is_heard (const RlEvent *event);
-/* Did a batch of only heard access points at @now (@heard_only) come just
- * before the scan event @next that ends it? */
-gboolean rl_replay_joins_scan (gboolean heard_only, const RlEvent *next, gint64 now);
+/* Is a batch of only heard access points (@heard_only), held since
+ * @held_since, part of the scan dump still to come: the next event @next
+ * is the scan that ends it, or another of that scan's results, within
+ * RL_REPLAY_SCAN_DUMP_US of the first held instant?  A capture's frames
+ * are no scan's results: they are held only right before a scan event. */
+gboolean rl_replay_joins_scan (gboolean heard_only, gint64 held_since, const RlEvent *next);
 /* logind PrepareForSleep(false): observations from before @time are dropped. */
 void rl_replay_add_resume (RlReplay *replay, gint64 time);
 /* Makes sure the engine evaluates at @time even with no event (scenario "check"). */

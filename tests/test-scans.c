@@ -296,6 +296,49 @@ test_replay_scans_forget (void)
   g_unlink (path);
 }
 
+/* A scan's sightings a second apart are one delivery: the second scan hears
+ * four French routers over three seconds and none of the four German APs
+ * (heard by one scan: withdrawn at once).  Decided sighting by sighting,
+ * the first French routers beside the German APs the scan was about to
+ * withdraw made moments of support waning and of `00` that no machine sees;
+ * now DE is followed by FR, at the scan's end. */
+static void
+test_replay_scan_spread (void)
+{
+  g_autofree char *path = NULL;
+  int fd = g_file_open_tmp ("regloc-scans-XXXXXX.jsonl", &path, NULL);
+  GString *s = g_string_new ("");
+  g_autoptr (GError) error = NULL;
+
+  g_assert_cmpint (fd, >=, 0);
+  for (guint round = 0; round < 2; round++)
+    for (guint i = 0; i < 4; i++)
+      {
+        gsize ies_len;
+        char ssid[16];
+        guint8 bssid[6];
+        memcpy (bssid, ap_bssids[i], sizeof bssid);
+        bssid[4] = (guint8) round;
+        g_snprintf (ssid, sizeof ssid, "net%u-%u", round, i);
+        g_autofree guint8 *ies = ies_for (ssid, round == 0 ? "DE " : "FR ", &ies_len);
+        gint64 at = T0 + round * 60 * G_USEC_PER_SEC + i * (round == 0 ? 400000 : G_USEC_PER_SEC);
+        g_autofree char *line = rl_scanlog_format (at, "wlan0", bssid, 2412 + 25 * (i % 3), TRUE, -5000, ssid,
+                                                   ies, ies_len);
+        g_string_append_printf (s, "%s\n", line);
+      }
+  g_assert_true (g_file_set_contents (path, s->str, (gssize) s->len, NULL));
+  g_string_free (s, TRUE);
+  close (fd);
+
+  g_autoptr (JsonNode) root = run_replay (path, TRUE, NULL, NULL);
+  g_autofree char *json = json_to_string (root, FALSE);
+  g_assert_cmpint (counter (root, "scans.scans"), ==, 2);
+  g_assert_null (strstr (json, "support-waning"));
+  g_assert_null (strstr (json, "\"state\":\"world\",\"confidence\":0.0,\"reason\":\"support-lost\""));
+  g_assert_nonnull (strstr (json, "\"time\":\"2026-01-01T00:01:03Z\",\"country\":\"FR\""));
+  g_unlink (path);
+}
+
 /* Scan records: what `regloc record` writes at the end of each scan. */
 static void
 test_scanlog_scan_records (void)
@@ -954,6 +997,7 @@ main (int argc, char **argv)
   g_test_add_func ("/scans/replay-json-lines", test_replay_json_lines);
   g_test_add_func ("/scans/replay-bom-and-comments", test_replay_bom_and_comments);
   g_test_add_func ("/scans/replay-scans-forget", test_replay_scans_forget);
+  g_test_add_func ("/scans/replay-scan-spread", test_replay_scan_spread);
   g_test_add_func ("/scans/scanlog-scan-records", test_scanlog_scan_records);
   g_test_add_func ("/scans/replay-scan-records", test_replay_scan_records);
   g_test_add_func ("/scans/replay-pcap", test_replay_pcap);

@@ -378,6 +378,44 @@ test_scan (void)
   assert_refused ("at 0 scan 2.4\n", "scan: unexpected '2.4'");
 }
 
+/* A scan's results and its end are one delivery: beacon lines spread over
+ * the seconds before a scan line are decided on at that line, all of them
+ * together, as the daemon decides once after a scan dump.  Here the second
+ * scan hears four French routers and none of the German ones (heard by one
+ * scan: withdrawn at once).  Decided piecemeal, the first French lines
+ * beside the German APs the scan was about to withdraw made a moment of
+ * support waning and one of `00` that no machine sees. */
+#define FOUR_DE_AT_0 "at 0 beacon 44:4e:6d:01:00:01 DE channel=1\n" \
+                     "at 0 beacon 00:1f:3f:02:00:02 DE channel=6\n" \
+                     "at 0 beacon 88:71:b1:03:00:03 DE channel=11\n" \
+                     "at 0 beacon 3c:a6:2f:04:00:04 DE channel=1\n"
+#define FOUR_FR_FROM_57 "at 57 beacon f4:ca:e5:10:00:01 FR channel=6\n" \
+                        "at 58 beacon a0:1b:29:11:00:02 FR channel=11\n" \
+                        "at 59 beacon e0:b9:e5:12:00:03 FR channel=1\n" \
+                        "at 60 beacon 00:24:01:13:00:04 FR channel=6\n"
+static void
+test_scan_dump_spread (void)
+{
+  g_autoptr (GString) report = g_string_new (NULL);
+  const char *scn = FOUR_DE_AT_0 "at 1 scan band=2.4\n"
+                    FOUR_FR_FROM_57 "at 61 scan band=2.4\n"
+                    "expect-at 50 DE decided\n"
+                    "expect-never DE decided support-waning\n"
+                    "expect-never 00 world support-lost\n"
+                    "expect-at 61 00 tentative support-lost\n"
+                    "expect-within 92 FR decided\n"
+                    "end 3m\n";
+  /* a capture's frames are no scan's results: without scan lines each
+   * instant is decided on as it comes (support waning at 58 s, when the
+   * second French router makes dissent) */
+  g_autofree char *frames = run_json (FOUR_DE_AT_0 FOUR_FR_FROM_57 "end 2m\n");
+
+  g_assert_cmpuint (run_check (scn, report), ==, 0);
+  g_assert_nonnull (strstr (frames, "\"time\" : \"2026-01-01T00:00:58Z\",\n      \"country\" : \"DE\",\n      "
+                                    "\"state\" : \"decided\",\n      \"confidence\" : 0.69999999999999996,\n      "
+                                    "\"reason\" : \"support-waning\""));
+}
+
 static void
 test_checks (void)
 {
@@ -479,6 +517,7 @@ main (int argc, char **argv)
   g_test_add_func ("/scenario/gps", test_gps);
   g_test_add_func ("/scenario/gps-lost", test_gps_lost);
   g_test_add_func ("/scenario/scan", test_scan);
+  g_test_add_func ("/scenario/scan-dump-spread", test_scan_dump_spread);
   g_test_add_func ("/scenario/checks", test_checks);
   g_test_add_func ("/scenario/checks-before-evidence", test_checks_before_evidence);
   return g_test_run ();
