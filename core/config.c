@@ -33,6 +33,7 @@ static const KeyDef keys[] = {
   { { "policy", "min_witnesses", "uint", "2", "Independent witnesses needed to leave 00" }, T_UINT, POL (min_witnesses), 1, 10 },
   { { "policy", "confidence_threshold", "double", "0.8", "Combined confidence needed to leave 00 (0..1)" }, T_DOUBLE, POL (confidence_threshold), 0, 1 },
   { { "policy", "hold_down", "uint", "30", "Seconds agreement must hold before leaving 00 (0 disables)" }, T_UINT, POL (hold_down_s), 0, 86400 },
+  { { "policy", "hold_down_unheard", "uint", "90", "Seconds agreement resting on a modem's network, with no access point heard and no GPS fix, must hold before leaving 00: the Wi-Fi's first scan may still be to come (at least hold_down)" }, T_UINT, POL (hold_down_unheard_s), 0, 86400 },
   { { "policy", "gps_weight", "double", "0.8", "Confidence one good GPS fix adds (0..1)" }, T_DOUBLE, POL (gps_weight), 0, 1 },
   { { "policy", "gps_max_error", "double", "250", "Metres: a fix with a larger error radius is no witness" }, T_DOUBLE, POL (gps_max_error_m), 1, 100000 },
   { { "policy", "beacon_weight", "double", "0.7", "Confidence each beacon witness adds (0..1)" }, T_DOUBLE, POL (beacon_weight), 0, 1 },

@@ -9,6 +9,9 @@ struct RlEngine {
   RlPolicyParams params;
   const RlRegulatory *regulatory;
   gint64 resume_wait;       /* µs */
+  gboolean no_wifi;         /* rl_engine_set_has_wifi (FALSE) */
+  gboolean scanned;         /* a Wi-Fi scan ended since the start or the last resume */
+  guint unheard_s;          /* the configured hold_down_unheard */
   RlEvidenceSet *set;
   RlDecision *decision;     /* in force; NULL before the first */
   gboolean dirty;           /* something that counts changed since it */
@@ -31,6 +34,19 @@ struct RlEngine {
  * decision even when it votes the same: the reasons would otherwise keep
  * telling an old position (and its border distance) mile after mile. */
 #define REEXPLAIN_M 1000.0
+
+/* Agreement on a modem's network with nothing heard waits for the Wi-Fi's
+ * first scan (hold_down_unheard) only while there is a card that has not
+ * scanned since the start or the last resume. */
+static void
+update_unheard (RlEngine *e)
+{
+  guint unheard = e->no_wifi || e->scanned ? 0 : e->unheard_s;
+
+  if (e->params.hold_down_unheard_s != unheard)
+    e->dirty = TRUE;
+  e->params.hold_down_unheard_s = unheard;
+}
 
 RlEngine *
 rl_engine_new (const RlConfig *config, const RlRegulatory *regulatory)
@@ -59,12 +75,23 @@ void
 rl_engine_set_config (RlEngine *e, const RlConfig *config, const RlRegulatory *regulatory)
 {
   e->params = config->policy;
+  e->unheard_s = config->policy.hold_down_unheard_s;
+  update_unheard (e);
   e->regulatory = regulatory;
   e->resume_wait = (gint64) config->resume_wait_s * RL_USEC_PER_SEC;
   rl_evidence_set_set_gps_limits (e->set, config->gps_best_fix_window_s, config->gps_max_speed_kmh);
   rl_evidence_set_set_gps_still (e->set, config->gps_still_speed_kmh, config->gps_still_window_s);
   rl_evidence_set_set_ride_along (e->set, config->policy.beacon_ride_along_window_s, config->policy.beacon_ride_along_lost);
   e->dirty = TRUE;
+}
+
+void
+rl_engine_set_has_wifi (RlEngine *e, gboolean has_wifi)
+{
+  if (e->no_wifi == !has_wifi)
+    return;
+  e->no_wifi = !has_wifi;
+  update_unheard (e);
 }
 
 /* Would replacing @old by @new leave every vote as it was?  Then only the
@@ -135,10 +162,19 @@ rl_engine_add (RlEngine *e, const RlEvidence *ev)
     e->dirty = TRUE;
 }
 
+void
+rl_engine_scan_ended (RlEngine *e)
+{
+  e->scanned = TRUE;
+  update_unheard (e);
+}
+
 guint
 rl_engine_scan (RlEngine *e, gint64 since, guint bands)
 {
   guint n = rl_evidence_set_drop_unheard (e->set, since, bands);
+
+  rl_engine_scan_ended (e);
 
   if (n > 0 && rl_evidence_set_count_kind (e->set, RL_SOURCE_BEACON) == 0)
     e->last_delivery[RL_SOURCE_BEACON] = 0;
@@ -205,6 +241,8 @@ rl_engine_resume (RlEngine *e, gint64 time)
   e->awaited = e->resume_wait > 0 ? delivering_kinds (e, time) : 0;
   e->resumed_at = time;
   e->wait_until = time + e->resume_wait;
+  e->scanned = FALSE;
+  update_unheard (e);
   /* after a sleep the machine may be anywhere: a territory a fix placed it
    * in before is forgotten with the fix */
   if (e->decision != NULL)

@@ -47,6 +47,10 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (RlEngine, rl_engine_free)
 
 /* A reloaded configuration: the evidence and the decision stay. */
 void rl_engine_set_config (RlEngine *engine, const RlConfig *config, const RlRegulatory *regulatory);
+/* Whether the machine has a Wi-Fi card that scans (TRUE until told): without
+ * one, nothing is awaited from Wi-Fi and agreement on a modem's network
+ * holds for hold_down, not hold_down_unheard (an LTE router in a field). */
+void rl_engine_set_has_wifi (RlEngine *engine, gboolean has_wifi);
 
 void rl_engine_add (RlEngine *engine, const RlEvidence *ev);
 /* TRUE when an item went. */
@@ -56,8 +60,13 @@ guint rl_engine_withdraw_kind (RlEngine *engine, RlSourceKind kind);
  * where the machine is; returns how many were dropped. */
 guint rl_engine_resume (RlEngine *engine, gint64 time);
 /* A scan covering @bands ran from @since: the beacons on those bands it
- * did not hear are gone (rl_evidence_set_drop_unheard); returns how many. */
+ * did not hear are gone (rl_evidence_set_drop_unheard); returns how many.
+ * It ends the wait for the Wi-Fi's first scan, as rl_engine_scan_ended. */
 guint rl_engine_scan (RlEngine *engine, gint64 since, guint bands);
+/* A Wi-Fi scan ended (the daemon's BSS table has put and withdrawn its
+ * results): agreement on a modem's network no longer waits for one
+ * (hold_down_unheard) until the next resume. */
+void rl_engine_scan_ended (RlEngine *engine);
 /* Any of the above by type. */
 void rl_engine_apply (RlEngine *engine, const RlEvent *event);
 

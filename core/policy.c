@@ -79,6 +79,7 @@ rl_policy_params_init (RlPolicyParams *p)
   p->min_witnesses = 2;
   p->confidence_threshold = 0.8;
   p->hold_down_s = 30;
+  p->hold_down_unheard_s = 90;
   p->gps_weight = 0.8;
   p->gps_max_error_m = 250;
   p->beacon_weight = 0.7;
@@ -1669,6 +1670,7 @@ typedef struct {
   gboolean awaits_scan;     /* tentative past the hold-down: the next scan must still agree (rule 8) */
   gint64 waning_until;      /* support-waning: when the grace ends; 0 otherwise */
   guint hold_s;             /* the hold-down in force (longer after conflicts) */
+  gboolean unheard;         /* … hold_down_unheard: a modem's network, nothing heard, no scan yet */
   guint conflicts;          /* conflicts counted towards it */
 } Verdict;
 
@@ -1977,6 +1979,17 @@ awaits_scan (const Tallying *t, const Tally *best, const RlDecision *d)
   return d->candidate_heard != 0 && t->last_heard <= d->candidate_heard && dissenter (t, best) != NULL;
 }
 
+/* Does agreement on @best rest on a modem's network, with nothing heard on
+ * Wi-Fi and no fix?  A modem registers within seconds of start-up or of
+ * leaving a tunnel, the Wi-Fi's scan may be a minute away: a home SIM on a
+ * mast across a border and the home clock must not decide before the
+ * place's access points have had their say (a Singaporean in Johor Bahru). */
+static gboolean
+unheard_cell (const Tallying *t, const Tally *best)
+{
+  return best != NULL && best->pub.cell && !best->pub.gps && best->beacon_witnesses == 0 && t->last_heard == 0;
+}
+
 /* Chooses state, reason, country and the hold-down bookkeeping. */
 static void
 pick (const Tallying *t, const RlDecision *previous, const RlEvidence *override, gint64 now,
@@ -1996,6 +2009,11 @@ pick (const Tallying *t, const RlDecision *previous, const RlEvidence *override,
   /* Hold-down bookkeeping, kept while overridden too so that clearing the
    * override returns at once to a country whose agreement already held. */
   RlCountry target = pick_target (t, conflict, &best, v);
+  if (target != RL_COUNTRY_NONE && unheard_cell (t, best) && t->params->hold_down_unheard_s > v->hold_s)
+    {
+      v->hold_s = t->params->hold_down_unheard_s;
+      v->unheard = TRUE;
+    }
   if (target != RL_COUNTRY_NONE)
     {
       gboolean same = previous != NULL && previous->candidate == target;
@@ -2446,6 +2464,11 @@ explain_agreement (const Verdict *v, const Tallying *t, gint64 now, GString *lin
   g_string_append_printf (why, "Evidence agrees on %s (confidence %.2f: ", cc, y->pub.confidence);
   describe_support (why, y, t);
   g_string_append_printf (why, "), but agreement must hold for %u s before leaving 00.", v->hold_s);
+  if (v->unheard)
+    g_string_append_printf (why, " It rests on a modem's network with no access point heard, and the Wi-Fi has not "
+                            "scanned yet: the hold-down is %u s instead of %u s, or until a scan ends (a mast across "
+                            "a border reaches farther than the place's access points).", v->hold_s,
+                            t->params->hold_down_s);
   if (v->conflicts > 0)
     g_string_append_printf (why, " The hold-down is %u s instead of %u s: strong witnesses disagreed %u time%s "
                             "in the last %u s (flapping at a border).", v->hold_s, t->params->hold_down_s,

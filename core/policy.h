@@ -50,6 +50,7 @@ typedef struct {
   guint min_witnesses;              /* 2 */
   double confidence_threshold;      /* 0.8 */
   guint hold_down_s;                /* 30; 0 disables */
+  guint hold_down_unheard_s;        /* 90: the hold-down of a modem's network with no access point heard */
   double gps_weight;                /* 0.8: one good fix */
   double gps_max_error_m;           /* 250: a fix with a larger error radius is no witness */
   double beacon_weight;             /* 0.7 per beacon witness */

@@ -5,6 +5,7 @@
 #include "replay/replay-feed.h"
 #include "daemon/sources/source.h"
 #include "daemon/sources/override.h"
+#include "daemon/sources/beacons.h"
 #include "daemon/state.h"
 #include "daemon/kernel/wpa-bridge.h"
 #include "rl-build-config.h"
@@ -405,6 +406,16 @@ daemon_stop_sources (RlDaemon *self)
   g_array_set_size (self->slots, 0);
 }
 
+/* The Wi-Fi's scan ended: its results are in (docs/policy.md, rule 8c). */
+static void
+on_scan_done (const char *ifname, const guint32 *freqs, guint n_freqs, gint64 done_at, gpointer user_data)
+{
+  RlDaemon *self = user_data;
+
+  rl_engine_scan_ended (self->engine);
+  daemon_queue_redecide (self);
+}
+
 static RlSource *
 daemon_create_source (RlDaemon *self, const RlSourceOps *ops)
 {
@@ -418,6 +429,8 @@ daemon_create_source (RlDaemon *self, const RlSourceOps *ops)
   source = ops->create (self->config, &sink);
   if (source != NULL)
     {
+      if (ops == &rl_beacons_source_ops)
+        rl_beacons_set_scan_observer (source, NULL, on_scan_done, self);
       g_debug ("Starting source %s", ops->name);
       ops->start (source);
     }
@@ -574,6 +587,10 @@ daemon_take_radios (RlDaemon *self, const RlKernelState *k)
     return FALSE;
   g_array_set_size (self->radios, 0);
   g_array_append_vals (self->radios, k->radios, k->n_radios);
+  /* no card to scan: nothing to wait for from Wi-Fi (until the kernel
+   * names one, every machine is taken to have one) */
+  if (self->feed == NULL)
+    rl_engine_set_has_wifi (self->engine, k->n_radios > 0);
   for (guint i = 0; i < k->n_radios; i++)
     g_info ("Radio %s (%s): %s, country %s", k->radios[i].name, k->radios[i].driver[0] ? k->radios[i].driver : "?",
             k->radios[i].self_managed ? "self-managed" : "follows the kernel's domain",
@@ -790,6 +807,7 @@ rl_daemon_new (const RlDaemonOptions *options, GError **error)
       self->feed = rl_replay_feed_load (options->replay, self->config, self->regulatory, error);
       if (self->feed == NULL)
         return NULL;
+      rl_engine_set_has_wifi (self->engine, rl_replay_feed_has_wifi (self->feed));
     }
   return g_steal_pointer (&self);
 }

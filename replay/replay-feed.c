@@ -14,6 +14,7 @@ struct RlReplayFeed {
   guint next;
   gint64 last_time;
   gboolean heard_only;  /* the last delivery was access points heard, nothing else */
+  gboolean has_wifi;    /* the recording has access points or scans (rl_replay_has_wifi) */
   gboolean holding;     /* … held for the scan that ends them (rl_replay_joins_scan) */
   gint64 held_since;    /* … since this delivery */
   char *describe;
@@ -127,6 +128,12 @@ rl_replay_feed_joins_scan (RlReplayFeed *feed)
   return feed->holding;
 }
 
+gboolean
+rl_replay_feed_has_wifi (const RlReplayFeed *feed)
+{
+  return feed->has_wifi;
+}
+
 const char *
 rl_replay_feed_describe (const RlReplayFeed *feed)
 {
@@ -211,5 +218,6 @@ feed_read_files (RlReplayFeed *feed, const char *const *paths, const RlConfig *c
   if (!rl_replay_align_inputs (replay, error))
     return FALSE;
   rl_replay_foreach_event (replay, on_replay_event, feed);
+  feed->has_wifi = rl_replay_has_wifi (replay);
   return TRUE;
 }

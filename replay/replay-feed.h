@@ -39,6 +39,8 @@ guint rl_replay_feed_deliver (RlReplayFeed *feed, gint64 now, const RlReplayFeed
 /* The last delivery was a scan's results whose end comes next: decide
  * after that (rl_replay_joins_scan). */
 gboolean rl_replay_feed_joins_scan (RlReplayFeed *feed);
+/* rl_replay_has_wifi () of the recording */
+gboolean rl_replay_feed_has_wifi (const RlReplayFeed *feed);
 
 const char *rl_replay_feed_describe (const RlReplayFeed *feed);  /* "trip.scenario (42 events)" */
 const char *rl_replay_feed_start_text (const RlReplayFeed *feed);/* ISO 8601 of the start */

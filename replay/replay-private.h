@@ -24,6 +24,7 @@ struct RlReplay {
   GPtrArray *notes;       /* char*; NULL marks a note slot still open */
   GPtrArray *note_slots;  /* the open slots, in order */
   gboolean keep_evidence;
+  gboolean has_wifi;        /* a scan log or capture, or access points or scans pushed */
   gboolean has_scans;       /* a scan was added: the access points pushed are its results */
   GArray *kept;           /* RlEvidence in the order applied, with keep_evidence */
   RlDecision *final;

@@ -662,5 +662,6 @@ rl_replay_load_scan_file (RlReplay *replay, const char *path, const RlConfig *co
       return FALSE;
     }
   rl_replay_add_stream (replay, &s->stream);
+  rl_replay_set_has_wifi (replay);
   return TRUE;
 }

@@ -62,12 +62,26 @@ void
 rl_replay_add_evidence (RlReplay *r, const RlEvidence *ev)
 {
   push (r, ev->observed_at, RL_EVENT_EVIDENCE, ev);
+  r->has_wifi |= ev->kind == RL_SOURCE_BEACON;
 }
 
 void
 rl_replay_add_evidence_at_start (RlReplay *r, const RlEvidence *ev)
 {
   push (r, AT_START, RL_EVENT_EVIDENCE, ev);
+  r->has_wifi |= ev->kind == RL_SOURCE_BEACON;
+}
+
+void
+rl_replay_set_has_wifi (RlReplay *r)
+{
+  r->has_wifi = TRUE;
+}
+
+gboolean
+rl_replay_has_wifi (const RlReplay *r)
+{
+  return r->has_wifi;
 }
 
 void
@@ -96,7 +110,7 @@ rl_replay_add_scan (RlReplay *r, gint64 since, gint64 time, guint bands)
   RlEvent *e;
 
   push (r, time, RL_EVENT_SCAN, NULL);
-  r->has_scans = TRUE;
+  r->has_scans = r->has_wifi = TRUE;
   e = &g_array_index (r->events, RlEvent, r->events->len - 1);
   e->since = MIN (since, time);
   e->bands = bands;
@@ -502,6 +516,9 @@ void
 rl_replay_run (RlReplay *r, gboolean settle)
 {
   g_autoptr (RlEngine) engine = rl_engine_new (r->config, r->regulatory);
+  /* a recording without access points or scans is of a machine that has no
+   * Wi-Fi to wait for (an LTE router's modem and clock) */
+  rl_engine_set_has_wifi (engine, rl_replay_has_wifi (r));
   g_autoptr (RlMerge) merge = build_merge (r);
   const RlEvent *e = rl_merge_next (merge);
   gboolean holding = FALSE;

@@ -63,6 +63,10 @@ gboolean rl_replay_is_heard (const RlEvent *event);
  * RL_REPLAY_SCAN_DUMP_US of the first held instant?  A capture's frames
  * are no scan's results: they are held only right before a scan event. */
 gboolean rl_replay_joins_scan (gboolean heard_only, gint64 held_since, const RlEvent *next);
+/* The recording is of a machine with Wi-Fi (a scan log or capture; access
+ * points or scans added say so themselves): rl_engine_set_has_wifi (). */
+void rl_replay_set_has_wifi (RlReplay *replay);
+gboolean rl_replay_has_wifi (const RlReplay *replay);
 /* logind PrepareForSleep(false): observations from before @time are dropped. */
 void rl_replay_add_resume (RlReplay *replay, gint64 time);
 /* Makes sure the engine evaluates at @time even with no event (scenario "check"). */

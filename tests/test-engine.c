@@ -174,6 +174,66 @@ test_resume_no_wait (void)
     }
 }
 
+/* A modem on DE's network and a Berlin clock, nothing heard on Wi-Fi: the
+ * hold-down is hold_down_unheard while the card has not scanned (the
+ * place's access points may be a scan away: a home SIM on a mast across a
+ * border), hold_down once a scan has ended with nothing, without a card
+ * (an LTE router in a field) or with an access point heard; a resume waits
+ * for a scan again. */
+static void
+cell_and_clock (RlEngine *e, gint64 at)
+{
+  RlEvidence cell, tz;
+
+  rl_evidence_init (&cell, RL_SOURCE_CELL, "cell:0", at, RL_NEVER);
+  rl_evidence_add_country (&cell, DE);
+  cell.strength = 1.0;
+  g_strlcpy (cell.cell.network, "262-01", sizeof cell.cell.network);
+  rl_evidence_init (&tz, RL_SOURCE_TIMEZONE, "timezone", at, RL_NEVER);
+  rl_evidence_add_country (&tz, DE);
+  tz.strength = 1.0;
+  g_strlcpy (tz.detail, "Europe/Berlin", sizeof tz.detail);
+  rl_engine_add (e, &cell);
+  rl_engine_add (e, &tz);
+  rl_engine_decide_at (e, at, NULL, NULL);
+}
+
+static void
+test_cell_awaits_first_scan (void)
+{
+  g_autoptr (RlConfig) config = rl_config_new_default ();
+  gint64 held = (gint64) config->policy.hold_down_s * SEC;
+  gint64 unheard = (gint64) config->policy.hold_down_unheard_s * SEC;
+
+  g_assert_cmpint (unheard, >, held);
+  for (guint round = 0; round < 5; round++)
+    {
+      g_autoptr (RlEngine) e = rl_engine_new (config, NULL);
+      gint64 wait = round == 0 || round == 3 ? unheard : held;
+      gint64 start = T0;
+      RlEvidence ap = beacon (0, DE, T0, config);
+
+      if (round == 1)
+        rl_engine_scan_ended (e);    /* a scan heard nothing */
+      if (round == 2)
+        rl_engine_set_has_wifi (e, FALSE);
+      if (round == 3)
+        {
+          rl_engine_scan_ended (e);
+          start = T0 + 60 * SEC;
+          rl_engine_resume (e, start);   /* the scan before the sleep does not count */
+        }
+      if (round == 4)
+        rl_engine_add (e, &ap);   /* one router heard (no witness): the Wi-Fi has had its say */
+      cell_and_clock (e, start);
+      const RlDecision *d = run_until (e, start + wait - 1);
+      g_assert_cmpuint (d->state, ==, RL_STATE_TENTATIVE);
+      g_assert_true ((strstr (d->explanation, "and the Wi-Fi has not scanned yet: the hold-down is 90 s instead of 30 s") !=
+                      NULL) == (wait == unheard));
+      g_assert_cmpuint (run_until (e, start + wait)->country, ==, DE);
+    }
+}
+
 static void
 put_all (RlEngine *e, RlCountry gps_country, RlCountry ap_country, gint64 at, const RlConfig *config)
 {
@@ -387,6 +447,7 @@ main (int argc, char **argv)
   g_test_add_func ("/engine/resume-gps-objects", test_resume_gps_objects);
   g_test_add_func ("/engine/resume-wait-limit", test_resume_wait_limit);
   g_test_add_func ("/engine/resume-no-wait", test_resume_no_wait);
+  g_test_add_func ("/engine/cell-awaits-first-scan", test_cell_awaits_first_scan);
   g_test_add_func ("/engine/skip-unchanged", test_skip_unchanged);
   g_test_add_func ("/engine/reexplain-moved", test_reexplain_moved);
   g_test_add_func ("/engine/expiry-instant", test_expiry_instant);

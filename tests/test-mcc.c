@@ -294,6 +294,7 @@ decide (GArray *a)
 
   rl_policy_params_init (&p);
   p.hold_down_s = 0;
+  p.hold_down_unheard_s = 0;   /* no scan to wait for: decided at once */
   return rl_policy_decide (&p, NULL, NULL, NULL, (const RlEvidence *) a->data, a->len, NOW);
 }
 

@@ -187,6 +187,7 @@ test_properties (void)
 
   rl_policy_params_init (&params);
   params.hold_down_s = 0;
+  params.hold_down_unheard_s = 0;   /* no scan to wait for: decided at once */
   for (guint round = 0; round < 5000; round++)
     {
       g_autoptr (GArray) ev = random_evidence (rand, now);
@@ -318,6 +319,7 @@ decide_at (GArray *a, const RlDecision *previous, gint64 now)
 
   rl_policy_params_init (&params);
   params.hold_down_s = 0;
+  params.hold_down_unheard_s = 0;   /* no scan to wait for: decided at once */
   return rl_policy_decide (&params, rl_regulatory_map, regulatory, previous, (RlEvidence *) (gpointer) a->data, a->len, now);
 }
 
@@ -1320,6 +1322,7 @@ test_flood_one_operator (void)
 
   rl_policy_params_init (&params);
   params.hold_down_s = 0;
+  params.hold_down_unheard_s = 0;   /* no scan to wait for: decided at once */
   for (guint i = 0; i < 2000; i++)
     {
       g_autofree char *key = g_strdup_printf ("beacon:rogue%u", i);

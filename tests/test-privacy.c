@@ -126,6 +126,7 @@ decide (GArray *a, const RlDecision *previous)
 
   rl_policy_params_init (&params);
   params.hold_down_s = 0;
+  params.hold_down_unheard_s = 0;   /* no scan to wait for: decided at once */
   return rl_policy_decide (&params, rl_regulatory_map, regulatory, previous, (RlEvidence *) (gpointer) a->data,
                            a->len, NOW);
 }

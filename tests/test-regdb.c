@@ -762,6 +762,7 @@ test_policy_territory (void)
   g_assert_nonnull (rl_regulatory_territories (reg));
   rl_policy_params_init (&params);
   params.hold_down_s = 0;
+  params.hold_down_unheard_s = 0;   /* no scan to wait for: decided at once */
   add_beacon (ev, "14:c0:3e:5a:21:07", "US");
   add_beacon (ev, "30:fb:b8:0c:4e:91", "US");
   add_beacon (ev, "88:15:44:7d:10:2a", "US");

@@ -56,6 +56,7 @@ run_replay (const char *path, gboolean expect_ok, RlCountry *final, GError **err
   g_autoptr (GError) error = NULL;
   g_autoptr (RlRegulatory) reg = rl_regulatory_load (RL_REGDB_DEFAULT_PATH, NULL, NULL);
   config->policy.hold_down_s = 0;
+  config->policy.hold_down_unheard_s = 0;
   g_autoptr (RlReplay) replay = rl_replay_new (config, reg);
 
   rl_replay_set_keep_evidence (replay, TRUE);
