@@ -743,19 +743,24 @@ tally_find (const Tallying *t, RlCountry code)
   return NULL;
 }
 
+/* The strongest access point heard (rule 4b's reference), whether it votes
+ * or not: a barge's own router on the desk, suspect beside the fix or riding
+ * along, makes the routers on the river's banks faint. */
+static void
+note_strongest (Tallying *t, const RlEvidence *e)
+{
+  gint32 mbm = e->beacon.signal_mbm;
+
+  if (mbm != 0 && (t->strongest_dbm == 0 || mbm / 100.0 > t->strongest_dbm))
+    t->strongest_dbm = mbm / 100.0;
+}
+
 /* Per access point, for the country its group votes: whether one of them
  * is heard well (rule 4b), and how many globally administered devices
  * there are. */
 static void
 tally_aps (Tallying *t, const BeaconGroups *g)
 {
-  t->strongest_dbm = 0;
-  for (guint k = 0; k < g->n; k++)
-    {
-      gint32 mbm = g->aps[k].ev->beacon.signal_mbm;
-      if (mbm != 0 && (t->strongest_dbm == 0 || mbm / 100.0 > t->strongest_dbm))
-        t->strongest_dbm = mbm / 100.0;
-    }
   for (guint k = 0; k < g->n; k++)
     {
       guint root = uf_find (g->parent, k);
@@ -1393,6 +1398,8 @@ collect_live (Tallying *t, const RlEvidence *ev, gsize n_ev, gint64 now, GPtrArr
           break;
         case RL_SOURCE_BEACON:
           t->last_heard = MAX (t->last_heard, e->observed_at);
+          if (e->n_countries > 0)
+            note_strongest (t, e);
           if (e->n_countries > 0 && rl_contradiction_is_suspect (t->suspects, e))
             t->n_suspect++;
           else if (e->n_countries > 0 && (e->beacon.flags & RL_BEACON_INFO_RIDES_ALONG))
