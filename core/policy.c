@@ -1565,6 +1565,23 @@ tally_eu (Tallying *t)
     }
 }
 
+/* Is a modem registered on a network naming only another country than
+ * @y's?  The clock and the SIM say where the owner lives; the mast is
+ * within kilometres.  Beside it the clock does not turn routers brought
+ * from the owner's country into a place (Turkish firms' routers and an
+ * Istanbul clock in Erbil, the modem on Korek). */
+static const Tally *
+mast_elsewhere (const Tallying *t, const Tally *y)
+{
+  for (guint k = 0; k < t->tallies->len; k++)
+    {
+      const Tally *o = &g_array_index (t->tallies, Tally, k);
+      if (o != y && o->cell_strong)
+        return o;
+    }
+  return NULL;
+}
+
 /* Witnesses and combined confidence: 1 - Π (1 - weight) over the witnesses.
  * Deciding witnesses: a fix naming only this country, beacon witnesses.
  * Confirming only: the timezone, an ambiguous fix, EU access points. */
@@ -1591,7 +1608,8 @@ weigh (Tallying *t)
        * thing that travels with the machine: it says where it came from. */
       if (y->pub.timezone && !y->pub.gps &&
           (y->network_only || t->n_riding > 0 || (y->pub.cell && !y->tz_primary) ||
-           (y->beacon_witnesses > 0 && (!y->tz_primary || t->network_yielded || fix_rules_out (t, y)))))
+           (y->beacon_witnesses > 0 && (!y->tz_primary || t->network_yielded || fix_rules_out (t, y) ||
+                                        mast_elsewhere (t, y) != NULL))))
         {
           y->pub.timezone = FALSE;
           y->tz_declined = TRUE;
@@ -2606,7 +2624,13 @@ explain (const Verdict *v, const Tallying *t, const RlEvidence *ev, gsize n, gin
       {
         const Tally *y = &g_array_index (t->tallies, Tally, i);
         const char *zone = t->zone ? evidence_text (t, t->zone_ev, t->zone, text, sizeof text) : NULL;
-        char cc[3];
+        const Tally *mast = mast_elsewhere (t, y);
+        char cc[3], mcc[3];
+        g_autofree char *mast_text = mast != NULL
+          ? g_strdup_printf ("a modem is on mobile network %s of %s, a mast within kilometres: the clock says where its "
+                             "owner lives, not where the access points are",
+                             mast->cell_network ? mast->cell_network : "?", rl_country_to_string (mast->pub.country, mcc))
+          : NULL;
         g_string_append_printf (why, " The timezone%s%s does not confirm %s: %s.", zone ? " " : "", zone ? zone : "",
                                 rl_country_to_string (y->pub.country, cc),
                                 y->network_only ? "one operator's network needs a GPS fix or other operators' access points beside it"
@@ -2615,7 +2639,8 @@ explain (const Verdict *v, const Tallying *t, const RlEvidence *ev, gsize n, gin
                                 : fix_rules_out (t, y) ? "the GPS fix's error circle does not reach it"
                                 : !y->tz_primary ? (y->pub.cell ? "it is not the zone's own country, and no GPS fix names it"
                                                                  : "it is not the zone's own country, and only access points name it")
-                                                 : "a clock does not settle access points against another country's large network");
+                                : !t->network_yielded && mast_text != NULL ? mast_text
+                                : "a clock does not settle access points against another country's large network");
         break;
       }
   if (t->n_suspect > 0)

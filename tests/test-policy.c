@@ -487,6 +487,37 @@ test_zone_confirms_own_country_for_cell (void)
   }
 }
 
+/* Rule 2c: a Turkish firm's office in Erbil, no GPS.  Three routers brought
+ * from Turkey (three operators: the share, one witness), the Istanbul clock
+ * (TR's own zone), the modem on Korek (IQ, which touches TR: no conflict).
+ * Beside a modem on another country's network the clock does not confirm
+ * the access points: 00 (before: TR).  Without the modem, TR. */
+static void
+test_zone_not_beside_foreign_mast (void)
+{
+  g_autoptr (GArray) a = g_array_new (FALSE, TRUE, sizeof (RlEvidence));
+
+  add_ap (a, "5c:f4:ab:3e:0a:10", "TR", "OfisNet-5G", 2437);
+  add_ap (a, "ac:84:c6:d0:c0:10", "TR", "Saha-Deco", 2412);
+  add_ap (a, "d4:62:ea:6f:2b:70", "TR", "TurkTelekom_ZT6F2B", 2437);
+  add_zone (a, "TR");
+  {
+    g_autoptr (RlDecision) d = decide_at (a, NULL, NOW);
+    assert_decision (d, "TR", RL_STATE_DECIDED, RL_REASON_AGREEMENT);
+  }
+  add_cell (a, "IQ");
+  g_strlcpy (g_array_index (a, RlEvidence, a->len - 1).cell.network, "418-40",
+             sizeof g_array_index (a, RlEvidence, a->len - 1).cell.network);
+  {
+    g_autoptr (RlDecision) d = decide_at (a, NULL, NOW);
+    assert_decision (d, "00", RL_STATE_WORLD, RL_REASON_SINGLE_WITNESS);
+    g_assert_false (candidate (d, "TR")->timezone);
+    g_assert_nonnull (strstr (d->explanation, "does not confirm TR: a modem is on mobile network 418-40 of IQ, a mast "
+                                              "within kilometres: the clock says where its owner lives, not where the "
+                                              "access points are"));
+  }
+}
+
 /* Rule 12: a Ciudad Juárez house without GPS.  Four retail routers on US
  * factory defaults hold the share (one witness) beside the Telmex and
  * Totalplay boxes; the clock is the Juárez zone (MX's own); the modem
@@ -1418,6 +1449,7 @@ main (int argc, char **argv)
   g_test_add_func ("/policy/properties", test_properties);
   g_test_add_func ("/policy/flood-one-operator", test_flood_one_operator);
   g_test_add_func ("/policy/scenario-ssid-bytes", test_scenario_ssid_bytes);
+  g_test_add_func ("/policy/rule/zone-not-beside-foreign-mast", test_zone_not_beside_foreign_mast);
   g_test_add_func ("/policy/rule/ambiguous-gps", test_ambiguous_gps);
   g_test_add_func ("/policy/rule/locally-administered", test_locally_administered);
   g_test_add_func ("/policy/rule/la-sibling-rules", test_la_sibling_rules);
