@@ -980,15 +980,28 @@ others_say_so (const Tallying *t, const Tally *y)
  * through the Deutsches Eck, a clean fix 5 km inside Germany; a Swedish
  * ferry's network in Danish waters). */
 static gboolean
-fix_places_elsewhere (const Tallying *t, const Tally *y)
+fix_names_only (const Tally *o)
+{
+  return o->gps_strong;
+}
+
+/* The first country other than @y's for which @has holds, or NULL. */
+static const Tally *
+other_where (const Tallying *t, const Tally *y, gboolean (*has) (const Tally *o))
 {
   for (guint i = 0; i < t->tallies->len; i++)
     {
       const Tally *o = &g_array_index (t->tallies, Tally, i);
-      if (o != y && o->gps_strong)
-        return TRUE;
+      if (o != y && has (o))
+        return o;
     }
-  return FALSE;
+  return NULL;
+}
+
+static gboolean
+fix_places_elsewhere (const Tallying *t, const Tally *y)
+{
+  return other_where (t, y, fix_names_only) != NULL;
 }
 
 /* How many witnesses each country's beacon votes make: one with enough APs
@@ -1570,16 +1583,16 @@ tally_eu (Tallying *t)
  * within kilometres.  Beside it the clock does not turn routers brought
  * from the owner's country into a place (Turkish firms' routers and an
  * Istanbul clock in Erbil, the modem on Korek). */
+static gboolean
+cell_names_only (const Tally *o)
+{
+  return o->cell_strong;
+}
+
 static const Tally *
 mast_elsewhere (const Tallying *t, const Tally *y)
 {
-  for (guint k = 0; k < t->tallies->len; k++)
-    {
-      const Tally *o = &g_array_index (t->tallies, Tally, k);
-      if (o != y && o->cell_strong)
-        return o;
-    }
-  return NULL;
+  return other_where (t, y, cell_names_only);
 }
 
 /* Witnesses and combined confidence: 1 - Π (1 - weight) over the witnesses.
