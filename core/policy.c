@@ -239,6 +239,7 @@ typedef struct {
   gboolean drop_passing;    /* those heard only lately do not vote (rule 4c) */
   gboolean airborne;
   double strongest_dbm;     /* the strongest AP heard (faint rule); 0: no signal known */
+  gint32 suspect_mbm;       /* the strongest suspect AP; G_MININT32: none with a signal */
   gboolean network_yielded; /* a large network yielded to another country's APs */
   /* privacy (docs/design.md, "Private data") */
   const RlEvidence *zone_ev;/* the timezone item @zone comes from */
@@ -744,8 +745,8 @@ tally_find (const Tallying *t, RlCountry code)
 }
 
 /* The strongest access point heard (rule 4b's reference), whether it votes
- * or not: a barge's own router on the desk, suspect beside the fix or riding
- * along, makes the routers on the river's banks faint. */
+ * or not: one riding along is the router on the desk (a suspect too, while
+ * a trusted fix stands: see collect_live ()). */
 static void
 note_strongest (Tallying *t, const RlEvidence *e)
 {
@@ -753,6 +754,26 @@ note_strongest (Tallying *t, const RlEvidence *e)
 
   if (mbm != 0 && (t->strongest_dbm == 0 || mbm / 100.0 > t->strongest_dbm))
     t->strongest_dbm = mbm / 100.0;
+}
+
+/* An AP's signal, or the lowest there is when it is unknown (0). */
+static gint32
+signal_or_floor (const RlEvidence *e)
+{
+  return e->beacon.signal_mbm != 0 ? e->beacon.signal_mbm : G_MININT32;
+}
+
+/* A suspect is the router on the desk while the fix that made it suspect
+ * stands (a barge's own router midstream on a border river makes the
+ * banks' routers faint); once the fix is lost it says nothing of the banks
+ * (a barge at a quay far from any border, its fix lost indoors). */
+static void
+suspect_reference (Tallying *t)
+{
+  if (t->suspect_mbm == G_MININT32 || t->gps == NULL || (t->gps->gps.flags & RL_GPS_INFO_UNTRUSTED))
+    return;
+  if (t->strongest_dbm == 0 || t->suspect_mbm / 100.0 > t->strongest_dbm)
+    t->strongest_dbm = t->suspect_mbm / 100.0;
 }
 
 /* Per access point, for the country its group votes: whether one of them
@@ -1411,14 +1432,12 @@ collect_live (Tallying *t, const RlEvidence *ev, gsize n_ev, gint64 now, GPtrArr
           break;
         case RL_SOURCE_BEACON:
           t->last_heard = MAX (t->last_heard, e->observed_at);
-          if (e->n_countries > 0)
-            note_strongest (t, e);
           if (e->n_countries > 0 && rl_contradiction_is_suspect (t->suspects, e))
-            t->n_suspect++;
+            t->n_suspect++, t->suspect_mbm = MAX (t->suspect_mbm, signal_or_floor (e));
           else if (e->n_countries > 0 && (e->beacon.flags & RL_BEACON_INFO_RIDES_ALONG))
-            t->n_riding++;
+            t->n_riding++, note_strongest (t, e);
           else if (e->n_countries > 0)
-            g_ptr_array_add (beacons, (gpointer) e);
+            g_ptr_array_add (beacons, (gpointer) e), note_strongest (t, e);
           break;
         case RL_SOURCE_CELL:
           collect_cell (t, e);
@@ -1445,6 +1464,7 @@ collect_live (Tallying *t, const RlEvidence *ev, gsize n_ev, gint64 now, GPtrArr
           break;
         }
     }
+  suspect_reference (t);
   /* While something travels with the machine, what is heard only lately
    * is passing by (or the machine is), and a phone's hotspot goes where its
    * owner goes: none of them votes (rule 4c), unless a trusted fix names
@@ -1579,14 +1599,16 @@ tally_eu (Tallying *t)
 }
 
 /* Is a modem registered on a network naming only another country than
- * @y's?  The clock and the SIM say where the owner lives; the mast is
- * within kilometres.  Beside it the clock does not turn routers brought
- * from the owner's country into a place (Turkish firms' routers and an
- * Istanbul clock in Erbil, the modem on Korek). */
+ * @y's, a country an access point heard here names too?  The clock and the
+ * SIM say where the owner lives; the mast is within kilometres, and so is
+ * the router.  Beside them the clock does not turn routers brought from
+ * the owner's country into a place (Turkish firms' routers and an Istanbul
+ * clock in Erbil, the modem and a MiFi on Korek).  A mast alone does not:
+ * a Kerkrade household on a German SIM keeps its Dutch routers' NL. */
 static gboolean
 cell_names_only (const Tally *o)
 {
-  return o->cell_strong;
+  return o->cell_strong && o->beacon_ga_votes > 0;
 }
 
 static const Tally *
@@ -2640,8 +2662,8 @@ explain (const Verdict *v, const Tallying *t, const RlEvidence *ev, gsize n, gin
         const Tally *mast = mast_elsewhere (t, y);
         char cc[3], mcc[3];
         g_autofree char *mast_text = mast != NULL
-          ? g_strdup_printf ("a modem is on mobile network %s of %s, a mast within kilometres: the clock says where its "
-                             "owner lives, not where the access points are",
+          ? g_strdup_printf ("a modem is on mobile network %s of %s, whose access points are heard here too: the clock "
+                             "says where its owner lives, not where the access points are",
                              mast->cell_network ? mast->cell_network : "?", rl_country_to_string (mast->pub.country, mcc))
           : NULL;
         g_string_append_printf (why, " The timezone%s%s does not confirm %s: %s.", zone ? " " : "", zone ? zone : "",
@@ -2802,7 +2824,8 @@ rl_policy_decide (const RlPolicyParams *params,
                   gint64 now)
 {
   g_autoptr (RlDecision) d = NULL;
-  Tallying t = { .params = params, .regmap = regmap, .regmap_data = regmap_data, .settles_at = RL_NEVER };
+  Tallying t = { .params = params, .regmap = regmap, .regmap_data = regmap_data, .settles_at = RL_NEVER,
+                 .suspect_mbm = G_MININT32 };
   Verdict v;
   RlTerritoryShift shift;
   g_autofree RlEvidence *attributed = NULL;

@@ -489,9 +489,11 @@ test_zone_confirms_own_country_for_cell (void)
 
 /* Rule 2c: a Turkish firm's office in Erbil, no GPS.  Three routers brought
  * from Turkey (three operators: the share, one witness), the Istanbul clock
- * (TR's own zone), the modem on Korek (IQ, which touches TR: no conflict).
- * Beside a modem on another country's network the clock does not confirm
- * the access points: 00 (before: TR).  Without the modem, TR. */
+ * (TR's own zone), the modem on Korek (IQ, which touches TR: no conflict)
+ * and a Korek MiFi.  Beside a modem on another country's network that an
+ * access point names too, the clock does not confirm the access points:
+ * 00 (before: TR).  Without the modem, TR; with the mast but no Iraqi
+ * router (a Kerkrade household on a German SIM), TR as well. */
 static void
 test_zone_not_beside_foreign_mast (void)
 {
@@ -510,11 +512,16 @@ test_zone_not_beside_foreign_mast (void)
              sizeof g_array_index (a, RlEvidence, a->len - 1).cell.network);
   {
     g_autoptr (RlDecision) d = decide_at (a, NULL, NOW);
+    assert_decision (d, "TR", RL_STATE_DECIDED, RL_REASON_AGREEMENT);
+  }
+  add_ap (a, "84:46:fe:1c:9a:00", "IQ", "KOREK-4G-1C9A", 2462);
+  {
+    g_autoptr (RlDecision) d = decide_at (a, NULL, NOW);
     assert_decision (d, "00", RL_STATE_WORLD, RL_REASON_SINGLE_WITNESS);
     g_assert_false (candidate (d, "TR")->timezone);
-    g_assert_nonnull (strstr (d->explanation, "does not confirm TR: a modem is on mobile network 418-40 of IQ, a mast "
-                                              "within kilometres: the clock says where its owner lives, not where the "
-                                              "access points are"));
+    g_assert_nonnull (strstr (d->explanation, "does not confirm TR: a modem is on mobile network 418-40 of IQ, whose "
+                                              "access points are heard here too: the clock says where its owner lives, "
+                                              "not where the access points are"));
   }
 }
 
