@@ -239,7 +239,7 @@ typedef struct {
   gboolean drop_passing;    /* those heard only lately do not vote (rule 4c) */
   gboolean airborne;
   double strongest_dbm;     /* the strongest AP heard (faint rule); 0: no signal known */
-  gint32 suspect_mbm;       /* the strongest suspect AP; G_MININT32: none with a signal */
+  double suspect_dbm;       /* the strongest suspect AP; 0: none with a signal known */
   gboolean network_yielded; /* a large network yielded to another country's APs */
   /* privacy (docs/design.md, "Private data") */
   const RlEvidence *zone_ev;/* the timezone item @zone comes from */
@@ -744,23 +744,15 @@ tally_find (const Tallying *t, RlCountry code)
   return NULL;
 }
 
-/* The strongest access point heard (rule 4b's reference), whether it votes
- * or not: one riding along is the router on the desk (a suspect too, while
- * a trusted fix stands: see collect_live ()). */
+/* *@dbm becomes @heard when it is louder (0 on either side: no signal
+ * known).  Rule 4b's reference is the strongest access point heard,
+ * whether it votes or not: one riding along is the router on the desk, and
+ * a suspect too while a trusted fix stands (see collect_live ()). */
 static void
-note_strongest (Tallying *t, const RlEvidence *e)
+keep_louder (double *dbm, double heard)
 {
-  gint32 mbm = e->beacon.signal_mbm;
-
-  if (mbm != 0 && (t->strongest_dbm == 0 || mbm / 100.0 > t->strongest_dbm))
-    t->strongest_dbm = mbm / 100.0;
-}
-
-/* An AP's signal, or the lowest there is when it is unknown (0). */
-static gint32
-signal_or_floor (const RlEvidence *e)
-{
-  return e->beacon.signal_mbm != 0 ? e->beacon.signal_mbm : G_MININT32;
+  if (heard != 0 && (*dbm == 0 || heard > *dbm))
+    *dbm = heard;
 }
 
 /* A suspect is the router on the desk while the fix that made it suspect
@@ -770,10 +762,8 @@ signal_or_floor (const RlEvidence *e)
 static void
 suspect_reference (Tallying *t)
 {
-  if (t->suspect_mbm == G_MININT32 || t->gps == NULL || (t->gps->gps.flags & RL_GPS_INFO_UNTRUSTED))
-    return;
-  if (t->strongest_dbm == 0 || t->suspect_mbm / 100.0 > t->strongest_dbm)
-    t->strongest_dbm = t->suspect_mbm / 100.0;
+  if (t->gps != NULL && !(t->gps->gps.flags & RL_GPS_INFO_UNTRUSTED))
+    keep_louder (&t->strongest_dbm, t->suspect_dbm);
 }
 
 /* Per access point, for the country its group votes: whether one of them
@@ -1433,11 +1423,11 @@ collect_live (Tallying *t, const RlEvidence *ev, gsize n_ev, gint64 now, GPtrArr
         case RL_SOURCE_BEACON:
           t->last_heard = MAX (t->last_heard, e->observed_at);
           if (e->n_countries > 0 && rl_contradiction_is_suspect (t->suspects, e))
-            t->n_suspect++, t->suspect_mbm = MAX (t->suspect_mbm, signal_or_floor (e));
+            t->n_suspect++, keep_louder (&t->suspect_dbm, e->beacon.signal_mbm / 100.0);
           else if (e->n_countries > 0 && (e->beacon.flags & RL_BEACON_INFO_RIDES_ALONG))
-            t->n_riding++, note_strongest (t, e);
+            t->n_riding++, keep_louder (&t->strongest_dbm, e->beacon.signal_mbm / 100.0);
           else if (e->n_countries > 0)
-            g_ptr_array_add (beacons, (gpointer) e), note_strongest (t, e);
+            g_ptr_array_add (beacons, (gpointer) e), keep_louder (&t->strongest_dbm, e->beacon.signal_mbm / 100.0);
           break;
         case RL_SOURCE_CELL:
           collect_cell (t, e);
@@ -2824,8 +2814,7 @@ rl_policy_decide (const RlPolicyParams *params,
                   gint64 now)
 {
   g_autoptr (RlDecision) d = NULL;
-  Tallying t = { .params = params, .regmap = regmap, .regmap_data = regmap_data, .settles_at = RL_NEVER,
-                 .suspect_mbm = G_MININT32 };
+  Tallying t = { .params = params, .regmap = regmap, .regmap_data = regmap_data, .settles_at = RL_NEVER };
   Verdict v;
   RlTerritoryShift shift;
   g_autofree RlEvidence *attributed = NULL;

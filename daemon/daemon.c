@@ -167,7 +167,7 @@ on_timer (gpointer user_data)
   self->timer_id = 0;
   if (self->feed != NULL)
     {
-      /* a scan's results are decided on at its end (rl_replay_joins_scan) */
+      /* a scan's results are decided on at its end (rl_replay_scan_hold) */
       if (daemon_feed (self))
         {
           daemon_schedule_next (self);
@@ -526,7 +526,7 @@ on_feed_event (const RlEvent *event, gpointer user_data)
  * the decision may change by itself: a timer that fires late (a loaded
  * machine) gives the very timeline `regloc replay` prints, only later.
  * TRUE: the last instant handed over was a scan's results, decided on at
- * its end (rl_replay_joins_scan). */
+ * its end (rl_replay_scan_hold). */
 static gboolean
 daemon_feed (RlDaemon *self)
 {

@@ -15,8 +15,7 @@ struct RlReplayFeed {
   gint64 last_time;
   gboolean heard_only;  /* the last delivery was access points heard, nothing else */
   gboolean has_wifi;    /* the recording has access points or scans (rl_replay_has_wifi) */
-  gboolean holding;     /* … held for the scan that ends them (rl_replay_joins_scan) */
-  gint64 held_since;    /* … since this delivery */
+  RlScanHold hold;      /* … held for the scan that ends them */
   char *describe;
   char *start_text;
   char *status;
@@ -122,10 +121,7 @@ rl_replay_feed_joins_scan (RlReplayFeed *feed)
 {
   const RlEvent *next = feed->next < feed->events->len ? &g_array_index (feed->events, RlEvent, feed->next) : NULL;
 
-  if (!feed->holding)
-    feed->held_since = feed->last_time;
-  feed->holding = rl_replay_joins_scan (feed->heard_only, feed->held_since, next);
-  return feed->holding;
+  return rl_replay_scan_hold (&feed->hold, feed->heard_only, feed->last_time, next);
 }
 
 gboolean

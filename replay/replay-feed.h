@@ -37,7 +37,7 @@ gboolean rl_replay_feed_done (const RlReplayFeed *feed);
 /* Delivers every event at or before @now; returns how many. */
 guint rl_replay_feed_deliver (RlReplayFeed *feed, gint64 now, const RlReplayFeedHooks *hooks);
 /* The last delivery was a scan's results whose end comes next: decide
- * after that (rl_replay_joins_scan). */
+ * after that (rl_replay_scan_hold). */
 gboolean rl_replay_feed_joins_scan (RlReplayFeed *feed);
 /* rl_replay_has_wifi () of the recording */
 gboolean rl_replay_feed_has_wifi (const RlReplayFeed *feed);

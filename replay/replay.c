@@ -123,10 +123,13 @@ rl_replay_is_heard (const RlEvent *e)
 }
 
 gboolean
-rl_replay_joins_scan (gboolean heard_only, gint64 held_since, const RlEvent *next)
+rl_replay_scan_hold (RlScanHold *hold, gboolean heard_only, gint64 now, const RlEvent *next)
 {
-  return heard_only && next != NULL && next->time - held_since <= RL_REPLAY_SCAN_DUMP_US &&
-         (next->type == RL_EVENT_SCAN || (rl_replay_is_heard (next) && next->in_scan));
+  if (!hold->holding)
+    hold->since = now;
+  hold->holding = heard_only && next != NULL && next->time - hold->since <= RL_REPLAY_SCAN_DUMP_US &&
+                  (next->type == RL_EVENT_SCAN || (rl_replay_is_heard (next) && next->in_scan));
+  return hold->holding;
 }
 
 void
@@ -521,8 +524,7 @@ rl_replay_run (RlReplay *r, gboolean settle)
   rl_engine_set_has_wifi (engine, rl_replay_has_wifi (r));
   g_autoptr (RlMerge) merge = build_merge (r);
   const RlEvent *e = rl_merge_next (merge);
-  gboolean holding = FALSE;
-  gint64 held_since = 0;
+  RlScanHold hold = { FALSE, 0 };
 
   r->first_time = e != NULL ? e->time : 0;
   r->last_time = r->first_time;
@@ -535,8 +537,6 @@ rl_replay_run (RlReplay *r, gboolean settle)
     {
       gint64 now = e->time;
 
-      if (!holding)
-        held_since = now;
       catch_up (r, engine, now);
       note_gap (r, now);
       gboolean heard_only = TRUE;
@@ -550,8 +550,7 @@ rl_replay_run (RlReplay *r, gboolean settle)
           heard_only &= rl_replay_is_heard (e);
           rl_engine_apply (engine, e);
         }
-      holding = rl_replay_joins_scan (heard_only, held_since, e);
-      if (holding)
+      if (rl_replay_scan_hold (&hold, heard_only, now, e))
         continue;
       decide (r, engine, now);
     }

@@ -57,12 +57,19 @@ void rl_replay_add_scan (RlReplay *replay, gint64 since, gint64 time, guint band
  * scan event are decided on with it, never on their own. */
 #define RL_REPLAY_SCAN_DUMP_US (5 * RL_USEC_PER_SEC)
 gboolean rl_replay_is_heard (const RlEvent *event);
-/* Is a batch of only heard access points (@heard_only), held since
- * @held_since, part of the scan dump still to come: the next event @next
- * is the scan that ends it, or another of that scan's results, within
- * RL_REPLAY_SCAN_DUMP_US of the first held instant?  A capture's frames
- * are no scan's results: they are held only right before a scan event. */
-gboolean rl_replay_joins_scan (gboolean heard_only, gint64 held_since, const RlEvent *next);
+/* Heard access points held for the scan that ends them, from instant to
+ * instant (a replay's loop and reglocd --replay's feed). */
+typedef struct {
+  gboolean holding;
+  gint64 since;            /* the first held instant */
+} RlScanHold;
+/* After the events of instant @now (@heard_only: access points heard and
+ * nothing else): is the batch part of the scan dump still to come, the next
+ * event @next being the scan that ends it, or another of that scan's
+ * results, within RL_REPLAY_SCAN_DUMP_US of the first held instant?  Then
+ * the decision waits (TRUE).  A capture's frames are no scan's results:
+ * they are held only right before a scan event. */
+gboolean rl_replay_scan_hold (RlScanHold *hold, gboolean heard_only, gint64 now, const RlEvent *next);
 /* The recording is of a machine with Wi-Fi (a scan log or capture; access
  * points or scans added say so themselves): rl_engine_set_has_wifi (). */
 void rl_replay_set_has_wifi (RlReplay *replay);
