@@ -70,7 +70,8 @@ on_scan (const char *ifname, const RlScanBss *bss, gint64 observed_at, gpointer 
 }
 
 static void
-on_scan_done (const char *ifname, const guint32 *freqs, guint n_freqs, gint64 done_at, gpointer user_data)
+on_scan_done (const char *ifname, const guint32 *freqs, guint n_freqs, gint64 done_at, gint32 silent_mbm,
+              gpointer user_data)
 {
   Recorder *r = user_data;
   g_autofree char *line = rl_scanlog_format_scan (done_at, ifname, freqs, n_freqs);

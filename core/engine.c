@@ -12,6 +12,8 @@ struct RlEngine {
   gboolean no_wifi;         /* rl_engine_set_has_wifi (FALSE) */
   gboolean scanned;         /* a Wi-Fi scan ended since the start or the last resume */
   guint unheard_s;          /* the configured hold_down_unheard */
+  RlPolicyAir air;          /* what the last scans heard besides the items (rl_engine_heard_silent) */
+  gint32 silent_last;       /* the last scan's loudest AP sending no country */
   RlEvidenceSet *set;
   RlDecision *decision;     /* in force; NULL before the first */
   gboolean dirty;           /* something that counts changed since it */
@@ -169,6 +171,24 @@ rl_engine_scan_ended (RlEngine *e)
   update_unheard (e);
 }
 
+void
+rl_engine_heard_silent (RlEngine *e, gint32 silent_mbm)
+{
+  gint32 loudest = silent_mbm;
+
+  /* one scan misses a router now and then: as an access point is gone
+   * only at its second miss (RL_SCANS_MISSED_GONE), the louder of the
+   * last two scans counts */
+  if (e->silent_last != 0 && (loudest == 0 || e->silent_last > loudest))
+    loudest = e->silent_last;
+  e->silent_last = silent_mbm;
+  /* like an access point's signal, its level alone remakes no decision:
+   * being heard or not does */
+  if ((e->air.silent_mbm == 0) != (loudest == 0))
+    e->dirty = TRUE;
+  e->air.silent_mbm = loudest;
+}
+
 guint
 rl_engine_scan (RlEngine *e, gint64 since, guint bands)
 {
@@ -205,6 +225,11 @@ rl_engine_withdraw_kind (RlEngine *e, RlSourceKind kind)
 {
   guint n = rl_evidence_set_remove_kind (e->set, kind);
 
+  if (kind == RL_SOURCE_BEACON)
+    {
+      e->silent_last = 0;
+      rl_engine_heard_silent (e, 0);
+    }
   e->last_delivery[kind] = 0;
   e->dirty |= n > 0;
   return n;
@@ -242,6 +267,7 @@ rl_engine_resume (RlEngine *e, gint64 time)
   e->resumed_at = time;
   e->wait_until = time + e->resume_wait;
   e->scanned = FALSE;
+  e->air.silent_mbm = e->silent_last = 0;
   update_unheard (e);
   /* after a sleep the machine may be anywhere: a territory a fix placed it
    * in before is forgotten with the fix */
@@ -272,6 +298,7 @@ rl_engine_apply (RlEngine *e, const RlEvent *event)
       /* a look at the decision: it is re-made only if due */
       break;
     case RL_EVENT_SCAN:
+      rl_engine_heard_silent (e, event->silent_mbm);
       rl_engine_scan (e, event->since, event->bands);
       break;
     }
@@ -359,8 +386,8 @@ rl_engine_decide_at (RlEngine *e, gint64 now, RlDecision **old, guint *n_expired
   if (e->decision != NULL && !e->dirty && expired == 0 && now < e->decision->next_check)
     return FALSE;
   items = rl_evidence_set_items (e->set, &n);
-  d = rl_policy_decide (&e->params, e->regulatory ? rl_regulatory_map : NULL, (gpointer) e->regulatory,
-                        e->decision, items, n, now);
+  d = rl_policy_decide_in (&e->params, e->regulatory ? rl_regulatory_map : NULL, (gpointer) e->regulatory,
+                           e->decision, items, n, &e->air, now);
   if (e->awaited != 0)
     hold_for_resume (e, d, e->decision, now);
   e->n_decisions++;

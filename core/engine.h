@@ -67,6 +67,11 @@ guint rl_engine_scan (RlEngine *engine, gint64 since, guint bands);
  * results): agreement on a modem's network no longer waits for one
  * (hold_down_unheard) until the next resume. */
 void rl_engine_scan_ended (RlEngine *engine);
+/* The loudest globally administered access point sending no country that
+ * a scan heard (100 * dBm; 0: none): the policy's RlPolicyAir takes the
+ * louder of the last two scans', until a resume or the withdrawal of every
+ * beacon.  A SCAN event carries it. */
+void rl_engine_heard_silent (RlEngine *engine, gint32 silent_mbm);
 /* Any of the above by type. */
 void rl_engine_apply (RlEngine *engine, const RlEvent *event);
 

@@ -30,6 +30,7 @@ typedef struct {
   /* SCAN only */
   gint64 since;
   guint bands;             /* RlBand mask, or RL_BANDS_ANY */
+  gint32 silent_mbm;       /* the loudest globally administered AP it heard sending no country; 0: none */
 } RlEvent;
 
 const char *rl_event_type_to_string (RlEventType type);

@@ -207,6 +207,13 @@ rl_bssid_eviction_group (const guint8 bssid[6])
   return ((guint32) bssid[0] << 16) | ((guint32) bssid[1] << 8) | bssid[2];
 }
 
+void
+rl_keep_silent (gint32 *loudest, const guint8 bssid[6], gint32 signal_mbm)
+{
+  if (signal_mbm != 0 && !RL_BSSID_IS_LOCAL (bssid) && (*loudest == 0 || signal_mbm > *loudest))
+    *loudest = signal_mbm;
+}
+
 RlBand
 rl_band_from_freq (guint32 freq_mhz)
 {

@@ -236,4 +236,10 @@ gboolean rl_country_is_eu_member (RlCountry country);
  * its owner, not assigned to a manufacturer. */
 #define RL_BSSID_IS_LOCAL(bssid) (((bssid)[0] & 0x02) != 0)
 
+/* An access point sending no usable country was heard at @signal_mbm
+ * (0: unknown): *@loudest becomes its signal when it is louder and the AP
+ * globally administered (a router installed somewhere, not a phone's
+ * hotspot).  What a scan hands the policy as RlPolicyAir.silent_mbm. */
+void rl_keep_silent (gint32 *loudest, const guint8 bssid[6], gint32 signal_mbm);
+
 G_END_DECLS

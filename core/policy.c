@@ -194,6 +194,8 @@ typedef struct {
   CellOverruled cell_overruled;  /* … but it confirms only: another place stands here, or a border is near */
   RlCountry cell_other;     /* … that other place's country (CELL_OTHER_PLACE) */
   gboolean heard_well;      /* an AP naming it is not faint (rule 4) */
+  gboolean heard_loud;      /* … nor beside the loudest AP sending no country (t->silent_dbm) */
+  gboolean faint_by_silent; /* heard well but for that AP, which another country's evidence made count */
   gboolean network_only;    /* its beacon witness is one operator's large network alone */
   guint network_votes;      /* that network's operator's votes for it (after the cap) */
   gboolean tz_primary;      /* the timezone's own country (zone.tab), not just listed */
@@ -240,6 +242,7 @@ typedef struct {
   gboolean airborne;
   double strongest_dbm;     /* the strongest AP heard (faint rule); 0: no signal known */
   double suspect_dbm;       /* the strongest suspect AP; 0: none with a signal known */
+  double silent_dbm;        /* the loudest AP of the last scan sending no country (RlPolicyAir); 0: none */
   gboolean network_yielded; /* a large network yielded to another country's APs */
   /* privacy (docs/design.md, "Private data") */
   const RlEvidence *zone_ev;/* the timezone item @zone comes from */
@@ -722,8 +725,9 @@ ap_below_floor (const RlPolicyParams *p, const RlEvidence *e)
   return e->beacon.signal_mbm != 0 && e->beacon.signal_mbm / 100.0 <= p->beacon_faint_dbm;
 }
 
+/* Faint against the reference @strongest_dbm (0: none known). */
 static gboolean
-ap_is_faint (const Tallying *t, const RlEvidence *e)
+ap_is_faint_beside (const Tallying *t, const RlEvidence *e, double strongest_dbm)
 {
   double dbm = e->beacon.signal_mbm / 100.0;
 
@@ -731,8 +735,13 @@ ap_is_faint (const Tallying *t, const RlEvidence *e)
     return FALSE;           /* unknown: no reason to doubt it */
   if (ap_below_floor (t->params, e))
     return TRUE;
-  return t->strongest_dbm != 0 &&
-         dbm <= MIN (t->strongest_dbm, FAINT_REFERENCE_MAX_DBM) - t->params->beacon_faint_margin_db;
+  return strongest_dbm != 0 && dbm <= MIN (strongest_dbm, FAINT_REFERENCE_MAX_DBM) - t->params->beacon_faint_margin_db;
+}
+
+static gboolean
+ap_is_faint (const Tallying *t, const RlEvidence *e)
+{
+  return ap_is_faint_beside (t, e, t->strongest_dbm);
 }
 
 static Tally *
@@ -753,6 +762,13 @@ keep_louder (double *dbm, double heard)
 {
   if (heard != 0 && (*dbm == 0 || heard > *dbm))
     *dbm = heard;
+}
+
+static double
+louder_of (double a, double b)
+{
+  keep_louder (&a, b);
+  return a;
 }
 
 /* A suspect is the router on the desk while the fix that made it suspect
@@ -783,11 +799,57 @@ tally_aps (Tallying *t, const BeaconGroups *g)
         continue;
       if (!ap_is_faint (t, g->aps[k].ev))
         y->heard_well = TRUE;
+      if (!ap_is_faint_beside (t, g->aps[k].ev, louder_of (t->strongest_dbm, t->silent_dbm)))
+        y->heard_loud = TRUE;
       /* devices, not votes: a campsite's network on five access points is
        * one vote but five devices installed in the place (rule 12 weighs
        * places); sorted by BSSID, a device's BSSIDs are adjacent */
       if (!g->aps[k].local && g->op[root] != POOL_OPERATOR && (k == 0 || g->aps[k - 1].device != g->aps[k].device))
         y->ga_devices++;
+    }
+}
+
+static gboolean within_reach (const Tally *a, const Tally *b);
+
+/* Does evidence place the machine in a country other than @y's: another
+ * country's access points heard well, a modem's network or a fix naming
+ * another country and not @y's, or a clock whose own country (not listing
+ * @y's) touches @y's?  A clock from further away is a traveller's: an
+ * American's laptop in a German village, its own box sending no country,
+ * keeps the neighbours' routers heard well. */
+static gboolean
+other_country_named (const Tallying *t, const Tally *y)
+{
+  for (guint i = 0; i < t->tallies->len; i++)
+    {
+      const Tally *o = &g_array_index (t->tallies, Tally, i);
+
+      if (o->pub.country == y->pub.country)
+        continue;
+      if ((o->heard_loud && o->beacon_ga_votes > 0) || (o->pub.cell && !y->pub.cell) || (o->pub.gps && !y->pub.gps) ||
+          (o->tz_primary && !y->pub.timezone && within_reach (o, y)))
+        return TRUE;
+    }
+  return FALSE;
+}
+
+/* Rule 4b, the loudest router sends no country: many a family's own box
+ * sends no Country element, and beside it on the desk the routers across
+ * the river are heard faintly all the same (Goma: a box at -42 dBm, the
+ * Rwandan routers across the line at -81…-85).  Where nothing else names
+ * another country, those faint routers are the neighbours (a farm, a
+ * village): they stay heard well. */
+static void
+silent_reference (Tallying *t)
+{
+  if (t->silent_dbm == 0 || (t->strongest_dbm != 0 && t->silent_dbm <= t->strongest_dbm))
+    return;
+  for (guint i = 0; i < t->tallies->len; i++)
+    {
+      Tally *y = &g_array_index (t->tallies, Tally, i);
+
+      if (y->heard_well && !y->heard_loud && other_country_named (t, y))
+        y->heard_well = FALSE, y->faint_by_silent = TRUE;
     }
 }
 
@@ -1101,6 +1163,7 @@ tally_beacons (Tallying *t, GPtrArray *beacons)
   group_elect (&g);
   count_beacon_votes (t, &g);
   tally_aps (t, &g);
+  silent_reference (t);
   network_witnesses (t, &g);
   beacon_witnesses (t);
 
@@ -2171,7 +2234,10 @@ describe_beacons (GString *s, const Tally *y, const Tallying *t)
                           witness_words (y->beacon_witnesses));
   if (y->gps_plurality)
     g_string_append (s, ": the most votes, beside a GPS fix naming it");
-  if (!y->heard_well && y->beacon_ga_votes > 0)
+  if (y->faint_by_silent && y->beacon_ga_votes > 0)
+    g_string_append_printf (s, "; all heard faintly beside an access point at %.0f dBm that sends no country, "
+                            "at most dissent", t->silent_dbm);
+  else if (!y->heard_well && y->beacon_ga_votes > 0)
     g_string_append (s, "; all heard faintly, at most dissent");
   if (y->beacon_ga_votes < ga_devices)
     g_string_append_printf (s, "; %u vote%s after the cap of %u per operator", y->beacon_votes,
@@ -2813,6 +2879,19 @@ rl_policy_decide (const RlPolicyParams *params,
                   gsize n_evidence,
                   gint64 now)
 {
+  return rl_policy_decide_in (params, regmap, regmap_data, previous, evidence, n_evidence, NULL, now);
+}
+
+RlDecision *
+rl_policy_decide_in (const RlPolicyParams *params,
+                     RlRegulatoryMap regmap,
+                     gpointer regmap_data,
+                     const RlDecision *previous,
+                     const RlEvidence *evidence,
+                     gsize n_evidence,
+                     const RlPolicyAir *air,
+                     gint64 now)
+{
   g_autoptr (RlDecision) d = NULL;
   Tallying t = { .params = params, .regmap = regmap, .regmap_data = regmap_data, .settles_at = RL_NEVER };
   Verdict v;
@@ -2830,6 +2909,8 @@ rl_policy_decide (const RlPolicyParams *params,
   if (attributed != NULL)
     evidence = attributed;
 
+  if (air != NULL)
+    t.silent_dbm = air->silent_mbm / 100.0;
   d = rl_decision_new_initial ();
   d->fix_place = shift.fix_place;
   apply_contradictions (&t, previous, evidence, n_evidence, now, d);

@@ -153,7 +153,25 @@ RlDecision *rl_decision_new_initial (void);
 void rl_decision_free (RlDecision *decision);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (RlDecision, rl_decision_free)
 
-/* @previous may be NULL (first decision).  @evidence is not modified. */
+/* What the Wi-Fi's last scan heard besides the evidence items. */
+typedef struct {
+  /* The loudest globally administered access point that sends no usable
+   * Country element (100 * dBm; 0: none, or no signal known).  Rule 4b
+   * measures faintness from it too where other evidence names another
+   * country: a family's own box on the desk often sends none. */
+  gint32 silent_mbm;
+} RlPolicyAir;
+
+/* @previous may be NULL (first decision).  @evidence is not modified.
+ * rl_policy_decide () is rl_policy_decide_in () with no @air. */
+RlDecision *rl_policy_decide_in (const RlPolicyParams *params,
+                                 RlRegulatoryMap regmap,
+                                 gpointer regmap_data,
+                                 const RlDecision *previous,
+                                 const RlEvidence *evidence,
+                                 gsize n_evidence,
+                                 const RlPolicyAir *air,
+                                 gint64 now);
 RlDecision *rl_policy_decide (const RlPolicyParams *params,
                               RlRegulatoryMap regmap,
                               gpointer regmap_data,

@@ -408,10 +408,12 @@ daemon_stop_sources (RlDaemon *self)
 
 /* The Wi-Fi's scan ended: its results are in (docs/policy.md, rule 8c). */
 static void
-on_scan_done (const char *ifname, const guint32 *freqs, guint n_freqs, gint64 done_at, gpointer user_data)
+on_scan_done (const char *ifname, const guint32 *freqs, guint n_freqs, gint64 done_at, gint32 silent_mbm,
+              gpointer user_data)
 {
   RlDaemon *self = user_data;
 
+  rl_engine_heard_silent (self->engine, silent_mbm);
   rl_engine_scan_ended (self->engine);
   daemon_queue_redecide (self);
 }

@@ -48,6 +48,7 @@ typedef struct {
   gboolean in_scan;
   gint64 scan_start, scan_last;
   guint scan_bands;       /* RlBand mask of what it heard */
+  gint32 silent_mbm;      /* the loudest GA access point it heard sending no country (RlEvent) */
   RlEvent scan_event;
   gboolean evidence_pending;
   /* scan logs with scan records: the gaps no longer tell; the withdrawals
@@ -104,6 +105,7 @@ withdraw_bss (ScanStream *s, gint64 time, const guint8 bssid[6], gboolean probe_
   last->country = RL_COUNTRY_NONE;
   rl_replay_count (s->replay, "scans.withdrawn_no_country", 1);
   rl_event_init_withdraw (&s->event, time, key);
+  s->event.in_scan = s->pcap == NULL;
   return TRUE;
 }
 
@@ -127,6 +129,7 @@ feed_bss (ScanStream *s, gint64 time, const guint8 bssid[6], gboolean probe_resp
   if (res != RL_COUNTRY_IE_OK)
     {
       count_skip (s, rl_country_ie_result_to_string (res));
+      rl_keep_silent (&s->silent_mbm, bssid, has_signal ? signal_mbm : 0);
       return withdraw_bss (s, time, bssid, probe_response, res);
     }
   LastSeen *last = g_hash_table_lookup (s->last, ev->key);
@@ -211,6 +214,8 @@ end_scan (ScanStream *s)
   s->scan_event.time = s->scan_last;
   s->scan_event.since = MIN (s->scan_start, s->scan_last);
   s->scan_event.bands = s->scan_bands;
+  s->scan_event.silent_mbm = s->silent_mbm;
+  s->silent_mbm = 0;
   rl_replay_count (s->replay, "scans.scans", 1);
   return TRUE;
 }
@@ -303,6 +308,8 @@ feed_scan (ScanStream *s, const RlScanLogScan *scan)
   s->scan_event.time = scan->time;
   s->scan_event.since = since;
   s->scan_event.bands = 0;   /* the withdrawals below are its whole effect */
+  s->scan_event.silent_mbm = s->silent_mbm;
+  s->silent_mbm = 0;
   g_array_set_size (s->gone, 0);
   s->gone_next = 0;
   if (scan->n_freqs == 0)

@@ -105,7 +105,7 @@ rl_replay_add_resume (RlReplay *r, gint64 time)
 }
 
 void
-rl_replay_add_scan (RlReplay *r, gint64 since, gint64 time, guint bands)
+rl_replay_add_scan (RlReplay *r, gint64 since, gint64 time, guint bands, gint32 silent_mbm)
 {
   RlEvent *e;
 
@@ -114,12 +114,16 @@ rl_replay_add_scan (RlReplay *r, gint64 since, gint64 time, guint bands)
   e = &g_array_index (r->events, RlEvent, r->events->len - 1);
   e->since = MIN (since, time);
   e->bands = bands;
+  e->silent_mbm = silent_mbm;
 }
 
 gboolean
 rl_replay_is_heard (const RlEvent *e)
 {
-  return e->type == RL_EVENT_EVIDENCE && e->ev.kind == RL_SOURCE_BEACON;
+  /* an access point heard saying no country takes back its word: a
+   * withdrawal, and a result of the scan all the same */
+  return (e->type == RL_EVENT_EVIDENCE && e->ev.kind == RL_SOURCE_BEACON) ||
+         (e->type == RL_EVENT_WITHDRAW && g_str_has_prefix (e->ev.key, "beacon:"));
 }
 
 gboolean

@@ -49,13 +49,16 @@ void rl_replay_add_withdraw_kind (RlReplay *replay, gint64 time, RlSourceKind ki
 /* A Wi-Fi scan covering @bands (RlBand mask; RL_BANDS_ANY: every band and
  * APs of unknown band) ran from @since to @time: at @time every access
  * point on a covered band not heard since @since is gone (withdrawn), not
- * left to age out over max_age_beacons. */
-void rl_replay_add_scan (RlReplay *replay, gint64 since, gint64 time, guint bands);
+ * left to age out over max_age_beacons.  @silent_mbm: the loudest globally
+ * administered AP it heard that sends no country (RlEvent.silent_mbm). */
+void rl_replay_add_scan (RlReplay *replay, gint64 since, gint64 time, guint bands, gint32 silent_mbm);
 
 /* A scan's results and its end are one delivery, as the daemon decides
  * once after a scan dump: access points heard at most this long before a
  * scan event are decided on with it, never on their own. */
 #define RL_REPLAY_SCAN_DUMP_US (5 * RL_USEC_PER_SEC)
+/* An access point's sighting: its item, or the withdrawal of its word
+ * when it was heard saying no country. */
 gboolean rl_replay_is_heard (const RlEvent *event);
 /* Heard access points held for the scan that ends them, from instant to
  * instant (a replay's loop and reglocd --replay's feed). */

@@ -43,6 +43,7 @@ typedef struct {
   GHashTable *heard;                  /* BSSID (guint64) → time of its last observation (gint64) */
   gboolean have_scan;                 /* a scan line came before */
   gint64 last_scan;                   /* its time */
+  gint32 silent_mbm;                  /* the loudest GA beacon line sending no country since (RlEvent) */
   RlMccTable **mcc;                   /* cell lines: read at the first one */
 } Parser;
 
@@ -338,7 +339,8 @@ parse_scan (Parser *p, char **words, gint64 t)
         }
     }
   /* the first scan heard everything listed before it */
-  rl_replay_add_scan (p->replay, p->have_scan ? MIN (p->last_scan + 1, t) : G_MININT64, t, bands);
+  rl_replay_add_scan (p->replay, p->have_scan ? MIN (p->last_scan + 1, t) : G_MININT64, t, bands, p->silent_mbm);
+  p->silent_mbm = 0;
   p->have_scan = TRUE;
   p->last_scan = t;
   return TRUE;
@@ -509,7 +511,10 @@ parse_beacon (Parser *p, char **words, gint64 t)
   if (res == RL_COUNTRY_IE_OK)
     rl_replay_add_evidence (p->replay, &ev);
   else
-    refuse_beacon (p, bssid, t, words[1], env, res);
+    {
+      refuse_beacon (p, bssid, t, words[1], env, res);
+      rl_keep_silent (&p->silent_mbm, bssid, signal_mbm);
+    }
   return TRUE;
 }
 

@@ -184,6 +184,40 @@ test_scan_done (void)
   g_hash_table_unref (f.items);
 }
 
+/* What a scan heard besides the evidence: its loudest globally
+ * administered BSS without a usable country (rule 4b's reference). */
+static void
+test_loudest_silent (void)
+{
+  Fixture f;
+  fixture_init (&f);
+  RlBssTable *t = rl_bss_table_new (&f.source, 900, 64);
+  RlScanBss own = bss (1, 100, FALSE), phone = bss (2, 100, FALSE), neighbour = bss (3, 100, TRUE),
+            quiet = bss (4, 100, FALSE), unknown = bss (5, 100, FALSE);
+  gint64 seen;
+
+  phone.bssid[0] = 0x6a;                   /* locally administered: a phone's hotspot */
+  own.has_signal = phone.has_signal = neighbour.has_signal = quiet.has_signal = TRUE;
+  own.signal_mbm = -4100;
+  phone.signal_mbm = -3000;
+  neighbour.signal_mbm = -3500;            /* names DE: an item, not silent */
+  quiet.signal_mbm = -7000;
+  g_assert_cmpint (rl_bss_table_loudest_silent (t, T0 - 15 * SEC), ==, 0);
+  g_assert_true (rl_bss_table_observe (t, &quiet, T0, &seen));
+  g_assert_true (rl_bss_table_observe (t, &unknown, T0, &seen));
+  g_assert_true (rl_bss_table_observe (t, &phone, T0, &seen));
+  g_assert_true (rl_bss_table_observe (t, &neighbour, T0, &seen));
+  g_assert_cmpint (rl_bss_table_loudest_silent (t, T0 - 15 * SEC), ==, -7000);
+  g_assert_true (rl_bss_table_observe (t, &own, T0, &seen));
+  g_assert_cmpint (rl_bss_table_loudest_silent (t, T0 - 15 * SEC), ==, -4100);
+  /* the next scan heard only the quiet one: the router on the shelf is the last scan's */
+  quiet.seen_ms_ago = 200;
+  g_assert_true (rl_bss_table_observe (t, &quiet, T0 + 60 * SEC, &seen));
+  g_assert_cmpint (rl_bss_table_loudest_silent (t, T0 + 45 * SEC), ==, -7000);
+  rl_bss_table_free (t);
+  g_hash_table_unref (f.items);
+}
+
 /* Live, the same: an AP two scans heard survives one scan that misses it. */
 static void
 test_scan_missed_once (void)
@@ -222,6 +256,7 @@ main (int argc, char **argv)
   g_test_add_func ("/bss-table/observe", test_observe);
   g_test_add_func ("/bss-table/age-and-cap", test_age_and_cap);
   g_test_add_func ("/bss-table/scan-done", test_scan_done);
+  g_test_add_func ("/bss-table/loudest-silent", test_loudest_silent);
   g_test_add_func ("/bss-table/scan-missed-once", test_scan_missed_once);
   return g_test_run ();
 }

@@ -234,6 +234,50 @@ test_cell_awaits_first_scan (void)
     }
 }
 
+/* The loudest router sending no country (rule 4b) counts from the scan
+ * that heard it through the next one, which may miss it; two scans
+ * without it, a resume or the beacons' withdrawal forget it. */
+static void
+test_silent_router_two_scans (void)
+{
+  g_autoptr (RlConfig) config = rl_config_new_default ();
+  g_autoptr (RlEngine) e = NULL;
+  static const char faint[] = "all heard faintly beside an access point at -40 dBm";
+  gint64 t = T0;
+
+  config->policy.hold_down_s = 0;
+  config->policy.hold_down_unheard_s = 0;
+  e = rl_engine_new (config, NULL);
+  for (guint round = 0; round < 6; round++, t += 60 * SEC)
+    {
+      /* rounds 0 and 3 hear the router on the shelf; 1 still counts it */
+      gboolean heard = round == 0 || round == 3 || round == 5, beside = round == 0 || round == 1 || round == 3;
+
+      if (round == 4)
+        rl_engine_resume (e, t);
+      if (round == 5)
+        {
+          /* heard, then the Wi-Fi was switched off and on again */
+          rl_engine_heard_silent (e, -4000);
+          rl_engine_withdraw_kind (e, RL_SOURCE_BEACON);
+        }
+      /* three French routers across the street, one German box next door */
+      for (guint i = 0; i < 4; i++)
+        {
+          RlEvidence ap = beacon (i, i == 3 ? DE : FR, t, config);
+          ap.beacon.signal_mbm = i == 3 ? -6400 : -8200;
+          rl_engine_add (e, &ap);
+        }
+      if (round < 5)
+        {
+          rl_engine_heard_silent (e, heard ? -4000 : 0);
+          rl_engine_scan (e, t - SEC, RL_BANDS_ANY);
+        }
+      const RlDecision *d = run_until (e, t + SEC);
+      g_assert_true ((strstr (d->explanation, faint) != NULL) == beside);
+    }
+}
+
 static void
 put_all (RlEngine *e, RlCountry gps_country, RlCountry ap_country, gint64 at, const RlConfig *config)
 {
@@ -448,6 +492,7 @@ main (int argc, char **argv)
   g_test_add_func ("/engine/resume-wait-limit", test_resume_wait_limit);
   g_test_add_func ("/engine/resume-no-wait", test_resume_no_wait);
   g_test_add_func ("/engine/cell-awaits-first-scan", test_cell_awaits_first_scan);
+  g_test_add_func ("/engine/silent-router-two-scans", test_silent_router_two_scans);
   g_test_add_func ("/engine/skip-unchanged", test_skip_unchanged);
   g_test_add_func ("/engine/reexplain-moved", test_reexplain_moved);
   g_test_add_func ("/engine/expiry-instant", test_expiry_instant);

@@ -323,6 +323,21 @@ decide_at (GArray *a, const RlDecision *previous, gint64 now)
   return rl_policy_decide (&params, rl_regulatory_map, regulatory, previous, (RlEvidence *) (gpointer) a->data, a->len, now);
 }
 
+/* decide_at () with what the last scan heard besides the items: its
+ * loudest access point sending no country at @silent_dbm */
+static RlDecision *
+decide_beside_silent (GArray *a, int silent_dbm)
+{
+  RlPolicyParams params;
+  RlPolicyAir air = { .silent_mbm = silent_dbm * 100 };
+
+  rl_policy_params_init (&params);
+  params.hold_down_s = 0;
+  params.hold_down_unheard_s = 0;
+  return rl_policy_decide_in (&params, rl_regulatory_map, regulatory, NULL, (RlEvidence *) (gpointer) a->data, a->len,
+                              &air, NOW);
+}
+
 static const RlCandidate *
 candidate (const RlDecision *d, const char *cc)
 {
@@ -586,6 +601,66 @@ test_faint_and_zone (void)
     assert_decision (d, "00", RL_STATE_WORLD, RL_REASON_SINGLE_WITNESS);
     g_assert_false (candidate (d, "DE")->timezone);
     g_assert_nonnull (strstr (d->explanation, "not the zone's own country"));
+  }
+}
+
+/* Rule 4b, the loudest router sends no country: a flat in Valga (EE) on
+ * the Latvian line, its own router on the desk sending no Country element,
+ * an Elisa box next door, three Latvian routers across the street heard
+ * faintly, the modem roaming on LMT's mast in Valka. */
+static void
+test_faint_beside_silent_router (void)
+{
+  g_autoptr (GArray) a = g_array_new (FALSE, TRUE, sizeof (RlEvidence));
+
+  add_ap (a, "f8:08:4f:31:0e:20", "EE", "Elisa-0E20", 2437);
+  set_signal (a, 0, -64);
+  add_ap (a, "30:fb:b8:52:6a:11", "LV", "Tet-6A11", 2412);
+  add_ap (a, "08:60:83:19:c4:07", "LV", "LMT-C407", 2462);
+  add_ap (a, "d0:37:45:8e:21:5c", "LV", "Bite-215C", 2437);
+  set_signal (a, 1, -81);
+  add_cell (a, "LV");
+  add_zone (a, "EE");                      /* Europe/Tallinn */
+  {
+    /* without the silent router the Latvian routers are heard well
+     * beside the Elisa box: with LMT's mast, two witnesses */
+    g_autoptr (RlDecision) d = decide_at (a, NULL, NOW);
+    assert_decision (d, "LV", RL_STATE_DECIDED, RL_REASON_AGREEMENT);
+  }
+  {
+    g_autoptr (RlDecision) d = decide_beside_silent (a, -41);
+    g_assert_cmpstr (rl_country_to_string (d->country, (char[3]) { 0 }), ==, "00");
+    g_assert_cmpuint (candidate (d, "LV")->deciding, ==, 1);   /* the mast alone */
+    g_assert_nonnull (strstr (d->explanation, "all heard faintly beside an access point at -41 dBm that sends no country"));
+  }
+  {
+    /* quieter than the Elisa box: the box is the reference, as before */
+    g_autoptr (RlDecision) d = decide_beside_silent (a, -70);
+    assert_decision (d, "LV", RL_STATE_DECIDED, RL_REASON_AGREEMENT);
+  }
+  /* Without the Elisa box and the mast: the Estonian clock alone still
+   * names a country that touches LV, across the street */
+  g_array_remove_index (a, 0);
+  g_array_set_size (a, 3);
+  add_zone (a, "EE");
+  {
+    g_autoptr (RlDecision) d = decide_beside_silent (a, -41);
+    g_assert_nonnull (strstr (d->explanation, "all heard faintly beside an access point"));
+  }
+  /* An American's laptop in a Latvian village: a clock from far away is a
+   * traveller's, and the neighbours' routers stay heard well */
+  g_array_set_size (a, 3);
+  add_zone (a, "US");                      /* America/New_York */
+  add_cell (a, "LV");
+  {
+    g_autoptr (RlDecision) d = decide_beside_silent (a, -41);
+    assert_decision (d, "LV", RL_STATE_DECIDED, RL_REASON_AGREEMENT);
+  }
+  g_array_set_size (a, 3);
+  add_zone (a, "LV");                      /* Europe/Riga: nothing names another country */
+  {
+    g_autoptr (RlDecision) d = decide_beside_silent (a, -41);
+    assert_decision (d, "LV", RL_STATE_DECIDED, RL_REASON_AGREEMENT);
   }
 }
 
@@ -1457,6 +1532,7 @@ main (int argc, char **argv)
   g_test_add_func ("/policy/flood-one-operator", test_flood_one_operator);
   g_test_add_func ("/policy/scenario-ssid-bytes", test_scenario_ssid_bytes);
   g_test_add_func ("/policy/rule/zone-not-beside-foreign-mast", test_zone_not_beside_foreign_mast);
+  g_test_add_func ("/policy/rule/faint-beside-silent-router", test_faint_beside_silent_router);
   g_test_add_func ("/policy/rule/ambiguous-gps", test_ambiguous_gps);
   g_test_add_func ("/policy/rule/locally-administered", test_locally_administered);
   g_test_add_func ("/policy/rule/la-sibling-rules", test_la_sibling_rules);

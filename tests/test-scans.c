@@ -340,6 +340,60 @@ test_replay_scan_spread (void)
   g_unlink (path);
 }
 
+/* A scan log's scans hand the loudest router sending no country to the
+ * policy (rule 4b): a flat in Valga, its own Tenda on the shelf, the
+ * Elisa box next door, three Latvian routers across the street.  A phone's
+ * hotspot (locally administered) is no router on the shelf. */
+static char *
+replay_silent_router (gboolean with_router)
+{
+  static const struct {
+    const char *bssid, *ssid, *country;
+    int dbm;
+  } aps[] = {
+    { "b4:0f:3b:6e:21:90", "Tenda_6E2190", NULL, -40 },
+    { "6a:2f:91:c0:7e:55", "Kertu iPhone", NULL, -31 },
+    { "f8:08:4f:31:0e:20", "Elisa-0E20", "EE ", -64 },
+    { "30:fb:b8:52:6a:11", "Tet-6A11", "LV ", -81 },
+    { "08:60:83:19:c4:07", "LMT-C407", "LV ", -82 },
+    { "d0:37:45:8e:21:5c", "Bite-215C", "LV ", -84 },
+  };
+  g_autofree char *path = NULL;
+  int fd = g_file_open_tmp ("regloc-scans-XXXXXX.jsonl", &path, NULL);
+  GString *s = g_string_new ("");
+
+  g_assert_cmpint (fd, >=, 0);
+  for (guint round = 0; round < 2; round++)
+    for (guint i = with_router ? 0 : 1; i < G_N_ELEMENTS (aps); i++)
+      {
+        gsize ies_len;
+        guint8 bssid[6];
+        g_assert_true (rl_bssid_parse (aps[i].bssid, bssid));
+        g_autofree guint8 *ies = ies_for (aps[i].ssid, aps[i].country, &ies_len);
+        g_autofree char *line = rl_scanlog_format (T0 + round * 60 * G_USEC_PER_SEC + i * 100000, "wlan0", bssid,
+                                                   2412 + 25 * (i % 3), TRUE, aps[i].dbm * 100, aps[i].ssid, ies,
+                                                   ies_len);
+        g_string_append_printf (s, "%s\n", line);
+      }
+  g_assert_true (g_file_set_contents (path, s->str, (gssize) s->len, NULL));
+  g_string_free (s, TRUE);
+  close (fd);
+
+  g_autoptr (JsonNode) root = run_replay (path, TRUE, NULL, NULL);
+  g_unlink (path);
+  return json_to_string (root, FALSE);
+}
+
+static void
+test_replay_silent_router (void)
+{
+  g_autofree char *with = replay_silent_router (TRUE);
+  g_autofree char *without = replay_silent_router (FALSE);
+
+  g_assert_nonnull (strstr (with, "all heard faintly beside an access point at -40 dBm that sends no country"));
+  g_assert_null (strstr (without, "beside an access point at"));
+}
+
 /* Scan records: what `regloc record` writes at the end of each scan. */
 static void
 test_scanlog_scan_records (void)
@@ -999,6 +1053,7 @@ main (int argc, char **argv)
   g_test_add_func ("/scans/replay-bom-and-comments", test_replay_bom_and_comments);
   g_test_add_func ("/scans/replay-scans-forget", test_replay_scans_forget);
   g_test_add_func ("/scans/replay-scan-spread", test_replay_scan_spread);
+  g_test_add_func ("/scans/replay-silent-router", test_replay_silent_router);
   g_test_add_func ("/scans/scanlog-scan-records", test_scanlog_scan_records);
   g_test_add_func ("/scans/replay-scan-records", test_replay_scan_records);
   g_test_add_func ("/scans/replay-pcap", test_replay_pcap);

@@ -226,14 +226,17 @@ on_event (guint8 cmd, const guint8 *attrs, gsize len, gpointer user_data)
 
         dump_scan (self, iface);
         /* a complete list of what this scan heard: the rest of what it covered is gone */
-        gone = rl_bss_table_scan_done (self->table, done_at - RL_SCANLOG_SCAN_SPAN_US, freqs, n_freqs);
+        gint64 scan_start = done_at - RL_SCANLOG_SCAN_SPAN_US;
+        gint32 silent = rl_bss_table_loudest_silent (self->table, scan_start);
+
+        gone = rl_bss_table_scan_done (self->table, scan_start, freqs, n_freqs);
         if (gone > 0)
           {
             g_debug ("%u access points not heard by the last scan of %s: gone", gone, iface->name);
             update_status (self);
           }
         if (self->scan_done_func != NULL)
-          self->scan_done_func (iface->name, freqs, n_freqs, done_at, self->scan_data);
+          self->scan_done_func (iface->name, freqs, n_freqs, done_at, silent, self->scan_data);
       }
       break;
     case NL80211_CMD_SCAN_ABORTED:

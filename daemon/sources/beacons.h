@@ -12,10 +12,11 @@ extern const RlSourceOps rl_beacons_source_ops;
 /* For `regloc record`: @bss_func sees every newly heard BSS, with or
  * without a Country element; @done_func each completed scan after its
  * results, with the channels it covered (@n_freqs 0: the kernel did not
- * list them).  Times are wall time in µs. */
+ * list them) and the loudest globally administered BSS it heard sending no
+ * usable country (100 * dBm; 0: none).  Times are wall time in µs. */
 typedef void (*RlBeaconsScanFunc) (const char *ifname, const RlScanBss *bss, gint64 observed_at, gpointer user_data);
 typedef void (*RlBeaconsScanDoneFunc) (const char *ifname, const guint32 *freqs, guint n_freqs, gint64 done_at,
-                                       gpointer user_data);
+                                       gint32 silent_mbm, gpointer user_data);
 void rl_beacons_set_scan_observer (RlSource *source, RlBeaconsScanFunc bss_func, RlBeaconsScanDoneFunc done_func,
                                    gpointer user_data);
 

@@ -25,6 +25,7 @@ typedef struct {
   guint32 missed_scans; /* … and those in a row that did not */
   gboolean has_evidence;
   guint32 freq_mhz;     /* where it was last heard; 0 unknown */
+  gint32 signal_mbm;    /* … how loud; 0 unknown */
 } Bss;
 
 struct RlBssTable {
@@ -201,6 +202,7 @@ rl_bss_table_observe (RlBssTable *t, const RlScanBss *sb, gint64 now, gint64 *ob
   b->last_seen = seen;
   b->missed_scans = 0;
   b->freq_mhz = sb->freq_mhz;
+  b->signal_mbm = sb->has_signal ? sb->signal_mbm : 0;
   *observed_at = seen;
 
   RlEvidence ev;
@@ -250,6 +252,23 @@ rl_bss_table_scan_done (RlBssTable *t, gint64 scan_start, const guint32 *freqs, 
   for (guint i = 0; i < gone->len; i++)
     drop (t, gone->pdata[i]);
   return gone->len;
+}
+
+gint32
+rl_bss_table_loudest_silent (const RlBssTable *t, gint64 since)
+{
+  GHashTableIter it;
+  gpointer v;
+  gint32 loudest = 0;
+
+  g_hash_table_iter_init (&it, t->bss);
+  while (g_hash_table_iter_next (&it, NULL, &v))
+    {
+      const Bss *b = v;
+      if (!b->has_evidence && b->last_seen >= since)
+        rl_keep_silent (&loudest, b->bssid, b->signal_mbm);
+    }
+  return loudest;
 }
 
 guint

@@ -25,6 +25,9 @@ gboolean rl_bss_table_observe (RlBssTable *table, const RlScanBss *bss, gint64 n
  * it covered and did not hear is gone: withdrawn and forgotten at once,
  * not left to age out over max_age.  Returns how many went. */
 guint rl_bss_table_scan_done (RlBssTable *table, gint64 scan_start, const guint32 *freqs, guint n_freqs);
+/* The loudest globally administered entry heard since @scan_start that
+ * sends no usable country (rl_keep_silent ()): 100 * dBm, 0 when none. */
+gint32 rl_bss_table_loudest_silent (const RlBssTable *table, gint64 scan_start);
 /* Drops (and withdraws) entries not heard for max_age. */
 void rl_bss_table_prune (RlBssTable *table, gint64 now);
 
