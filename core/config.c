@@ -54,7 +54,7 @@ static const KeyDef keys[] = {
   { { "policy", "flap_hold_down_max", "uint", "300", "Seconds: the hold-down doubles with each conflict up to this (flapping at a border)" }, T_UINT, POL (flap_hold_down_max_s), 0, 86400 },
   { { "policy", "flap_calm", "uint", "600", "Seconds without a conflict after which the hold-down is back to hold_down" }, T_UINT, POL (flap_calm_s), 0, 86400 },
   { { "policy", "support_grace", "uint", "120", "Seconds a decided country down to one deciding witness (a beacon witness or a fix naming only it), with no other country's witness, stays decided (0: back to 00 at once)" }, T_UINT, POL (support_grace_s), 0, 3600 },
-  { { "policy", "resume_wait", "uint", "120", "Seconds a new decision after a resume waits at most for each kind of source that delivered before the sleep to report again (0: no wait)" }, T_UINT, OFF (resume_wait_s), 0, 3600 },
+  { { "policy", "resume_wait", "uint", "120", "Seconds a new decision after a resume waits at most for the GPS and the Wi-Fi, when they delivered before the sleep, to report again (0: no wait)" }, T_UINT, OFF (resume_wait_s), 0, 3600 },
 
   { { "gps", "enabled", "bool", "true", "Use gpsd fixes" }, T_BOOL, OFF (gps_enabled), 0, 0 },
   { { "gps", "host", "string", "localhost", "gpsd host" }, T_STRING, OFF (gps_host), 0, 0 },

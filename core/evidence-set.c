@@ -547,8 +547,11 @@ match_expired (const RlEvidence *ev, gconstpointer data)
 static gboolean
 match_pre_sleep (const RlEvidence *ev, gconstpointer data)
 {
-  /* the timezone and an override are settings, not observations of where we are */
-  return (ev->kind == RL_SOURCE_GPS || ev->kind == RL_SOURCE_BEACON) && ev->observed_at < *(const gint64 *) data;
+  /* the timezone and an override are settings, not observations of where
+   * we are; a modem's registration is one (the mast the machine slept
+   * under), and a self-managed card's country is its firmware's setting */
+  return (ev->kind == RL_SOURCE_GPS || ev->kind == RL_SOURCE_BEACON || ev->kind == RL_SOURCE_CELL) &&
+         ev->observed_at < *(const gint64 *) data;
 }
 
 guint

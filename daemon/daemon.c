@@ -930,6 +930,12 @@ rl_daemon_prepare_for_sleep (RlDaemon *self, gboolean sleeping)
    * resume no longer says where it is. */
   dropped = rl_engine_resume (self->engine, now);
   g_message ("Resumed from sleep: dropped %u observations from before it", dropped);
+  for (guint i = 0; i < self->slots->len; i++)
+    {
+      RlSourceSlot *slot = &g_array_index (self->slots, RlSourceSlot, i);
+      if (slot->source != NULL && slot->ops->resumed != NULL)
+        slot->ops->resumed (slot->source);
+    }
   self->sleep_started = 0;
   daemon_redecide (self);
   daemon_notify (self, RL_DAEMON_CHANGED_SOURCES, RL_COUNTRY_NONE);

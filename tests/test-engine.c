@@ -234,6 +234,34 @@ test_cell_awaits_first_scan (void)
     }
 }
 
+/* A modem's registration is an observation of the mast the machine slept
+ * under: a resume drops it with the fixes and access points, and the old
+ * country is not kept on it and the clock (a laptop shut in Frankfurt,
+ * opened in Vienna before its modem and Wi-Fi report). */
+static void
+test_resume_drops_the_cell (void)
+{
+  g_autoptr (RlConfig) config = rl_config_new_default ();
+  g_autoptr (RlEngine) e = rl_engine_new (config, NULL);
+  gint64 resume = T0 + 95 * 60 * SEC;
+  const RlDecision *d;
+  gsize n;
+
+  rl_engine_scan_ended (e);
+  cell_and_clock (e, T0);
+  g_assert_cmpuint (run_until (e, T0 + 60 * SEC)->country, ==, DE);
+  g_assert_cmpuint (rl_engine_resume (e, resume), ==, 1);
+  d = run_until (e, resume + SEC);
+  g_assert_cmpuint (d->country, ==, RL_COUNTRY_WORLD);
+  rl_engine_items (e, &n);
+  g_assert_cmpuint (n, ==, 1);                 /* the clock, a setting, stays */
+  /* the modem reports again: the same network, observed after the resume
+   * (and a scan since, which heard nothing: hold_down, not hold_down_unheard) */
+  rl_engine_scan_ended (e);
+  cell_and_clock (e, resume + 20 * SEC);
+  g_assert_cmpuint (run_until (e, resume + 20 * SEC + (gint64) config->policy.hold_down_s * SEC)->country, ==, DE);
+}
+
 /* The loudest router sending no country (rule 4b) counts from the scan
  * that heard it through the next one, which may miss it; two scans
  * without it, a resume or the beacons' withdrawal forget it. */
@@ -493,6 +521,7 @@ main (int argc, char **argv)
   g_test_add_func ("/engine/resume-no-wait", test_resume_no_wait);
   g_test_add_func ("/engine/cell-awaits-first-scan", test_cell_awaits_first_scan);
   g_test_add_func ("/engine/silent-router-two-scans", test_silent_router_two_scans);
+  g_test_add_func ("/engine/resume-drops-the-cell", test_resume_drops_the_cell);
   g_test_add_func ("/engine/skip-unchanged", test_skip_unchanged);
   g_test_add_func ("/engine/reexplain-moved", test_reexplain_moved);
   g_test_add_func ("/engine/expiry-instant", test_expiry_instant);

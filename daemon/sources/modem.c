@@ -454,6 +454,21 @@ modem_source_free (RlSource *source)
   g_free (self);
 }
 
+/* The registration from before the sleep was dropped: what ModemManager
+ * says now is put again, observed now. */
+static void
+modem_resumed (RlSource *source)
+{
+  RlModemSource *self = (RlModemSource *) source;
+  GHashTableIter iter;
+  gpointer value;
+
+  g_hash_table_iter_init (&iter, self->modems);
+  while (g_hash_table_iter_next (&iter, NULL, &value))
+    ((Modem *) value)->network[0] = '\0';
+  modem_refresh (self);
+}
+
 const RlSourceOps rl_modem_source_ops = {
   .name = "cell",
   .kind = RL_SOURCE_CELL,
@@ -461,4 +476,5 @@ const RlSourceOps rl_modem_source_ops = {
   .start = modem_start,
   .stop = modem_stop,
   .free = modem_source_free,
+  .resumed = modem_resumed,
 };

@@ -32,6 +32,10 @@ typedef struct {
   void (*start) (RlSource *source);
   void (*stop) (RlSource *source);
   void (*free) (RlSource *source);
+  /* Optional: the machine resumed from sleep and the engine dropped the
+   * observations from before it; a source that reports only changes puts
+   * what it observes now again (the modem's registration). */
+  void (*resumed) (RlSource *source);
 } RlSourceOps;
 
 struct RlSource {

@@ -153,6 +153,28 @@ class TestModem(ModemTestCase):
                                    dbus_interface=dbusmock.MOCK_IFACE)
             self.wait_cells([['DE']], 'DE again')
 
+    def test_resume_puts_the_registration_again(self):
+        '''A resume drops the registration from before the sleep (the mast
+        the machine slept under); the source puts what ModemManager says
+        now, observed after the resume.'''
+        server, logind = self.spawn_server_template('logind', {}, stdout=subprocess.DEVNULL)
+        self.mocks.append(server)
+        self.spawn_modemmanager()
+        modem = self.add_modem(0, REG_HOME, '26201')
+        self.start_daemon()
+        self.wait_cells([['DE']], 'DE before the sleep')
+        time.sleep(0.5)   # the sleep watch subscribes asynchronously
+        logind.EmitSignal('org.freedesktop.login1.Manager', 'PrepareForSleep', 'b', [True],
+                          dbus_interface=dbusmock.MOCK_IFACE)
+        # woken in Maastricht, the modem already on KPN
+        modem.UpdateProperties(GPP, {'OperatorCode': '20408', 'RegistrationState': dbus.UInt32(REG_ROAMING)},
+                               dbus_interface=dbusmock.MOCK_IFACE)
+        self.wait_cells([['NL']], 'NL while asleep')
+        logind.EmitSignal('org.freedesktop.login1.Manager', 'PrepareForSleep', 'b', [False],
+                          dbus_interface=dbusmock.MOCK_IFACE)
+        self.wait_for(lambda: 'Resumed from sleep: dropped 1 observations' in self.daemon_log(), 'the resume', 10)
+        self.wait_cells([['NL']], 'NL put again after the resume')
+
     def test_serving_cell_from_location(self):
         self.spawn_modemmanager()
         # registered on a German network, the Location interface names the serving cell
