@@ -44,6 +44,9 @@ typedef struct {
   gboolean have_scan;                 /* a scan line came before */
   gint64 last_scan;                   /* its time */
   gint32 silent_mbm;                  /* the loudest GA beacon line sending no country since (RlEvent) */
+  gint64 last_at;                     /* the latest `at` line's time; G_MININT64: none yet */
+  guint last_at_line;
+  gint64 end_at;                      /* the `end` line's time; G_MAXINT64: none yet */
   RlMccTable **mcc;                   /* cell lines: read at the first one */
 } Parser;
 
@@ -938,6 +941,11 @@ parse_line (Parser *p, char **words, gboolean *seen_event, gboolean *settle)
   if (strcmp (words[0], "at") == 0)
     {
       *seen_event = TRUE;
+      if (p->start + off > p->end_at)
+        return fail (p, "at %s: after the end line; a replay ends at its last event, so end must come last in time",
+                     words[1]);
+      if (p->start + off >= p->last_at)
+        p->last_at = p->start + off, p->last_at_line = p->line;
       return parse_event (p, words + 2, p->start + off);
     }
   if (strcmp (words[0], "expect-at") == 0 || strcmp (words[0], "expect-within") == 0)
@@ -953,6 +961,10 @@ parse_line (Parser *p, char **words, gboolean *seen_event, gboolean *settle)
     {
       if (!take_options (p, "end", words, 2, no_keys, v))
         return FALSE;
+      if (p->start + off < p->last_at)
+        return fail (p, "end %s: before the event of line %u; a replay ends at its last event, so end must come "
+                     "last in time", words[1], p->last_at_line);
+      p->end_at = p->start + off;
       rl_replay_add_tick (p->replay, p->start + off);
       *settle = FALSE;
       return TRUE;
@@ -973,6 +985,8 @@ rl_scenario_parse (const char *text, const char *name, const RlScenarioContext *
   gboolean seen_event = FALSE;
 
   p->name = name;
+  p->last_at = G_MININT64;
+  p->end_at = G_MAXINT64;
   p->mcc = &mcc;
   p->error = error;
   p->ctx = ctx;

@@ -132,6 +132,9 @@ test_quoting (void)
   assert_refused ("at 0 beacon 44:4e:6d:01:00:01 DE colour=red\n", "unexpected 'colour=red' (options: ssid=, signal=");
   assert_refused ("at 0 timezone Europe/Berlin now\n", "timezone: unexpected 'now'");
   assert_refused ("at 0 check please\n", "check: unexpected 'please'");
+  /* a replay ends at its last event: an end before it would be ignored */
+  assert_refused ("at 0 timezone Europe/Berlin\nat 90 check\nend 60\n", "t.scn:3: end 60: before the event of line 2");
+  assert_refused ("at 0 timezone Europe/Berlin\nend 60\nat 90 check\n", "t.scn:3: at 90: after the end line");
 }
 
 /* What the parser does with the country string, the scenario does too. */
