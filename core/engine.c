@@ -179,14 +179,21 @@ rl_engine_heard_silent (RlEngine *e, gint32 silent_mbm)
   /* one scan misses a router now and then: as an access point is gone
    * only at its second miss (RL_SCANS_MISSED_GONE), the louder of the
    * last two scans counts */
-  if (e->silent_last != 0 && (loudest == 0 || e->silent_last > loudest))
-    loudest = e->silent_last;
+  rl_signal_keep_louder (&loudest, e->silent_last);
   e->silent_last = silent_mbm;
   /* like an access point's signal, its level alone remakes no decision:
    * being heard or not does */
   if ((e->air.silent_mbm == 0) != (loudest == 0))
     e->dirty = TRUE;
   e->air.silent_mbm = loudest;
+}
+
+/* No scan's word on a router sending no country stands any more. */
+static void
+forget_silent (RlEngine *e)
+{
+  e->silent_last = 0;
+  rl_engine_heard_silent (e, 0);
 }
 
 guint
@@ -226,10 +233,7 @@ rl_engine_withdraw_kind (RlEngine *e, RlSourceKind kind)
   guint n = rl_evidence_set_remove_kind (e->set, kind);
 
   if (kind == RL_SOURCE_BEACON)
-    {
-      e->silent_last = 0;
-      rl_engine_heard_silent (e, 0);
-    }
+    forget_silent (e);
   e->last_delivery[kind] = 0;
   e->dirty |= n > 0;
   return n;
@@ -267,7 +271,7 @@ rl_engine_resume (RlEngine *e, gint64 time)
   e->resumed_at = time;
   e->wait_until = time + e->resume_wait;
   e->scanned = FALSE;
-  e->air.silent_mbm = e->silent_last = 0;
+  forget_silent (e);
   update_unheard (e);
   /* after a sleep the machine may be anywhere: a territory a fix placed it
    * in before is forgotten with the fix */
@@ -386,8 +390,8 @@ rl_engine_decide_at (RlEngine *e, gint64 now, RlDecision **old, guint *n_expired
   if (e->decision != NULL && !e->dirty && expired == 0 && now < e->decision->next_check)
     return FALSE;
   items = rl_evidence_set_items (e->set, &n);
-  d = rl_policy_decide_in (&e->params, e->regulatory ? rl_regulatory_map : NULL, (gpointer) e->regulatory,
-                           e->decision, items, n, &e->air, now);
+  d = rl_policy_decide (&e->params, e->regulatory ? rl_regulatory_map : NULL, (gpointer) e->regulatory,
+                        e->decision, items, n, &e->air, now);
   if (e->awaited != 0)
     hold_for_resume (e, d, e->decision, now);
   e->n_decisions++;

@@ -208,10 +208,17 @@ rl_bssid_eviction_group (const guint8 bssid[6])
 }
 
 void
+rl_signal_keep_louder (gint32 *loudest, gint32 signal_mbm)
+{
+  if (signal_mbm != 0 && (*loudest == 0 || signal_mbm > *loudest))
+    *loudest = signal_mbm;
+}
+
+void
 rl_keep_silent (gint32 *loudest, const guint8 bssid[6], gint32 signal_mbm)
 {
-  if (signal_mbm != 0 && !RL_BSSID_IS_LOCAL (bssid) && (*loudest == 0 || signal_mbm > *loudest))
-    *loudest = signal_mbm;
+  if (!RL_BSSID_IS_LOCAL (bssid))
+    rl_signal_keep_louder (loudest, signal_mbm);
 }
 
 RlBand

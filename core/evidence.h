@@ -236,6 +236,10 @@ gboolean rl_country_is_eu_member (RlCountry country);
  * its owner, not assigned to a manufacturer. */
 #define RL_BSSID_IS_LOCAL(bssid) (((bssid)[0] & 0x02) != 0)
 
+/* *@loudest becomes @signal_mbm (100 * dBm) when that is louder; 0 on
+ * either side is no signal known. */
+void rl_signal_keep_louder (gint32 *loudest, gint32 signal_mbm);
+
 /* An access point sending no usable country was heard at @signal_mbm
  * (0: unknown): *@loudest becomes its signal when it is louder and the AP
  * globally administered (a router installed somewhere, not a phone's

@@ -2877,20 +2877,8 @@ rl_policy_decide (const RlPolicyParams *params,
                   const RlDecision *previous,
                   const RlEvidence *evidence,
                   gsize n_evidence,
+                  const RlPolicyAir *air,
                   gint64 now)
-{
-  return rl_policy_decide_in (params, regmap, regmap_data, previous, evidence, n_evidence, NULL, now);
-}
-
-RlDecision *
-rl_policy_decide_in (const RlPolicyParams *params,
-                     RlRegulatoryMap regmap,
-                     gpointer regmap_data,
-                     const RlDecision *previous,
-                     const RlEvidence *evidence,
-                     gsize n_evidence,
-                     const RlPolicyAir *air,
-                     gint64 now)
 {
   g_autoptr (RlDecision) d = NULL;
   Tallying t = { .params = params, .regmap = regmap, .regmap_data = regmap_data, .settles_at = RL_NEVER };

@@ -163,21 +163,14 @@ typedef struct {
 } RlPolicyAir;
 
 /* @previous may be NULL (first decision).  @evidence is not modified.
- * rl_policy_decide () is rl_policy_decide_in () with no @air. */
-RlDecision *rl_policy_decide_in (const RlPolicyParams *params,
-                                 RlRegulatoryMap regmap,
-                                 gpointer regmap_data,
-                                 const RlDecision *previous,
-                                 const RlEvidence *evidence,
-                                 gsize n_evidence,
-                                 const RlPolicyAir *air,
-                                 gint64 now);
+ * @air may be NULL: nothing heard besides the items. */
 RlDecision *rl_policy_decide (const RlPolicyParams *params,
                               RlRegulatoryMap regmap,
                               gpointer regmap_data,
                               const RlDecision *previous,
                               const RlEvidence *evidence,
                               gsize n_evidence,
+                              const RlPolicyAir *air,
                               gint64 now);
 
 G_END_DECLS

@@ -109,7 +109,7 @@ main (int argc, char **argv)
         }
       gsize n;
       const RlEvidence *items = rl_evidence_set_items (set, &n);
-      RlDecision *next = rl_policy_decide (&params, NULL, NULL, decision, items, n, now);
+      RlDecision *next = rl_policy_decide (&params, NULL, NULL, decision, items, n, NULL, now);
       rl_decision_free (decision);
       decision = next;
     }

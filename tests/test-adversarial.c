@@ -166,7 +166,7 @@ radio_decide (Radio *r, gint64 now)
 
   rl_evidence_set_expire (r->set, now);
   items = rl_evidence_set_items (r->set, &n);
-  d = rl_policy_decide (&r->config->policy, NULL, NULL, r->decision, items, n, now);
+  d = rl_policy_decide (&r->config->policy, NULL, NULL, r->decision, items, n, NULL, now);
   rl_decision_free (r->decision);
   r->decision = d;
 }
@@ -313,10 +313,11 @@ test_oui_flood_policy_only (void)
   rl_evidence_add_country (&ev, DE);
   g_array_append_val (items, ev);
 
-  first = rl_policy_decide (&params, NULL, NULL, NULL, (RlEvidence *) (gpointer) items->data, items->len, T0);
+  first = rl_policy_decide (&params, NULL, NULL, NULL, (RlEvidence *) (gpointer) items->data, items->len, NULL, T0);
   g_assert_cmpint (first->state, ==, RL_STATE_TENTATIVE);
   g_assert_cmpuint (first->candidate, ==, DE);
-  d = rl_policy_decide (&params, NULL, NULL, first, (RlEvidence *) (gpointer) items->data, items->len, T0 + 30 * SEC);
+  d = rl_policy_decide (&params, NULL, NULL, first, (RlEvidence *) (gpointer) items->data, items->len, NULL,
+                        T0 + 30 * SEC);
   g_assert_cmpuint (d->country, ==, DE);
   g_assert_cmpint (d->state, ==, RL_STATE_DECIDED);
   for (guint i = 0; i < d->candidates->len; i++)

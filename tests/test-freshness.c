@@ -297,7 +297,7 @@ decide (const RlDecision *previous, GArray *ev, gint64 now)
   RlPolicyParams p;
 
   rl_policy_params_init (&p);
-  return rl_policy_decide (&p, NULL, NULL, previous, (const RlEvidence *) (gconstpointer) ev->data, ev->len, now);
+  return rl_policy_decide (&p, NULL, NULL, previous, (const RlEvidence *) (gconstpointer) ev->data, ev->len, NULL, now);
 }
 
 static void

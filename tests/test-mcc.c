@@ -295,7 +295,7 @@ decide (GArray *a)
   rl_policy_params_init (&p);
   p.hold_down_s = 0;
   p.hold_down_unheard_s = 0;   /* no scan to wait for: decided at once */
-  return rl_policy_decide (&p, NULL, NULL, NULL, (const RlEvidence *) a->data, a->len, NOW);
+  return rl_policy_decide (&p, NULL, NULL, NULL, (const RlEvidence *) a->data, a->len, NULL, NOW);
 }
 
 /* Rule 12: a trusted fix whose circle does not reach the network's country

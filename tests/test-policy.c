@@ -192,9 +192,9 @@ test_properties (void)
     {
       g_autoptr (GArray) ev = random_evidence (rand, now);
       g_autoptr (RlDecision) a = rl_policy_decide (&params, regmap_no_xk, NULL, NULL,
-                                                   (RlEvidence *) (gpointer) ev->data, ev->len, now);
+                                                   (RlEvidence *) (gpointer) ev->data, ev->len, NULL, now);
       g_autoptr (RlDecision) b = rl_policy_decide (&params, regmap_no_xk, NULL, NULL,
-                                                   (RlEvidence *) (gpointer) ev->data, ev->len, now);
+                                                   (RlEvidence *) (gpointer) ev->data, ev->len, NULL, now);
 
       /* same input, same output */
       g_assert_cmpuint (a->country, ==, b->country);
@@ -210,7 +210,7 @@ test_properties (void)
           g_array_index (ev, RlEvidence, j) = tmp;
         }
       g_autoptr (RlDecision) c = rl_policy_decide (&params, regmap_no_xk, NULL, NULL,
-                                                   (RlEvidence *) (gpointer) ev->data, ev->len, now);
+                                                   (RlEvidence *) (gpointer) ev->data, ev->len, NULL, now);
       g_assert_cmpuint (a->country, ==, c->country);
       g_assert_cmpint (a->state, ==, c->state);
       g_assert_cmpint (a->reason, ==, c->reason);
@@ -312,30 +312,32 @@ add_cell (GArray *a, const char *ccs)
   g_array_append_val (a, ev);
 }
 
+/* @air: what the last scan heard besides the items, or NULL */
 static RlDecision *
-decide_at (GArray *a, const RlDecision *previous, gint64 now)
+decide_in_air (GArray *a, const RlDecision *previous, const RlPolicyAir *air, gint64 now)
 {
   RlPolicyParams params;
 
   rl_policy_params_init (&params);
   params.hold_down_s = 0;
   params.hold_down_unheard_s = 0;   /* no scan to wait for: decided at once */
-  return rl_policy_decide (&params, rl_regulatory_map, regulatory, previous, (RlEvidence *) (gpointer) a->data, a->len, now);
+  return rl_policy_decide (&params, rl_regulatory_map, regulatory, previous, (RlEvidence *) (gpointer) a->data, a->len,
+                           air, now);
 }
 
-/* decide_at () with what the last scan heard besides the items: its
- * loudest access point sending no country at @silent_dbm */
+static RlDecision *
+decide_at (GArray *a, const RlDecision *previous, gint64 now)
+{
+  return decide_in_air (a, previous, NULL, now);
+}
+
+/* the last scan's loudest access point sending no country at @silent_dbm */
 static RlDecision *
 decide_beside_silent (GArray *a, int silent_dbm)
 {
-  RlPolicyParams params;
   RlPolicyAir air = { .silent_mbm = silent_dbm * 100 };
 
-  rl_policy_params_init (&params);
-  params.hold_down_s = 0;
-  params.hold_down_unheard_s = 0;
-  return rl_policy_decide_in (&params, rl_regulatory_map, regulatory, NULL, (RlEvidence *) (gpointer) a->data, a->len,
-                              &air, NOW);
+  return decide_in_air (a, NULL, &air, NOW);
 }
 
 static const RlCandidate *
@@ -1396,19 +1398,20 @@ test_flap_hold_down (void)
     {
       /* the fix strays over the line: conflict, then back: DE again only
        * after the doubled hold-down */
-      RlDecision *d = rl_policy_decide (&params, NULL, NULL, prev, (RlEvidence *) (gpointer) clash->data, clash->len, t);
+      RlDecision *d = rl_policy_decide (&params, NULL, NULL, prev, (RlEvidence *) (gpointer) clash->data, clash->len,
+                                        NULL, t);
       g_assert_cmpint (d->state, ==, RL_STATE_CONFLICT);
       rl_decision_free (prev);
       prev = d;
       t += 20 * RL_USEC_PER_SEC;
-      d = rl_policy_decide (&params, NULL, NULL, prev, (RlEvidence *) (gpointer) de->data, de->len, t);
+      d = rl_policy_decide (&params, NULL, NULL, prev, (RlEvidence *) (gpointer) de->data, de->len, NULL, t);
       g_assert_cmpint (d->state, ==, RL_STATE_TENTATIVE);
       g_assert_cmpuint (d->hold_down_s, ==, expect[round]);
       g_assert_cmpint (d->next_check, ==, t + expect[round] * RL_USEC_PER_SEC);
       rl_decision_free (prev);
       prev = d;
       t += expect[round] * RL_USEC_PER_SEC;
-      d = rl_policy_decide (&params, NULL, NULL, prev, (RlEvidence *) (gpointer) de->data, de->len, t);
+      d = rl_policy_decide (&params, NULL, NULL, prev, (RlEvidence *) (gpointer) de->data, de->len, NULL, t);
       g_assert_cmpint (d->state, ==, RL_STATE_DECIDED);
       rl_decision_free (prev);
       prev = d;
@@ -1417,7 +1420,7 @@ test_flap_hold_down (void)
   /* ten calm minutes: back to the plain hold-down (and the calm's end is an instant) */
   g_assert_cmpint (prev->next_check, <=, t - 10 * RL_USEC_PER_SEC + 600 * RL_USEC_PER_SEC);
   t += 600 * RL_USEC_PER_SEC;
-  RlDecision *d = rl_policy_decide (&params, NULL, NULL, prev, (RlEvidence *) (gpointer) de->data, de->len, t);
+  RlDecision *d = rl_policy_decide (&params, NULL, NULL, prev, (RlEvidence *) (gpointer) de->data, de->len, NULL, t);
   g_assert_cmpuint (d->conflicts, ==, 0);
   g_assert_cmpuint (d->hold_down_s, ==, 30);
   rl_decision_free (prev);
@@ -1461,7 +1464,8 @@ test_flood_one_operator (void)
   rl_evidence_add_country (&e, RL_COUNTRY ('D', 'E'));
   g_array_append_val (ev, e);
 
-  g_autoptr (RlDecision) d = rl_policy_decide (&params, NULL, NULL, NULL, (RlEvidence *) (gpointer) ev->data, ev->len, now);
+  g_autoptr (RlDecision) d = rl_policy_decide (&params, NULL, NULL, NULL, (RlEvidence *) (gpointer) ev->data, ev->len,
+                                               NULL, now);
   char cc[3];
   /* the flood gives US at most beacon_max_aps_per_operator votes: DE keeps
    * its two-thirds share, and the timezone confirms */

@@ -128,7 +128,7 @@ decide (GArray *a, const RlDecision *previous)
   params.hold_down_s = 0;
   params.hold_down_unheard_s = 0;   /* no scan to wait for: decided at once */
   return rl_policy_decide (&params, rl_regulatory_map, regulatory, previous, (RlEvidence *) (gpointer) a->data,
-                           a->len, NOW);
+                           a->len, NULL, NOW);
 }
 
 /* Five German access points of five operators and one American one: the
@@ -283,7 +283,7 @@ test_shipped (gconstpointer data)
       g_autoptr (GArray) items = standing (c.events, i);
       gint64 now = g_array_index (c.events, RlEvent, i - 1).time;
       RlDecision *d = rl_policy_decide (&config->policy, rl_regulatory_map, regulatory, previous,
-                                        (const RlEvidence *) (gconstpointer) items->data, items->len, now);
+                                        (const RlEvidence *) (gconstpointer) items->data, items->len, NULL, now);
       assert_public (d->explanation_public, c.ssids, "public explanation");
       assert_public (d->summary_public, c.ssids, "public summary");
       rl_decision_free (previous);

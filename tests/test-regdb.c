@@ -769,14 +769,14 @@ test_policy_territory (void)
   add_beacon (ev, "9c:3d:cf:41:aa:0e", "US");
   {
     g_autoptr (RlDecision) d = rl_policy_decide (&params, rl_regulatory_map, reg, NULL,
-                                                 (RlEvidence *) (gpointer) ev->data, ev->len, T0 + 1);
+                                                 (RlEvidence *) (gpointer) ev->data, ev->len, NULL, T0 + 1);
     g_assert_cmpuint (d->country, ==, CC ("US"));
     g_assert_null (strstr (d->explanation, "ISO 3166-2"));
   }
   add_item (ev, RL_SOURCE_TIMEZONE, "PR,AG,CA,VI", 0, RL_NEVER);
   {
     g_autoptr (RlDecision) d = rl_policy_decide (&params, rl_regulatory_map, reg, NULL,
-                                                 (RlEvidence *) (gpointer) ev->data, ev->len, T0 + 1);
+                                                 (RlEvidence *) (gpointer) ev->data, ev->len, NULL, T0 + 1);
     g_assert_cmpuint (d->country, ==, CC ("PR"));
     g_assert_cmpint (d->state, ==, RL_STATE_DECIDED);
     g_assert_nonnull (strstr (d->explanation, "advertising US count for PR"));
@@ -784,7 +784,7 @@ test_policy_territory (void)
   /* without the table (another regmap), the same evidence stays US */
   {
     g_autoptr (RlDecision) d = rl_policy_decide (&params, NULL, NULL, NULL,
-                                                 (RlEvidence *) (gpointer) ev->data, ev->len, T0 + 1);
+                                                 (RlEvidence *) (gpointer) ev->data, ev->len, NULL, T0 + 1);
     g_assert_cmpuint (d->country, ==, CC ("US"));
   }
   g_unlink (spath);
