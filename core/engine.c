@@ -103,7 +103,8 @@ rl_engine_set_has_wifi (RlEngine *e, gboolean has_wifi)
  * strength, whether it is good enough and whether its circle reaches the
  * neighbour (not its exact position); for an
  * access point everything it says but its signal, which varies from scan
- * to scan. */
+ * to scan: the signals are weighed once per scan, at its end
+ * (rl_engine_scan_ended ()). */
 static gboolean
 same_vote (const RlPolicyParams *p, const RlEvidence *old, const RlEvidence *new)
 {
@@ -169,6 +170,11 @@ rl_engine_scan_ended (RlEngine *e)
 {
   e->scanned = TRUE;
   update_unheard (e);
+  /* the signals the access points were heard at moved (same_vote ()
+   * leaves them out): the faint rule weighs them again, its hysteresis
+   * keeping a router at the threshold from toggling a witness */
+  if (rl_evidence_set_count_kind (e->set, RL_SOURCE_BEACON) > 0)
+    e->dirty = TRUE;
 }
 
 void
@@ -181,8 +187,7 @@ rl_engine_heard_silent (RlEngine *e, gint32 silent_mbm)
    * last two scans counts */
   rl_signal_keep_louder (&loudest, e->silent_last);
   e->silent_last = silent_mbm;
-  /* like an access point's signal, its level alone remakes no decision:
-   * being heard or not does */
+  /* weighed at the scan's end, like the access points' signals */
   if ((e->air.silent_mbm == 0) != (loudest == 0))
     e->dirty = TRUE;
   e->air.silent_mbm = loudest;

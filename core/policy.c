@@ -193,8 +193,7 @@ typedef struct {
   const char *cell_network; /* … which ("288-01"), for the text */
   CellOverruled cell_overruled;  /* … but it confirms only: another place stands here, or a border is near */
   RlCountry cell_other;     /* … that other place's country (CELL_OTHER_PLACE) */
-  gboolean heard_well;      /* an AP naming it is not faint (rule 4) */
-  gboolean heard_loud;      /* … nor beside the loudest AP sending no country (t->silent_dbm) */
+  gboolean heard_loud;      /* an AP naming it is not faint beside the loudest AP sending no country (t->silent_dbm) either */
   gboolean faint_by_silent; /* heard well but for that AP, which another country's evidence made count */
   gboolean network_only;    /* its beacon witness is one operator's large network alone */
   guint network_votes;      /* that network's operator's votes for it (after the cap) */
@@ -243,6 +242,7 @@ typedef struct {
   double strongest_dbm;     /* the strongest AP heard (faint rule); 0: no signal known */
   double suspect_dbm;       /* the strongest suspect AP; 0: none with a signal known */
   double silent_dbm;        /* the loudest AP of the last scan sending no country (RlPolicyAir); 0: none */
+  const RlDecision *previous;/* the decision before, or NULL: the faint rule's hysteresis */
   gboolean network_yielded; /* a large network yielded to another country's APs */
   /* privacy (docs/design.md, "Private data") */
   const RlEvidence *zone_ev;/* the timezone item @zone comes from */
@@ -717,6 +717,14 @@ count_beacon_votes (Tallying *t, BeaconGroups *g)
  * counts as at most FAINT_REFERENCE_MAX_DBM: a router on the desk at -25 dBm
  * must not mute the building. */
 #define FAINT_REFERENCE_MAX_DBM (-45.0)
+/* Signals jitter by a few dB from scan to scan, and the decision is made
+ * again after every scan.  The faint rule's thresholds have a band this
+ * wide around them: a country heard well in the decision before turns
+ * faint only half of it below a threshold, one that was not turns heard
+ * well only half of it above.  A router hovering at a threshold does not
+ * turn a witness on and off scan after scan, and on average the line lies
+ * where it did. */
+#define FAINT_HYSTERESIS_DB 5.0
 
 /* Heard at or below beacon_faint_dbm (an unknown signal, 0, is not). */
 static gboolean
@@ -725,23 +733,34 @@ ap_below_floor (const RlPolicyParams *p, const RlEvidence *e)
   return e->beacon.signal_mbm != 0 && e->beacon.signal_mbm / 100.0 <= p->beacon_faint_dbm;
 }
 
-/* Faint against the reference @strongest_dbm (0: none known). */
+/* Faint against the reference @strongest_dbm (0: none known), both
+ * thresholds lowered by @slack dB (raised if negative). */
 static gboolean
-ap_is_faint_beside (const Tallying *t, const RlEvidence *e, double strongest_dbm)
+ap_is_faint_beside (const Tallying *t, const RlEvidence *e, double strongest_dbm, double slack)
 {
   double dbm = e->beacon.signal_mbm / 100.0;
 
   if (e->beacon.signal_mbm == 0)
     return FALSE;           /* unknown: no reason to doubt it */
-  if (ap_below_floor (t->params, e))
+  if (dbm <= t->params->beacon_faint_dbm - slack)
     return TRUE;
-  return strongest_dbm != 0 && dbm <= MIN (strongest_dbm, FAINT_REFERENCE_MAX_DBM) - t->params->beacon_faint_margin_db;
+  return strongest_dbm != 0 &&
+         dbm <= MIN (strongest_dbm, FAINT_REFERENCE_MAX_DBM) - t->params->beacon_faint_margin_db - slack;
 }
 
-static gboolean
-ap_is_faint (const Tallying *t, const RlEvidence *e)
+/* The faint test's slack for @country: half the hysteresis band below the
+ * thresholds if the decision before heard it well, above them if it heard
+ * it faintly; none for a country it did not weigh. */
+static double
+faint_slack (const Tallying *t, RlCountry country)
 {
-  return ap_is_faint_beside (t, e, t->strongest_dbm);
+  for (guint i = 0; t->previous != NULL && i < t->previous->candidates->len; i++)
+    {
+      const RlCandidate *c = &g_array_index (t->previous->candidates, RlCandidate, i);
+      if (c->country == country && c->beacon_aps > 0)
+        return c->heard_well ? FAINT_HYSTERESIS_DB / 2 : -FAINT_HYSTERESIS_DB / 2;
+    }
+  return 0;
 }
 
 static Tally *
@@ -797,9 +816,10 @@ tally_aps (Tallying *t, const BeaconGroups *g)
 
       if (c == RL_COUNTRY_NONE || c == RL_COUNTRY_EU || (y = tally_find (t, regulatory_code (t, c, &unmapped))) == NULL)
         continue;
-      if (!ap_is_faint (t, g->aps[k].ev))
-        y->heard_well = TRUE;
-      if (!ap_is_faint_beside (t, g->aps[k].ev, louder_of (t->strongest_dbm, t->silent_dbm)))
+      double slack = faint_slack (t, y->pub.country);
+      if (!ap_is_faint_beside (t, g->aps[k].ev, t->strongest_dbm, slack))
+        y->pub.heard_well = TRUE;
+      if (!ap_is_faint_beside (t, g->aps[k].ev, louder_of (t->strongest_dbm, t->silent_dbm), slack))
         y->heard_loud = TRUE;
       /* devices, not votes: a campsite's network on five access points is
        * one vote but five devices installed in the place (rule 12 weighs
@@ -848,8 +868,8 @@ silent_reference (Tallying *t)
     {
       Tally *y = &g_array_index (t->tallies, Tally, i);
 
-      if (y->heard_well && !y->heard_loud && other_country_named (t, y))
-        y->heard_well = FALSE, y->faint_by_silent = TRUE;
+      if (y->pub.heard_well && !y->heard_loud && other_country_named (t, y))
+        y->pub.heard_well = FALSE, y->faint_by_silent = TRUE;
     }
 }
 
@@ -1097,7 +1117,7 @@ beacon_witnesses (Tallying *t)
       Tally *y = &g_array_index (t->tallies, Tally, i);
       gboolean dissent = FALSE;
 
-      if (y->beacon_ga_votes < MIN (p->beacon_min_aps, 2u) || !y->heard_well)
+      if (y->beacon_ga_votes < MIN (p->beacon_min_aps, 2u) || !y->pub.heard_well)
         continue;
       /* "No dissent" means no other country has the APs for a witness of
        * its own; a lone AP naming something else is shown, not counted. */
@@ -1127,11 +1147,11 @@ beacon_witnesses (Tallying *t)
       if (!y->pub.beacon_network)
         continue;
       if ((by_share != RL_COUNTRY_NONE && by_share != y->pub.country) || rest_says_otherwise (t, y) ||
-          !y->heard_well || fix_places_elsewhere (t, y))
+          !y->pub.heard_well || fix_places_elsewhere (t, y))
         {
           y->pub.beacon_network = FALSE;
           y->network_yields = TRUE;
-          t->network_yielded |= y->heard_well;
+          t->network_yielded |= y->pub.heard_well;
         }
       else if (others_say_so (t, y))
         y->beacon_witnesses = 2;    /* the network's word and the other operators' */
@@ -1293,7 +1313,7 @@ other_place_here (const Tallying *t, const Tally *y, RlCountry *other)
       /* faint, but the share: the neighbours' routers through the walls
        * while the household's own router, bought at home, sits on the desk
        * (a Slovak family in Kittsee on its Slovak SIM) */
-      if (!o->heard_well && o->beacon_ga_votes >= p->beacon_min_aps &&
+      if (!o->pub.heard_well && o->beacon_ga_votes >= p->beacon_min_aps &&
           holds_share (p, o->beacon_ga_votes, t->n_ga_votes))
         return overruled_by (o, other);
     }
@@ -1326,7 +1346,7 @@ locals_dissent (const Tallying *t, const Tally *y)
   for (guint i = 0; i < t->tallies->len; i++)
     {
       const Tally *o = &g_array_index (t->tallies, Tally, i);
-      if (o != y && o->pub.country != y->pub.country && o->tz_primary && o->heard_well &&
+      if (o != y && o->pub.country != y->pub.country && o->tz_primary && o->pub.heard_well &&
           o->beacon_ga_votes >= p->beacon_min_aps && ga_operators (o) >= 2 && within_reach (o, y))
         return o;
     }
@@ -1598,7 +1618,7 @@ tally_gps_plurality (Tallying *t)
   /* two operators of globally administered addresses: the hotspots' pool is no second */
   if (x == NULL || x->beacon_witnesses > 0 || x->beacon_ga_votes == 0 ||
       ga_operators (x) < 2 ||
-      x->beacon_ga_votes < t->params->beacon_min_aps || (!x->heard_well && !x->gps_strong))
+      x->beacon_ga_votes < t->params->beacon_min_aps || (!x->pub.heard_well && !x->gps_strong))
     return;
   for (guint i = 0; i < t->tallies->len; i++)
     {
@@ -2237,7 +2257,7 @@ describe_beacons (GString *s, const Tally *y, const Tallying *t)
   if (y->faint_by_silent && y->beacon_ga_votes > 0)
     g_string_append_printf (s, "; all heard faintly beside an access point at %.0f dBm that sends no country, "
                             "at most dissent", t->silent_dbm);
-  else if (!y->heard_well && y->beacon_ga_votes > 0)
+  else if (!y->pub.heard_well && y->beacon_ga_votes > 0)
     g_string_append (s, "; all heard faintly, at most dissent");
   if (y->beacon_ga_votes < ga_devices)
     g_string_append_printf (s, "; %u vote%s after the cap of %u per operator", y->beacon_votes,
@@ -2881,7 +2901,8 @@ rl_policy_decide (const RlPolicyParams *params,
                   gint64 now)
 {
   g_autoptr (RlDecision) d = NULL;
-  Tallying t = { .params = params, .regmap = regmap, .regmap_data = regmap_data, .settles_at = RL_NEVER };
+  Tallying t = { .params = params, .regmap = regmap, .regmap_data = regmap_data, .settles_at = RL_NEVER,
+                 .previous = previous };
   Verdict v;
   RlTerritoryShift shift;
   g_autofree RlEvidence *attributed = NULL;

@@ -110,6 +110,8 @@ typedef struct {
   gboolean cell;           /* a modem's registered network names it (its MCC) */
   gboolean cell_ambiguous; /* … and other countries too (MCC 310: US and its territories): confirms only */
   gboolean driver;         /* a self-managed card's firmware names it, beside a fix or a cell: confirms only */
+  gboolean heard_well;     /* one of its access points is not faint (rule 4b); the next decision's
+                            * faint test gives it a few dB of slack (hysteresis) */
 } RlCandidate;
 
 typedef struct {

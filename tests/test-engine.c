@@ -306,6 +306,44 @@ test_silent_router_two_scans (void)
     }
 }
 
+/* An access point's signal is no part of its vote (skip-unchanged), but
+ * the faint rule reads it: each scan's end weighs the signals again.  A
+ * flat in Kehl by the Rhine, the family's box on the desk (DE, -45 dBm),
+ * three routers in Strasbourg across the river, the Paris clock: the
+ * French routers rise above the faint line (-75 dBm) and fall below it
+ * again, every scan hearing the same access points. */
+static void
+test_signals_weighed_per_scan (void)
+{
+  g_autoptr (RlConfig) config = rl_config_new_default ();
+  g_autoptr (RlEngine) e = NULL;
+  static const struct { int dbm; RlCountry country; } scans[] = {
+    { -80, RL_COUNTRY_WORLD }, { -70, FR }, { -77, FR }, { -81, RL_COUNTRY_WORLD },
+  };
+  RlEvidence tz;
+  gint64 t = T0;
+
+  config->policy.hold_down_s = 0;
+  config->policy.hold_down_unheard_s = 0;
+  e = rl_engine_new (config, NULL);
+  rl_evidence_init (&tz, RL_SOURCE_TIMEZONE, "timezone", T0, RL_NEVER);
+  rl_evidence_add_country (&tz, FR);
+  tz.strength = 1.0;
+  g_strlcpy (tz.detail, "Europe/Paris", sizeof tz.detail);
+  rl_engine_add (e, &tz);
+  for (guint i = 0; i < G_N_ELEMENTS (scans); i++, t += 60 * SEC)
+    {
+      for (guint k = 0; k < 4; k++)
+        {
+          RlEvidence ap = beacon (k, k == 3 ? DE : FR, t, config);
+          ap.beacon.signal_mbm = k == 3 ? -4500 : (scans[i].dbm - (int) k) * 100;
+          rl_engine_add (e, &ap);
+        }
+      rl_engine_scan (e, t - SEC, RL_BANDS_ANY);
+      g_assert_cmpuint (run_until (e, t + SEC)->country, ==, scans[i].country);
+    }
+}
+
 static void
 put_all (RlEngine *e, RlCountry gps_country, RlCountry ap_country, gint64 at, const RlConfig *config)
 {
@@ -521,6 +559,7 @@ main (int argc, char **argv)
   g_test_add_func ("/engine/resume-no-wait", test_resume_no_wait);
   g_test_add_func ("/engine/cell-awaits-first-scan", test_cell_awaits_first_scan);
   g_test_add_func ("/engine/silent-router-two-scans", test_silent_router_two_scans);
+  g_test_add_func ("/engine/signals-weighed-per-scan", test_signals_weighed_per_scan);
   g_test_add_func ("/engine/resume-drops-the-cell", test_resume_drops_the_cell);
   g_test_add_func ("/engine/skip-unchanged", test_skip_unchanged);
   g_test_add_func ("/engine/reexplain-moved", test_reexplain_moved);

@@ -606,6 +606,67 @@ test_faint_and_zone (void)
   }
 }
 
+/* Rule 4b's hysteresis: a café in Kerkrade (NL) on the Nieuwstraat, whose
+ * middle is the German border.  Its own box came from the other side of
+ * the street (a Telekom router, DE, -50 dBm on the counter: the faint line
+ * is at -80); three Dutch routers in the flats behind; the modem on KPN;
+ * a German visitor's Berlin clock.  Scan after scan the Dutch routers'
+ * signals wander around the line; whether they are heard well changes
+ * only where they leave a band of 5 dB around it. */
+static void
+test_faint_hysteresis (void)
+{
+  g_autoptr (GArray) a = g_array_new (FALSE, TRUE, sizeof (RlEvidence));
+  g_autoptr (RlDecision) d = NULL;
+  /* the loudest Dutch router's signal per scan, and whether NL is then
+   * heard well: each decision is made with the one before */
+  static const struct { int dbm; gboolean well; } scans[] = {
+    { -79, TRUE },   /* first heard just above the line: heard well */
+    { -82, TRUE },   /* below the line, but within the band: still */
+    { -83, FALSE },  /* below the band: faint */
+    { -79, FALSE },  /* above the line, within the band: still faint */
+    { -78, FALSE },
+    { -77, TRUE },   /* above the band: heard well again */
+  };
+
+  add_ap (a, "e8:1b:69:20:11:c0", "DE", "Telekom-11C0", 2412);
+  set_signal (a, 0, -50);
+  add_ap (a, "e8:ad:a6:73:0c:18", "NL", "KPN730C18", 2437);
+  add_ap (a, "44:e1:37:a2:5e:90", "NL", "Ziggo2741169", 2462);
+  add_ap (a, "0c:8e:29:55:31:a2", "NL", "Odido-31A2", 2412);
+  add_cell (a, "NL");
+  add_zone (a, "DE,DK,NO,SE,SJ");
+  for (guint i = 0; i < G_N_ELEMENTS (scans); i++)
+    {
+      RlDecision *next;
+
+      set_signal (a, 1, scans[i].dbm);
+      set_signal (a, 2, scans[i].dbm - 3);
+      set_signal (a, 3, scans[i].dbm - 5);
+      next = decide_at (a, d, NOW + i * 30 * RL_USEC_PER_SEC);
+      g_clear_pointer (&d, rl_decision_free);
+      d = next;
+      if (candidate (d, "NL")->heard_well != scans[i].well)
+        g_error ("scan %u at %d dBm: NL heard %s", i, scans[i].dbm, scans[i].well ? "faintly" : "well");
+      /* heard well, the Dutch routers and the mast are two witnesses for
+       * NL; heard faintly, the mast is alone */
+      g_assert_cmpstr (rl_country_to_string (d->country, (char[3]) { 0 }), ==, scans[i].well ? "NL" : "00");
+    }
+  /* a decision made without the one before has no band: the line itself */
+  set_signal (a, 1, -79);
+  {
+    g_autoptr (RlDecision) fresh = decide_at (a, NULL, NOW);
+    g_assert_true (candidate (fresh, "NL")->heard_well);
+  }
+  set_signal (a, 1, -81);
+  set_signal (a, 2, -84);
+  set_signal (a, 3, -86);
+  {
+    g_autoptr (RlDecision) fresh = decide_at (a, NULL, NOW);
+    g_assert_false (candidate (fresh, "NL")->heard_well);
+  }
+}
+
 /* Rule 4b, the loudest router sends no country: a flat in Valga (EE) on
  * the Latvian line, its own router on the desk sending no Country element,
  * an Elisa box next door, three Latvian routers across the street heard
@@ -1537,6 +1598,7 @@ main (int argc, char **argv)
   g_test_add_func ("/policy/scenario-ssid-bytes", test_scenario_ssid_bytes);
   g_test_add_func ("/policy/rule/zone-not-beside-foreign-mast", test_zone_not_beside_foreign_mast);
   g_test_add_func ("/policy/rule/faint-beside-silent-router", test_faint_beside_silent_router);
+  g_test_add_func ("/policy/rule/faint-hysteresis", test_faint_hysteresis);
   g_test_add_func ("/policy/rule/ambiguous-gps", test_ambiguous_gps);
   g_test_add_func ("/policy/rule/locally-administered", test_locally_administered);
   g_test_add_func ("/policy/rule/la-sibling-rules", test_la_sibling_rules);
