@@ -14,6 +14,7 @@ struct RlEngine {
   guint unheard_s;          /* the configured hold_down_unheard */
   RlPolicyAir air;          /* what the last scans heard besides the items (rl_engine_heard_silent) */
   gint32 silent_last;       /* the last scan's loudest AP sending no country */
+  gboolean once_withdrawn;  /* since the last scan's end, an access point one scan only had heard went */
   RlEvidenceSet *set;
   RlDecision *decision;     /* in force; NULL before the first */
   gboolean dirty;           /* something that counts changed since it */
@@ -170,6 +171,8 @@ rl_engine_scan_ended (RlEngine *e)
 {
   e->scanned = TRUE;
   update_unheard (e);
+  e->air.withdrew_once_heard = e->once_withdrawn;
+  e->once_withdrawn = FALSE;
   /* the signals the access points were heard at moved (same_vote ()
    * leaves them out): the faint rule weighs them again, its hysteresis
    * keeping a router at the threshold from toggling a witness */
@@ -204,8 +207,10 @@ forget_silent (RlEngine *e)
 guint
 rl_engine_scan (RlEngine *e, gint64 since, guint bands)
 {
-  guint n = rl_evidence_set_drop_unheard (e->set, since, bands);
+  guint once;
+  guint n = rl_evidence_set_drop_unheard (e->set, since, bands, &once);
 
+  e->once_withdrawn |= once > 0;
   rl_engine_scan_ended (e);
 
   if (n > 0 && rl_evidence_set_count_kind (e->set, RL_SOURCE_BEACON) == 0)
@@ -225,6 +230,8 @@ rl_engine_withdraw (RlEngine *e, const char *key)
   if (item == NULL)
     return FALSE;
   kind = item->kind;
+  /* the live BSS table and scan logs withdraw what a scan missed */
+  e->once_withdrawn |= rl_beacon_heard_once (item);
   rl_evidence_set_remove (e->set, key);
   if (rl_evidence_set_count_kind (e->set, kind) == 0)
     e->last_delivery[kind] = 0;
@@ -276,6 +283,7 @@ rl_engine_resume (RlEngine *e, gint64 time)
   e->resumed_at = time;
   e->wait_until = time + e->resume_wait;
   e->scanned = FALSE;
+  e->once_withdrawn = e->air.withdrew_once_heard = FALSE;
   forget_silent (e);
   update_unheard (e);
   /* after a sleep the machine may be anywhere: a territory a fix placed it

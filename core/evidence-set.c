@@ -567,9 +567,9 @@ rl_evidence_set_expire (RlEvidenceSet *set, gint64 now)
 }
 
 guint
-rl_evidence_set_drop_unheard (RlEvidenceSet *set, gint64 since, guint bands)
+rl_evidence_set_drop_unheard (RlEvidenceSet *set, gint64 since, guint bands, guint *n_once)
 {
-  guint removed = 0;
+  guint removed = 0, once = 0;
 
   for (guint i = set->items->len; i > 0; i--)
     {
@@ -577,9 +577,12 @@ rl_evidence_set_drop_unheard (RlEvidenceSet *set, gint64 since, guint bands)
       if (ev->kind != RL_SOURCE_BEACON || !rl_band_covered (bands, rl_band_from_freq (ev->beacon.freq_mhz)) ||
           !rl_beacon_scan_done (ev->observed_at >= since, &ev->beacon.heard_scans, &ev->beacon.missed_scans))
         continue;
+      once += rl_beacon_heard_once (ev);
       remove_at (set, i - 1, since);
       removed++;
     }
+  if (n_once != NULL)
+    *n_once = once;
   return removed;
 }
 

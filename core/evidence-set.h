@@ -66,8 +66,9 @@ guint rl_evidence_set_expire (RlEvidenceSet *set, gint64 now);
 /* A scan covering @bands (RlBand mask, or RL_BANDS_ANY) that began at
  * @since did not hear the beacons observed before @since on those bands:
  * those that RL_SCANS_MISSED_GONE such scans in a row missed are gone.
- * Returns how many were dropped. */
-guint rl_evidence_set_drop_unheard (RlEvidenceSet *set, gint64 since, guint bands);
+ * Returns how many were dropped; *@n_once (may be NULL) counts those of
+ * them one scan only had heard (rl_beacon_heard_once). */
+guint rl_evidence_set_drop_unheard (RlEvidenceSet *set, gint64 since, guint bands, guint *n_once);
 /* After resume: drops GPS and beacon observations made before @time. */
 guint rl_evidence_set_drop_observed_before (RlEvidenceSet *set, gint64 time);
 const RlEvidence *rl_evidence_set_items (const RlEvidenceSet *set, gsize *n_items);

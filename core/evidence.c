@@ -21,6 +21,12 @@ rl_country_parse (const char *text, RlCountry *out)
   return TRUE;
 }
 
+gboolean
+rl_beacon_heard_once (const RlEvidence *ev)
+{
+  return ev->kind == RL_SOURCE_BEACON && ev->beacon.heard_since == ev->observed_at;
+}
+
 const char *
 rl_country_to_string (RlCountry country, char out[3])
 {

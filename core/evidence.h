@@ -188,6 +188,10 @@ typedef struct {
   char radio[40];
 } RlEvidence;
 
+/* A beacon item whose current run is one sighting: heard by one scan only
+ * (a passer-by, or a faint router a scan heard once and the next missed). */
+gboolean rl_beacon_heard_once (const RlEvidence *ev);
+
 void rl_evidence_init (RlEvidence *ev, RlSourceKind kind, const char *key, gint64 observed_at, gint64 expires_at);
 /* Adds a country to the candidate set (ignored when already present or full). */
 void rl_evidence_add_country (RlEvidence *ev, RlCountry country);

@@ -243,6 +243,7 @@ typedef struct {
   double suspect_dbm;       /* the strongest suspect AP; 0: none with a signal known */
   double silent_dbm;        /* the loudest AP of the last scan sending no country (RlPolicyAir); 0: none */
   const RlDecision *previous;/* the decision before, or NULL: the faint rule's hysteresis */
+  gboolean withdrew_once;   /* the last scan withdrew an AP one scan only had heard (RlPolicyAir) */
   gboolean network_yielded; /* a large network yielded to another country's APs */
   /* privacy (docs/design.md, "Private data") */
   const RlEvidence *zone_ev;/* the timezone item @zone comes from */
@@ -2084,6 +2085,20 @@ dissenter (const Tallying *t, const Tally *best)
   return NULL;
 }
 
+/* Does @t count more access points for @country than the previous
+ * decision did? */
+static gboolean
+aps_gained (const Tallying *t, const RlDecision *previous, RlCountry country)
+{
+  const Tally *now = tally_find (t, country);
+  guint before = 0;
+
+  for (guint i = 0; previous != NULL && i < previous->candidates->len; i++)
+    if (g_array_index (previous->candidates, RlCandidate, i).country == country)
+      before = g_array_index (previous->candidates, RlCandidate, i).beacon_aps;
+  return now != NULL && now->pub.beacon_aps > before;
+}
+
 /* Did the previous decision count more access points for another country
  * than @t does: a dissenter withdrawn? */
 static gboolean
@@ -2100,16 +2115,19 @@ dissent_withdrawn (const Tallying *t, const RlDecision *previous, RlCountry targ
 }
 
 /* Rule 8: agreement that began as a scan withdrew another country's
- * access point, with access points still naming another country, must
- * outlast the next scan.  A scan that missed the faint dissenter (a
- * Timor-Leste router in a Dili guesthouse, the farther US router of a
- * Point Roberts cabin) withdraws it at once; the hold-down is shorter than
- * the time to the next scan, which hears it again.  TRUE while no scan
- * newer than the one heard when the agreement began has come. */
+ * access point must outlast the next scan, while access points still name
+ * another country or the scan withdrew some that only the scan before had
+ * heard and heard no new one for the target.  A scan that missed the faint dissenter (a Timor-Leste router in
+ * a Dili guesthouse, the farther US router of a Point Roberts cabin, the
+ * Chinese routers of an embassy's neighbours after a resume) withdraws it
+ * at once; the hold-down is shorter than the time to the next scan, which
+ * hears it again.  TRUE while no scan newer than the one heard when the
+ * agreement began has come. */
 static gboolean
 awaits_scan (const Tallying *t, const Tally *best, const RlDecision *d)
 {
-  return d->candidate_heard != 0 && t->last_heard <= d->candidate_heard && dissenter (t, best) != NULL;
+  return d->candidate_heard != 0 && t->last_heard <= d->candidate_heard &&
+         (dissenter (t, best) != NULL || d->candidate_once);
 }
 
 /* Does agreement on @best rest on a modem's network, with nothing heard on
@@ -2156,6 +2174,11 @@ pick (const Tallying *t, const RlDecision *previous, const RlEvidence *override,
        * point waits for the next scan (rule 8) */
       d->candidate_heard = same ? previous->candidate_heard
                                 : dissent_withdrawn (t, previous, target) ? t->last_heard : 0;
+      /* … even with none left, if it withdrew some only the scan before
+       * had heard and brought no new access point for the target: the
+       * same place, heard once without its neighbours */
+      d->candidate_once = same ? previous->candidate_once
+                               : d->candidate_heard != 0 && t->withdrew_once && !aps_gained (t, previous, target);
       v->hold_until = d->candidate_since + (gint64) v->hold_s * RL_USEC_PER_SEC;
       v->awaits_scan = target != prev_country && now >= v->hold_until && awaits_scan (t, best, d);
     }
@@ -2591,9 +2614,14 @@ explain_agreement (const Verdict *v, const Tallying *t, gint64 now, GString *lin
       g_string_append_printf (line, "%s agreed, waiting for the next scan", cc);
       g_string_append_printf (why, "Evidence agrees on %s (confidence %.2f: ", cc, y->pub.confidence);
       describe_support (why, y, t);
-      g_string_append_printf (why, "), but access points naming %s were heard when the agreement began: it must "
-                              "outlast the next scan, which may hear one missed, before leaving 00.",
-                              rl_country_to_string (o ? o->pub.country : RL_COUNTRY_NONE, cc2));
+      if (o != NULL)
+        g_string_append_printf (why, "), but access points naming %s were heard when the agreement began: it must "
+                                "outlast the next scan, which may hear one missed, before leaving 00.",
+                                rl_country_to_string (o->pub.country, cc2));
+      else
+        g_string_append (why, "), but it began as a scan missed access points naming another country that only the "
+                              "scan before had heard: it must outlast the next scan, which may hear them again, "
+                              "before leaving 00.");
       return;
     }
   g_string_append_printf (line, "%s agreed, holding %.0f s more", cc, (double) (v->hold_until - now) / RL_USEC_PER_SEC);
@@ -2919,7 +2947,10 @@ rl_policy_decide (const RlPolicyParams *params,
     evidence = attributed;
 
   if (air != NULL)
-    t.silent_dbm = air->silent_mbm / 100.0;
+    {
+      t.silent_dbm = air->silent_mbm / 100.0;
+      t.withdrew_once = air->withdrew_once_heard;
+    }
   d = rl_decision_new_initial ();
   d->fix_place = shift.fix_place;
   apply_contradictions (&t, previous, evidence, n_evidence, now, d);

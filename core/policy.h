@@ -122,6 +122,7 @@ typedef struct {
   RlCountry candidate;     /* leading candidate with agreement, or NONE */
   gint64 candidate_since;  /* evidence time agreement on @candidate began */
   gint64 candidate_heard;  /* began as a scan withdrew a dissenter: the last scan then; 0: not so */
+  gboolean candidate_once; /* … a dissenter that scan's forerunner alone had heard (RlPolicyAir) */
   gint64 changed_at;       /* evidence time @country/@state last changed */
   gint64 next_check;       /* earliest instant this may change with no new evidence; RL_NEVER */
   GArray *candidates;      /* RlCandidate, best first */
@@ -162,6 +163,9 @@ typedef struct {
    * measures faintness from it too where other evidence names another
    * country: a family's own box on the desk often sends none. */
   gint32 silent_mbm;
+  /* The last scan withdrew an access point that only the scan before had
+   * heard: agreement beginning as it went waits for the next scan (rule 8). */
+  gboolean withdrew_once_heard;
 } RlPolicyAir;
 
 /* @previous may be NULL (first decision).  @evidence is not modified.

@@ -344,6 +344,80 @@ test_signals_weighed_per_scan (void)
     }
 }
 
+/* beacon () @k < 4 naming @own, from @k = 4 on devices of their own
+ * naming @other */
+static RlEvidence
+neighbour (guint k, RlCountry own, RlCountry other, gint64 at, const RlConfig *config)
+{
+  RlEvidence ap = beacon (k, k < 4 ? own : other, at, config);
+
+  if (k >= 4)
+    {
+      ap.beacon.bssid[3] = 0x20;
+      g_snprintf (ap.key, sizeof ap.key, "beacon:%02x:%02x:%02x:%02x:%02x:%02x", ap.beacon.bssid[0], ap.beacon.bssid[1],
+                  ap.beacon.bssid[2], ap.beacon.bssid[3], ap.beacon.bssid[4], ap.beacon.bssid[5]);
+    }
+  return ap;
+}
+
+/* Rule 8: an embassy's own network of four operators'
+ * routers (KR), three Chinese neighbours' routers heard by the first scan
+ * only and missed by the second, which withdraws them at once.  KR agrees
+ * as they go, but they were heard by one scan only: KR waits for the next
+ * scan, which hears them again.  In round 1 the neighbours were heard by
+ * two scans before two missed them (the machine left): KR after the
+ * hold-down alone. */
+static void
+test_once_heard_dissent_waits (void)
+{
+  g_autoptr (RlConfig) config = rl_config_new_default ();
+  const RlCountry KR = RL_COUNTRY ('K', 'R'), CN = RL_COUNTRY ('C', 'N');
+  RlEvidence tz;
+
+  rl_evidence_init (&tz, RL_SOURCE_TIMEZONE, "timezone", T0, RL_NEVER);
+  rl_evidence_add_country (&tz, KR);
+  tz.strength = 1.0;
+  for (guint round = 0; round < 2; round++)
+    {
+      g_autoptr (RlEngine) e = rl_engine_new (config, NULL);
+      /* scans every 60 s; the neighbours heard by scans 0 (and 1 in round 1) */
+      guint heard_cn = round == 0 ? 1 : 2, agree_scan = round == 0 ? 1 : 3;
+      gint64 t = T0;
+
+      rl_engine_add (e, &tz);
+      for (guint scan = 0; scan <= agree_scan; scan++, t += 60 * SEC)
+        {
+          for (guint k = 0; k < 4 + (scan < heard_cn ? 3 : 0); k++)
+            {
+              RlEvidence ap = neighbour (k, KR, CN, t, config);
+              rl_engine_add (e, &ap);
+            }
+          rl_engine_scan (e, t - SEC, RL_BANDS_ANY);
+          run_until (e, t + SEC);
+        }
+      /* KR agreed at the last scan: the hold-down (30 s) is over well
+       * before the next scan */
+      t -= 60 * SEC;
+      const RlDecision *d = run_until (e, t + 50 * SEC);
+      g_assert_cmpuint (d->candidate, ==, KR);
+      g_assert_cmpuint (d->country, ==, round == 0 ? RL_COUNTRY_WORLD : KR);
+      if (round == 0)
+        {
+          g_assert_nonnull (strstr (d->explanation, "a scan missed access points naming another country that only the "
+                                                    "scan before had heard"));
+          /* which hears the neighbours again */
+          t += 60 * SEC;
+          for (guint k = 0; k < 7; k++)
+            {
+              RlEvidence ap = neighbour (k, KR, CN, t, config);
+              rl_engine_add (e, &ap);
+            }
+          rl_engine_scan (e, t - SEC, RL_BANDS_ANY);
+          g_assert_cmpuint (run_until (e, t + 60 * SEC)->country, ==, RL_COUNTRY_WORLD);
+        }
+    }
+}
+
 static void
 put_all (RlEngine *e, RlCountry gps_country, RlCountry ap_country, gint64 at, const RlConfig *config)
 {
@@ -560,6 +634,7 @@ main (int argc, char **argv)
   g_test_add_func ("/engine/cell-awaits-first-scan", test_cell_awaits_first_scan);
   g_test_add_func ("/engine/silent-router-two-scans", test_silent_router_two_scans);
   g_test_add_func ("/engine/signals-weighed-per-scan", test_signals_weighed_per_scan);
+  g_test_add_func ("/engine/once-heard-dissent-waits", test_once_heard_dissent_waits);
   g_test_add_func ("/engine/resume-drops-the-cell", test_resume_drops_the_cell);
   g_test_add_func ("/engine/skip-unchanged", test_skip_unchanged);
   g_test_add_func ("/engine/reexplain-moved", test_reexplain_moved);

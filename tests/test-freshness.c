@@ -244,13 +244,13 @@ test_drop_unheard (void)
   rl_evidence_set_put (set, &b);
   rl_evidence_set_put (set, &c);
   rl_evidence_set_put (set, &d);
-  g_assert_cmpuint (rl_evidence_set_drop_unheard (set, T0 + 58 * SEC, RL_BAND_2GHZ), ==, 1);
+  g_assert_cmpuint (rl_evidence_set_drop_unheard (set, T0 + 58 * SEC, RL_BAND_2GHZ, NULL), ==, 1);
   g_assert_null (item (set, "beacon:3c:a6:2f:11:22:01"));
   g_assert_nonnull (item (set, "beacon:00:1f:3f:22:33:02"));
   g_assert_nonnull (item (set, "beacon:00:24:01:01:00:01"));
   g_assert_nonnull (item (set, "beacon:f4:ca:e5:10:00:01"));
   /* a scan of every band also speaks for APs of unknown band */
-  g_assert_cmpuint (rl_evidence_set_drop_unheard (set, T0 + 58 * SEC, RL_BANDS_ANY), ==, 2);
+  g_assert_cmpuint (rl_evidence_set_drop_unheard (set, T0 + 58 * SEC, RL_BANDS_ANY, NULL), ==, 2);
   g_assert_cmpuint (rl_band_from_freq (2484), ==, RL_BAND_2GHZ);
   g_assert_cmpuint (rl_band_from_freq (5825), ==, RL_BAND_5GHZ);
   g_assert_cmpuint (rl_band_from_freq (5955), ==, RL_BAND_6GHZ);
@@ -265,29 +265,33 @@ test_drop_unheard_steady (void)
   g_autoptr (RlEvidenceSet) set = rl_evidence_set_new (16);
   RlEvidence steady = beacon_at (T0, "3c:a6:2f:11:22:01", "DE", 2437, "FRITZ!Box 7590 XY");
   RlEvidence mifi = beacon_at (T0 + 30 * SEC, "00:15:ff:26:e1:d0", "US", 2462, "Verizon-MiFi8800L");
+  guint once;
 
   /* scan 1 (from T0 - 2 s) hears the steady AP */
   rl_evidence_set_put (set, &steady);
-  g_assert_cmpuint (rl_evidence_set_drop_unheard (set, T0 - 2 * SEC, RL_BANDS_ANY), ==, 0);
+  g_assert_cmpuint (rl_evidence_set_drop_unheard (set, T0 - 2 * SEC, RL_BANDS_ANY, NULL), ==, 0);
   /* scan 2 (from T0 + 28 s) hears both */
   steady.observed_at = T0 + 30 * SEC;
   rl_evidence_set_put (set, &steady);
   rl_evidence_set_put (set, &mifi);
-  g_assert_cmpuint (rl_evidence_set_drop_unheard (set, T0 + 28 * SEC, RL_BANDS_ANY), ==, 0);
+  g_assert_cmpuint (rl_evidence_set_drop_unheard (set, T0 + 28 * SEC, RL_BANDS_ANY, NULL), ==, 0);
   g_assert_cmpuint (item (set, "beacon:3c:a6:2f:11:22:01")->beacon.heard_scans, ==, 2);
-  /* scan 3 hears neither: the MiFi is gone, the steady AP stays */
-  g_assert_cmpuint (rl_evidence_set_drop_unheard (set, T0 + 58 * SEC, RL_BANDS_ANY), ==, 1);
+  /* scan 3 hears neither: the MiFi is gone, heard by one scan only; the
+   * steady AP stays */
+  g_assert_cmpuint (rl_evidence_set_drop_unheard (set, T0 + 58 * SEC, RL_BANDS_ANY, &once), ==, 1);
+  g_assert_cmpuint (once, ==, 1);
   g_assert_null (item (set, "beacon:00:15:ff:26:e1:d0"));
   g_assert_nonnull (item (set, "beacon:3c:a6:2f:11:22:01"));
   /* scan 4 hears it again: the count of misses starts afresh, the run goes on */
   steady.observed_at = T0 + 90 * SEC;
   rl_evidence_set_put (set, &steady);
-  g_assert_cmpuint (rl_evidence_set_drop_unheard (set, T0 + 88 * SEC, RL_BANDS_ANY), ==, 0);
+  g_assert_cmpuint (rl_evidence_set_drop_unheard (set, T0 + 88 * SEC, RL_BANDS_ANY, NULL), ==, 0);
   g_assert_cmpuint (item (set, "beacon:3c:a6:2f:11:22:01")->beacon.missed_scans, ==, 0);
   g_assert_cmpint (item (set, "beacon:3c:a6:2f:11:22:01")->beacon.heard_since, ==, T0);
   /* scans 5 and 6 miss it: gone at the second */
-  g_assert_cmpuint (rl_evidence_set_drop_unheard (set, T0 + 118 * SEC, RL_BANDS_ANY), ==, 0);
-  g_assert_cmpuint (rl_evidence_set_drop_unheard (set, T0 + 148 * SEC, RL_BANDS_ANY), ==, 1);
+  g_assert_cmpuint (rl_evidence_set_drop_unheard (set, T0 + 118 * SEC, RL_BANDS_ANY, NULL), ==, 0);
+  g_assert_cmpuint (rl_evidence_set_drop_unheard (set, T0 + 148 * SEC, RL_BANDS_ANY, &once), ==, 1);
+  g_assert_cmpuint (once, ==, 0);
   g_assert_null (item (set, "beacon:3c:a6:2f:11:22:01"));
 }
 

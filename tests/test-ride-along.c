@@ -51,7 +51,7 @@ scan (RlEvidenceSet *set, guint minute, const char *const *bssids)
       RlEvidence ev = beacon_at (start + 2 * SEC, heard, slash != NULL ? slash + 1 : "DE");
       g_assert_true (rl_evidence_set_put (set, &ev));
     }
-  rl_evidence_set_drop_unheard (set, start, RL_BANDS_ANY);
+  rl_evidence_set_drop_unheard (set, start, RL_BANDS_ANY, NULL);
   rl_evidence_set_update_riders (set, end);
 }
 
