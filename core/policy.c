@@ -2141,6 +2141,25 @@ unheard_cell (const Tallying *t, const Tally *best)
   return best != NULL && best->pub.cell && !best->pub.gps && best->beacon_witnesses == 0 && t->last_heard == 0;
 }
 
+/* Agreement on @target: since when, and whether it waits for the next
+ * scan (rule 8). */
+static void
+track_agreement (const Tallying *t, const RlDecision *previous, RlCountry target, gint64 now, RlDecision *d)
+{
+  gboolean same = previous != NULL && previous->candidate == target;
+
+  d->candidate = target;
+  d->candidate_since = same ? previous->candidate_since : now;
+  /* agreement that began as a scan withdrew another country's access
+   * point waits for the next scan */
+  d->candidate_heard = same ? previous->candidate_heard : dissent_withdrawn (t, previous, target) ? t->last_heard : 0;
+  /* … even with none left, if it withdrew some only the scan before had
+   * heard and brought no new access point for the target: the same place,
+   * heard once without its neighbours */
+  d->candidate_once = same ? previous->candidate_once
+                           : d->candidate_heard != 0 && t->withdrew_once && !aps_gained (t, previous, target);
+}
+
 /* Chooses state, reason, country and the hold-down bookkeeping. */
 static void
 pick (const Tallying *t, const RlDecision *previous, const RlEvidence *override, gint64 now,
@@ -2167,18 +2186,7 @@ pick (const Tallying *t, const RlDecision *previous, const RlEvidence *override,
     }
   if (target != RL_COUNTRY_NONE)
     {
-      gboolean same = previous != NULL && previous->candidate == target;
-      d->candidate = target;
-      d->candidate_since = same ? previous->candidate_since : now;
-      /* agreement that began as a scan withdrew another country's access
-       * point waits for the next scan (rule 8) */
-      d->candidate_heard = same ? previous->candidate_heard
-                                : dissent_withdrawn (t, previous, target) ? t->last_heard : 0;
-      /* … even with none left, if it withdrew some only the scan before
-       * had heard and brought no new access point for the target: the
-       * same place, heard once without its neighbours */
-      d->candidate_once = same ? previous->candidate_once
-                               : d->candidate_heard != 0 && t->withdrew_once && !aps_gained (t, previous, target);
+      track_agreement (t, previous, target, now, d);
       v->hold_until = d->candidate_since + (gint64) v->hold_s * RL_USEC_PER_SEC;
       v->awaits_scan = target != prev_country && now >= v->hold_until && awaits_scan (t, best, d);
     }
