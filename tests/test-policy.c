@@ -1003,7 +1003,8 @@ test_fix_and_local_aps_outvote_aps (void)
 
 /* Access points: one vendor's OUIs (the IEEE listing) are one operator
  * where their SSIDs share a brand stem.  A Vienna flat: four neighbours'
- * FRITZ!Boxes bought in Germany, four AVM OUIs, all "FRITZ!Box …" and on
+ * FRITZ!Boxes bought in Germany, four AVM OUIs (one registered as "AVM
+ * GmbH", three under AVM's full name), all "FRITZ!Box …" and on
  * their German default; one Magenta box says AT; the clock is Vienna's.
  * One factory setup is one operator: its two votes (the cap) make one
  * witness, not two, and DE is not decided.  Renamed, the four are four
@@ -1014,7 +1015,7 @@ test_one_vendor_one_setup (void)
 {
   g_autoptr (GArray) a = g_array_new (FALSE, TRUE, sizeof (RlEvidence));
   static const char *const avm[] = { "98:9b:cb:10:20:30", "d0:12:cb:11:21:30", "7c:ff:4d:12:22:30",
-                                     "cc:ce:1e:13:23:30" };
+                                     "34:31:c4:13:23:30" };
   static const char *const fritz[] = { "FRITZ!Box 7530 KD", "FRITZ!Box 7590 QX", "FRITZ!Box 7490 ZT",
                                        "FRITZ!Box 6660 Cable LM" };
   static const char *const renamed[] = { "Wohnung 12", "Huber", "Zuhause-5G", "Kaffeehaus" };
@@ -1024,6 +1025,9 @@ test_one_vendor_one_setup (void)
   g_assert_cmphex (rl_oui_vendor (0xccce1e), ==, rl_oui_vendor (0x7cff4d));
   g_assert_cmphex (rl_oui_vendor (0x4c1b86), ==, rl_oui_vendor (0xe05163));
   g_assert_cmphex (rl_oui_vendor (0x4c1b86), !=, rl_oui_vendor (0xd012cb));
+  /* AVM registered as "AVM GmbH" too, Huawei as "Huawei Device" too */
+  g_assert_cmphex (rl_oui_vendor (0x3431c4), ==, rl_oui_vendor (0xd012cb));
+  g_assert_cmphex (rl_oui_vendor (0x10327e), ==, rl_oui_vendor (0xac6175));
 
   for (guint i = 0; i < G_N_ELEMENTS (avm); i++)
     add_ap (a, avm[i], "DE", fritz[i], 2412 + 25 * i);

@@ -14,7 +14,9 @@ vendor here (docs/policy.md, "Access points").
 Two MA-L assignments are one vendor when their organisation names are equal
 after normalising: upper case, punctuation dropped, legal-form words (Co.,
 Ltd., Inc., GmbH, …) dropped.  No name is merged by prefix ("Shenzhen …"
-are many firms).  The IEEE Registration Authority's own blocks (MA-M and
+are many firms); a few router makers registered under two names are named
+in ALIASES (AVM as "AVM GmbH" and under its full name: FRITZ!Boxes of both
+were two operators).  The IEEE Registration Authority's own blocks (MA-M and
 MA-S parents: many small firms) and "Private" assignments stay one
 operator per OUI.  Only the OUIs of vendors with two or more are written;
 each maps to its vendor's lowest OUI.
@@ -28,6 +30,17 @@ import sys
 DROP = frozenset('''CO LTD INC CORP CORPORATION LIMITED GMBH AG SA LLC THE COMPANY TECHNOLOGIES
 TECHNOLOGY SAS BV AB OY KG PLC SPA S A DE CV L P PTE INTERNATIONAL ELECTRONICS COMMUNICATIONS
 TECH NETWORKS TELECOMMUNICATION TELECOMMUNICATIONS'''.split())
+# One maker of routers and gateways under two registrant names (normalised):
+# the same firmware and factory defaults behind both.
+ALIASES = {
+    'AVM AUDIOVISUELLES MARKETING UND COMPUTERSYSTEME': 'AVM',
+    'HUAWEI DEVICE': 'HUAWEI',
+    'D LINK SYSTEMS': 'D LINK',
+    'SERCOMM FRANCE SARL': 'SERCOMM',
+    'SERCOMM PHILIPPINES': 'SERCOMM',
+    'SERCOMM JAPAN': 'SERCOMM',
+    'TECHNICOLOR DELIVERY BELGIUM NV': 'TECHNICOLOR CH USA',
+}
 # Not vendors: blocks the IEEE subdivides, names withheld.
 NOT_VENDORS = frozenset(['IEEE REGISTRATION AUTHORITY', 'PRIVATE', ''])
 OUI = re.compile(r'^[0-9A-F]{6}$')
@@ -51,6 +64,7 @@ def read_vendors(path):
             if not OUI.match(row[1]):
                 sys.exit(f'{path}: bad assignment {row[1]!r}')
             key = normalise(row[2])
+            key = ALIASES.get(key, key)
             if key in NOT_VENDORS:
                 continue
             vendors.setdefault(key, set()).add(int(row[1], 16))
@@ -70,11 +84,15 @@ def main():
         pairs.extend((o, first) for o in ouis if o != first)
     pairs.sort()
     # the build fails rather than ship a table that lost its big vendors:
-    # two of AVM's OUIs (FRITZ!Box) must be one vendor
+    # AVM's OUIs (FRITZ!Box) under both its names must be one vendor, and
+    # Huawei's too
     vendor_of = dict(pairs)
-    if len(pairs) < 5000 or vendor_of.get(0xD012CB) is None or \
-            vendor_of.get(0xD012CB) != vendor_of.get(0xCCCE1E, 0xCCCE1E):
-        sys.exit(f'{src}: only {len(pairs)} OUIs of multi-OUI vendors, or AVM not one vendor')
+
+    def one_vendor(*ouis):
+        return len(set(vendor_of.get(o, o) for o in ouis)) == 1 and any(o in vendor_of for o in ouis)
+
+    if len(pairs) < 5000 or not one_vendor(0xD012CB, 0xCCCE1E, 0x3431C4) or not one_vendor(0xAC6175, 0x10327E):
+        sys.exit(f'{src}: only {len(pairs)} OUIs of multi-OUI vendors, or AVM or Huawei not one vendor')
     firsts = sorted(set(f for _, f in pairs))
     index = {f: i for i, f in enumerate(firsts)}
     with open(out, 'w', encoding='utf-8') as f:
