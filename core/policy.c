@@ -1321,12 +1321,14 @@ other_place_here (const Tallying *t, const Tally *y, RlCountry *other)
   return CELL_DECIDES;
 }
 
-/* A trusted fix whose error circle does not reach @y's country. */
+/* A trusted fix whose error circle does not reach @y's country, or lies
+ * at sea: a ship leaving the coast still hears the home masts 20 nautical
+ * miles out, beyond the 12-mile line. */
 static gboolean
 fix_rules_out (const Tallying *t, const Tally *y)
 {
-  return t->gps != NULL && !(t->gps->gps.flags & RL_GPS_INFO_UNTRUSTED) && t->gps->n_countries > 0 &&
-         !gps_circle_names (t, y->pub.country);
+  return t->gps != NULL && !(t->gps->gps.flags & RL_GPS_INFO_UNTRUSTED) &&
+         (t->gps_at_sea || (t->gps->n_countries > 0 && !gps_circle_names (t, y->pub.country)));
 }
 
 /* Without a fix, @y's access points hold only the share (one witness), and
@@ -1455,7 +1457,10 @@ describe_cell (GString *s, const Tally *y, const Tallying *t, gboolean first)
       return;
     }
   g_string_append_printf (s, "%sa modem's mobile network (its MCC) %s", first ? "" : "; ",
-                          y->cell_overruled == CELL_FIX_OUTSIDE
+                          y->cell_overruled == CELL_FIX_OUTSIDE && t->gps_at_sea
+                            ? "names it, but the GPS fix lies at sea, beyond every country's waters (a mast on "
+                              "the shore): no witness"
+                          : y->cell_overruled == CELL_FIX_OUTSIDE
                             ? "names it, but the GPS fix's error circle does not reach it (a mast across the "
                               "border): no witness"
                           : y->cell_overruled == CELL_NEAR_BORDER
@@ -2714,8 +2719,14 @@ explain_world (const Verdict *v, const Tallying *t, GString *line, GString *why)
   else if (v->basis == RL_REASON_AT_SEA)
     {
       g_string_append (line, "GPS fix at sea");
-      g_string_append_printf (why, "%s is outside every country's waters: the world domain 00 applies.",
+      g_string_append_printf (why, "%s: the world domain 00 applies at sea.",
                               evidence_text (t, t->gps, "The GPS fix", text, sizeof text));
+      if (y != NULL)
+        {
+          g_string_append_printf (why, " For %s: ", cc);
+          describe_support (why, y, t);
+          g_string_append (why, ".");
+        }
     }
   else if (y == NULL)
     {

@@ -203,7 +203,7 @@ rl_gps_evidence_from_fix_cached (const RlGpsEvidenceParams *params, RlGpsLookupC
       /* "more than 4.9 km from any border": a bound, rounded down */
       p = put_str (p, ", more than ");
       p = format_distance (p, floor (where.border_m / 100) * 100);
-      p = put_str (p, where.country == RL_COUNTRY_NONE ? " from any waters" : " from any border");
+      p = put_str (p, where.country == RL_COUNTRY_NONE ? " from any country's waters" : " from any border");
     }
   else if (where.border_m >= 0)
     {
@@ -213,7 +213,7 @@ rl_gps_evidence_from_fix_cached (const RlGpsEvidenceParams *params, RlGpsLookupC
                                    : where.border_m < 1000 ? floor (where.border_m / 10) * 10
                                                            : floor (where.border_m / 100) * 100);
       if (where.neighbour == RL_COUNTRY_NONE)
-        p = put_str (p, where.country == RL_COUNTRY_NONE ? " from any waters" : " from the nearest border");
+        p = put_str (p, where.country == RL_COUNTRY_NONE ? " from any country's waters" : " from the nearest border");
       else
         {
           p = put_str (p, " from ");

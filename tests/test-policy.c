@@ -34,7 +34,7 @@ static const Case cases[] = {
   { "08-border-de-ch.scn", "CH", RL_STATE_DECIDED, RL_REASON_AGREEMENT, "near its border" },
   { "09-de-to-nl.scn", "NL", RL_STATE_DECIDED, RL_REASON_AGREEMENT, NULL },
   { "10-expiry.scn", "00", RL_STATE_WORLD, RL_REASON_NO_EVIDENCE, NULL },
-  { "11-at-sea.scn", "00", RL_STATE_WORLD, RL_REASON_AT_SEA, "outside every country's waters" },
+  { "11-at-sea.scn", "00", RL_STATE_WORLD, RL_REASON_AT_SEA, "the world domain 00 applies at sea" },
   { "12-override.scn", "DE", RL_STATE_DECIDED, RL_REASON_AGREEMENT, NULL },
   { "13-resume.scn", "DE", RL_STATE_DECIDED, RL_REASON_AGREEMENT, NULL },
   { "14-not-in-regdb.scn", "00", RL_STATE_WORLD, RL_REASON_NOT_IN_REGDB, "no rules for it" },
@@ -569,6 +569,36 @@ test_cell_beside_neighbour_locals (void)
     assert_decision (d, "00", RL_STATE_WORLD, RL_REASON_SINGLE_WITNESS);
     g_assert_cmpuint (candidate (d, "US")->witnesses, ==, 1);
     g_assert_nonnull (strstr (d->explanation, "access points of two operators say MX, whose own timezone the clock is"));
+  }
+}
+
+/* Rule 12 at sea: a cruise ship 30 km south of the Isle of Wight, beyond
+ * the UK's 12-mile line; the modem still on Vodafone UK's mast on the
+ * island, the clock Europe/London.  The modem and the clock made GB; a
+ * clean fix at sea rules the mast out as a fix across a border does. */
+static void
+test_cell_beside_fix_at_sea (void)
+{
+  g_autoptr (GArray) a = g_array_new (FALSE, TRUE, sizeof (RlEvidence));
+
+  add_cell (a, "GB");
+  add_zone (a, "GB,GG,IM,JE");
+  {
+    g_autoptr (RlDecision) d = decide_at (a, NULL, NOW);
+    assert_decision (d, "GB", RL_STATE_DECIDED, RL_REASON_AGREEMENT);   /* in port */
+  }
+  add_gps (a, "", 5);                      /* no country: at sea */
+  {
+    g_autoptr (RlDecision) d = decide_at (a, NULL, NOW);
+    assert_decision (d, "00", RL_STATE_WORLD, RL_REASON_AT_SEA);
+    g_assert_nonnull (strstr (d->explanation, "the GPS fix lies at sea, beyond every country's waters"));
+  }
+  /* a fix too rough to trust says nothing */
+  g_array_set_size (a, 2);
+  add_gps (a, "", 2000);
+  {
+    g_autoptr (RlDecision) d = decide_at (a, NULL, NOW);
+    assert_decision (d, "GB", RL_STATE_DECIDED, RL_REASON_AGREEMENT);
   }
 }
 
@@ -1615,6 +1645,7 @@ main (int argc, char **argv)
   g_test_add_func ("/policy/one-vendor-one-setup", test_one_vendor_one_setup);
   g_test_add_func ("/policy/rule/zone-confirms-own-country-for-cell", test_zone_confirms_own_country_for_cell);
   g_test_add_func ("/policy/rule/cell-beside-neighbour-locals", test_cell_beside_neighbour_locals);
+  g_test_add_func ("/policy/rule/cell-beside-fix-at-sea", test_cell_beside_fix_at_sea);
   g_test_add_func ("/policy/rule/faint-and-zone", test_faint_and_zone);
   g_test_add_func ("/policy/rule/plurality-and-circle", test_plurality_and_circle);
   g_test_add_func ("/policy/rule/eu", test_eu);

@@ -178,7 +178,7 @@ test_branches (void)
   sea = decide (a, NULL);
   g_assert_cmpint (sea->reason, ==, RL_REASON_AT_SEA);
   g_assert_nonnull (strstr (sea->explanation, "54.50N"));
-  g_assert_nonnull (strstr (sea->explanation_public, "GPS fix at sea ±8 m is outside every country's waters"));
+  g_assert_nonnull (strstr (sea->explanation_public, "GPS fix at sea ±8 m: the world domain 00 applies at sea"));
   assert_public (sea->explanation_public, NULL, "at sea");
 
   g_array_index (a, RlEvidence, 0) = gps (50.1109, 8.6821, "DE", 12000);
