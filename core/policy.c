@@ -2393,7 +2393,7 @@ describe_other_beacons (GString *s, const Tallying *t, const Tally *subject)
       describe_beacons (s, y, t);
     }
   if (more > 0)
-    g_string_append_printf (s, "; and for %u more codes", more);
+    g_string_append_printf (s, more == 1 ? "; and for %u more code" : "; and for %u more codes", more);
   if (shown > 0)
     g_string_append (s, ".");
 }
