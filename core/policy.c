@@ -2035,6 +2035,26 @@ pick_target (const Tallying *t, gboolean conflict, const Tally **best_out, Verdi
  * four operators' routers missed by two scans in a row, a roadside router
  * between two others beside a clean fix, two faint routers across a river.
  * A deciding witness for another country ends it. */
+/* Does @y's modem network decide (rule 12)? */
+static gboolean
+cell_decides (const Tally *y)
+{
+  return y->cell_strong && y->cell_overruled == CELL_DECIDES;
+}
+
+/* Did @previous have a fix naming only @country? */
+static gboolean
+fix_named (const RlDecision *previous, RlCountry country)
+{
+  for (guint i = 0; i < previous->candidates->len; i++)
+    {
+      const RlCandidate *c = &g_array_index (previous->candidates, RlCandidate, i);
+      if (c->country == country)
+        return c->gps && !c->gps_ambiguous;
+    }
+  return FALSE;
+}
+
 static gboolean
 keep_waning (const Tallying *t, const RlDecision *previous, gint64 now, RlDecision *d, Verdict *v)
 {
@@ -2059,8 +2079,12 @@ keep_waning (const Tallying *t, const RlDecision *previous, gint64 now, RlDecisi
     }
   /* only a witness lost: enough witnesses with too little confidence (a
    * threshold raised by a reload) is no waning; nor is a vehicle's own
-   * network, which goes where the vehicle goes */
-  if (y == NULL || y->unmapped || y->pub.witnesses >= MAX (t->params->min_witnesses, 1) || !is_strong (y) ||
+   * network, which goes where the vehicle goes.  The one left may be a
+   * modem's network that decides where the witness lost was a fix that
+   * named the country (lost in a motorway gallery or indoors): access
+   * points lost with a SIM left on a mast are as likely a crossing */
+  if (y == NULL || y->unmapped || y->pub.witnesses >= MAX (t->params->min_witnesses, 1) ||
+      (!is_strong (y) && !(cell_decides (y) && t->gps == NULL && fix_named (previous, y->pub.country))) ||
       (!y->gps_strong && y->beacon_witnesses == 1 && y->network_only))
     return FALSE;
   since = previous->waning_since != 0 ? previous->waning_since : now;

@@ -1095,6 +1095,43 @@ test_one_vendor_one_setup (void)
   }
 }
 
+/* Rule 8 with a modem's network left: a car on the A23 in the Canal valley
+ * (IT, far from any border), the fix and Vodafone IT's network decide IT.
+ * In a 60 s gallery the fix is lost: the network is a deciding witness of
+ * its own, and IT is kept for support_grace.  A modem's network left when
+ * access points went is no such case: they may have gone as the machine
+ * crossed a border with the SIM still on the old side's mast. */
+static void
+test_support_waning_cell (void)
+{
+  g_autoptr (GArray) a = g_array_new (FALSE, TRUE, sizeof (RlEvidence));
+  const gint64 minute = 60 * RL_USEC_PER_SEC;
+
+  add_cell (a, "IT");
+  add_gps (a, "IT", 10);
+  {
+    g_autoptr (RlDecision) decided = decide_at (a, NULL, NOW);
+    assert_decision (decided, "IT", RL_STATE_DECIDED, RL_REASON_AGREEMENT);
+    g_array_set_size (a, 1);
+    g_autoptr (RlDecision) d1 = decide_at (a, decided, NOW + minute);
+    g_autoptr (RlDecision) d2 = decide_at (a, d1, NOW + 3 * minute);
+    assert_decision (d1, "IT", RL_STATE_DECIDED, RL_REASON_SUPPORT_WANING);
+    assert_decision (d2, "00", RL_STATE_WORLD, RL_REASON_SUPPORT_LOST);
+  }
+  /* the same network beside four Italian operators' routers, which go */
+  add_ap (a, "58:b6:33:4a:10:21", "IT", "TIM-29871345", 5180);
+  add_ap (a, "34:4b:50:81:c2:7e", "IT", "Vodafone-C27E", 2437);
+  add_ap (a, "00:e0:fc:3d:91:05", "IT", "WINDTRE-9105", 2462);
+  add_ap (a, "50:c7:bf:62:0a:18", "IT", "FASTWEB-0A18", 2412);
+  {
+    g_autoptr (RlDecision) decided = decide_at (a, NULL, NOW);
+    assert_decision (decided, "IT", RL_STATE_DECIDED, RL_REASON_AGREEMENT);
+    g_array_set_size (a, 1);
+    g_autoptr (RlDecision) d = decide_at (a, decided, NOW + minute);
+    assert_decision (d, "00", RL_STATE_WORLD, RL_REASON_SUPPORT_LOST);
+  }
+}
+
 /* Rule 8: a hotel in Ceuta, four Spanish operators' routers; the faintest
  * is missed by two scans in a row.  ES keeps its decision on the three
  * left (one beacon witness) for support_grace, returns to 00 when the
@@ -1652,6 +1689,7 @@ main (int argc, char **argv)
   g_test_add_func ("/policy/rule/not-in-regdb", test_not_in_regdb_reason);
   g_test_add_func ("/policy/rule/flap-hold-down", test_flap_hold_down);
   g_test_add_func ("/policy/rule/support-waning", test_support_waning);
+  g_test_add_func ("/policy/rule/support-waning-cell", test_support_waning_cell);
   g_test_add_func ("/policy/rule/support-waning-network", test_support_waning_network);
   g_test_add_func ("/policy/rule/next-scan", test_next_scan);
   int ret = g_test_run ();
