@@ -2308,8 +2308,10 @@ describe_beacons (GString *s, const Tally *y, const Tallying *t)
                             y->pub.beacon_devices, plural (y->pub.beacon_devices, "", "s"));
   else
     g_string_append_printf (s, "%u access point%s", y->pub.beacon_devices, plural (y->pub.beacon_devices, "", "s"));
-  g_string_append_printf (s, " from %u operator%s say%s %s (%s", y->pub.beacon_operators,
-                          plural (y->pub.beacon_operators, "", "s"),
+  /* the phone-hotspot pool is no operator (its devices are said below) */
+  if (ga_operators (y) > 0)
+    g_string_append_printf (s, " from %u operator%s", ga_operators (y), plural (ga_operators (y), "", "s"));
+  g_string_append_printf (s, " say%s %s (%s",
                           plural (y->pub.beacon_bssids > y->pub.beacon_devices ? 2 : y->pub.beacon_devices, "s", ""), cc,
                           witness_words (y->beacon_witnesses));
   if (y->gps_plurality)

@@ -893,6 +893,8 @@ test_pool_breaks_no_witness (void)
   {
     g_autoptr (RlDecision) d = decide_at (a, NULL, NOW);
     assert_decision (d, "00", RL_STATE_WORLD, RL_REASON_SINGLE_WITNESS);
+    /* the pool is no operator in the words either */
+    g_assert_nonnull (strstr (d->explanation, "3 access points from 2 operators say CH"));
   }
 }
 
