@@ -1040,6 +1040,13 @@ gps_circle_names (const Tallying *t, RlCountry code)
   return FALSE;
 }
 
+/* @y's globally administered votes from others than its large network. */
+static guint
+other_votes (const Tally *y)
+{
+  return y->beacon_ga_votes - MIN (y->network_votes, y->beacon_ga_votes);
+}
+
 /* Do the access points of operators other than the large network's give
  * @y a witness of their own among themselves (the hotel's network and the
  * routers of the street)?  By the share rule; or, from two operators of
@@ -1050,7 +1057,7 @@ static gboolean
 others_say_so (const Tallying *t, const Tally *y)
 {
   const RlPolicyParams *p = t->params;
-  guint votes = y->beacon_ga_votes - MIN (y->network_votes, y->beacon_ga_votes);
+  guint votes = other_votes (y);
   guint rest = t->n_ga_votes - MIN (y->network_votes, t->n_ga_votes);
 
   if (votes < p->beacon_min_aps)
@@ -1156,8 +1163,17 @@ beacon_witnesses (Tallying *t)
         }
       else if (others_say_so (t, y))
         y->beacon_witnesses = 2;    /* the network's word and the other operators' */
-      else if (y->beacon_witnesses == 0)
-        y->beacon_witnesses = 1, y->network_only = TRUE;
+      else if (y->beacon_witnesses == 0 ||
+               (y->beacon_witnesses == 1 && other_votes (y) < t->params->beacon_min_aps))
+        {
+          /* with fewer other votes than a witness needs, the network's
+           * own votes made the share: the witness is still the network's
+           * word (a ship's guest network and its second network of
+           * another vendor out at sea, a train's network and one router
+           * by the line, an embassy's network and one MiFi) */
+          y->beacon_witnesses = 1;
+          y->network_only = TRUE;
+        }
     }
   t->eu.witness = t->eu.votes >= p->beacon_min_aps && t->eu.ga_votes > 0;
 }
@@ -2079,13 +2095,15 @@ keep_waning (const Tallying *t, const RlDecision *previous, gint64 now, RlDecisi
     }
   /* only a witness lost: enough witnesses with too little confidence (a
    * threshold raised by a reload) is no waning; nor is a vehicle's own
-   * network, which goes where the vehicle goes.  The one left may be a
+   * network with nothing else naming its country, which goes where the
+   * vehicle goes (beside another operator's access point naming it, it is
+   * rather a hotel's network whose second street router a scan missed).  The one left may be a
    * modem's network that decides where the witness lost was a fix that
    * named the country (lost in a motorway gallery or indoors): access
    * points lost with a SIM left on a mast are as likely a crossing */
   if (y == NULL || y->unmapped || y->pub.witnesses >= MAX (t->params->min_witnesses, 1) ||
       (!is_strong (y) && !(cell_decides (y) && t->gps == NULL && fix_named (previous, y->pub.country))) ||
-      (!y->gps_strong && y->beacon_witnesses == 1 && y->network_only))
+      (!y->gps_strong && y->beacon_witnesses == 1 && y->network_only && other_votes (y) == 0))
     return FALSE;
   since = previous->waning_since != 0 ? previous->waning_since : now;
   until = since + (gint64) t->params->support_grace_s * RL_USEC_PER_SEC;

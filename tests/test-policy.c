@@ -1097,6 +1097,50 @@ test_one_vendor_one_setup (void)
   }
 }
 
+/* Rule 5: the network never decides with the timezone alone, also where
+ * its own votes make the share beside one other device.  A cruise cabin
+ * out at sea, no GPS: the ship's guest network (six Cisco devices on six
+ * channels in two bands) and its second network of another vendor, both
+ * US, the New York clock: 00, as with the network alone.  The US
+ * embassy in Mexico City is the same shape: its network and one
+ * diplomat's MiFi.  Beside two other operators' routers naming it (a
+ * hotel's network and the street) the clock confirms; when a scan misses
+ * one of them the decision is kept for support_grace, as the network is
+ * not alone. */
+static void
+test_network_and_one_device (void)
+{
+  g_autoptr (GArray) a = g_array_new (FALSE, TRUE, sizeof (RlEvidence));
+  static const guint32 mhz[] = { 2412, 5220, 2462, 5785, 2437, 5180 };
+
+  for (guint i = 0; i < G_N_ELEMENTS (mhz); i++)
+    {
+      g_autofree char *bssid = g_strdup_printf ("00:3a:7d:4d:1%u:a0", i);
+      add_ap (a, bssid, "US", "WiFi@Sea", mhz[i]);
+    }
+  add_ap (a, "e0:63:da:2c:10:a0", "US", "OceanMedallion", 2437);
+  add_zone (a, "US");
+  {
+    g_autoptr (RlDecision) d = decide_at (a, NULL, NOW);
+    assert_decision (d, "00", RL_STATE_WORLD, RL_REASON_SINGLE_WITNESS);
+    g_assert_cmpuint (candidate (d, "US")->witnesses, ==, 1);
+    g_assert_nonnull (strstr (d->explanation, "one operator's network needs a GPS fix or other operators' access "
+                                              "points beside it"));
+  }
+  /* a hotel's network instead, and two operators' routers of the street */
+  g_array_remove_index (a, 6);
+  add_ap (a, "34:4b:50:81:c2:7e", "US", "Spectrum-C27E", 2462);
+  add_ap (a, "50:c7:bf:62:0a:18", "US", "NETGEAR-0A18", 5180);
+  {
+    g_autoptr (RlDecision) decided = decide_at (a, NULL, NOW);
+    assert_decision (decided, "US", RL_STATE_DECIDED, RL_REASON_AGREEMENT);
+    /* a scan misses one of them: kept for the grace */
+    g_array_remove_index (a, a->len - 1);
+    g_autoptr (RlDecision) d = decide_at (a, decided, NOW + 60 * RL_USEC_PER_SEC);
+    assert_decision (d, "US", RL_STATE_DECIDED, RL_REASON_SUPPORT_WANING);
+  }
+}
+
 /* Rule 8 with a modem's network left: a car on the A23 in the Canal valley
  * (IT, far from any border), the fix and Vodafone IT's network decide IT.
  * In a 60 s gallery the fix is lost: the network is a deciding witness of
@@ -1692,6 +1736,7 @@ main (int argc, char **argv)
   g_test_add_func ("/policy/rule/flap-hold-down", test_flap_hold_down);
   g_test_add_func ("/policy/rule/support-waning", test_support_waning);
   g_test_add_func ("/policy/rule/support-waning-cell", test_support_waning_cell);
+  g_test_add_func ("/policy/rule/network-and-one-device", test_network_and_one_device);
   g_test_add_func ("/policy/rule/support-waning-network", test_support_waning_network);
   g_test_add_func ("/policy/rule/next-scan", test_next_scan);
   int ret = g_test_run ();
