@@ -2507,8 +2507,9 @@ describe_dissent (GString *s, const Tallying *t, RlCountry winner, const RlEvide
     {
       const RlEvidence *e = &ev[i];
       if (e->kind != RL_SOURCE_BEACON || !is_live (e, now) || e->n_countries == 0 || e->countries[0] == RL_COUNTRY_EU ||
-          (e->beacon.flags & RL_BEACON_INFO_RIDES_ALONG) || (t->drop_passing && is_passing (t->params, e, now)))
-        continue;
+          (e->beacon.flags & RL_BEACON_INFO_RIDES_ALONG) || (t->drop_passing && is_passing (t->params, e, now)) ||
+          rl_contradiction_is_suspect (t->suspects, e))
+        continue;   /* no vote, no dissent: said apart */
       RlCountry c = t->regmap && e->countries[0] != RL_COUNTRY_WORLD ? t->regmap (e->countries[0], t->regmap_data) : e->countries[0];
       if (c == winner)
         continue;
