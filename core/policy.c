@@ -242,6 +242,7 @@ typedef struct {
   double strongest_dbm;     /* the strongest AP heard (faint rule); 0: no signal known */
   double suspect_dbm;       /* the strongest suspect AP; 0: none with a signal known */
   double silent_dbm;        /* the loudest AP of the last scan sending no country (RlPolicyAir); 0: none */
+  const RlEvidence *loudest;/* the loudest voting, globally administered AP with a signal known, or NULL */
   const RlDecision *previous;/* the decision before, or NULL: the faint rule's hysteresis */
   gboolean withdrew_once;   /* the last scan withdrew an AP one scan only had heard (RlPolicyAir) */
   gboolean network_yielded; /* a large network yielded to another country's APs */
@@ -1270,6 +1271,15 @@ within_reach (const Tally *a, const Tally *b)
   return FALSE;
 }
 
+/* Does the loudest voting router name @o's country? */
+static gboolean
+loudest_names (const Tallying *t, const Tally *o)
+{
+  gboolean unmapped;
+
+  return t->loudest != NULL && regulatory_code (t, t->loudest->countries[0], &unmapped) == o->pub.country;
+}
+
 /* @o's country keeps the cell to confirming (the text names it). */
 static CellOverruled
 overruled_by (const Tally *o, RlCountry *other)
@@ -1326,6 +1336,14 @@ other_place_here (const Tallying *t, const Tally *y, RlCountry *other)
        * one vote but five devices installed in the place, and three
        * Belgian caravans' routers outvote it (Cadzand). */
       if (o->beacon_ga_votes > 0 && (o->beacon_ga_votes >= y->beacon_ga_votes || o->ga_devices >= y->ga_devices))
+        return overruled_by (o, other);
+      /* fewer, but the loudest router, heard well, where @y's routers do
+       * not hold the share: the building's own box says where the
+       * machine is, and a lean of one faint vote across the street is no
+       * place for the SIM and the clock to settle (a Belgian visitor in a
+       * Baarle-Nassau flat: the KPN box on the shelf, three Belgian
+       * routers through the walls) */
+      if (o->pub.heard_well && loudest_names (t, o) && !holds_share (p, y->beacon_ga_votes, t->n_ga_votes))
         return overruled_by (o, other);
       /* faint, but the share: the neighbours' routers through the walls
        * while the household's own router, bought at home, sits on the desk
@@ -1501,6 +1519,20 @@ is_passing (const RlPolicyParams *p, const RlEvidence *e, gint64 now)
   return RL_BSSID_IS_LOCAL (e->beacon.bssid) || now - e->beacon.heard_since < settle_us (p);
 }
 
+/* *@loudest becomes @e when @e is a globally administered access point
+ * naming a country and louder (ties: the smaller key). */
+static void
+keep_loudest (const RlEvidence **loudest, const RlEvidence *e)
+{
+  const RlEvidence *l = *loudest;
+
+  if (e->beacon.signal_mbm == 0 || RL_BSSID_IS_LOCAL (e->beacon.bssid) || e->countries[0] == RL_COUNTRY_EU)
+    return;
+  if (l == NULL || e->beacon.signal_mbm > l->beacon.signal_mbm ||
+      (e->beacon.signal_mbm == l->beacon.signal_mbm && strcmp (e->key, l->key) < 0))
+    *loudest = e;
+}
+
 /* Sorts the live items: the newest good fix speaks for the GPS, beacons
  * with a country go to @beacons, the timezone marks its countries. */
 static void
@@ -1532,7 +1564,10 @@ collect_live (Tallying *t, const RlEvidence *ev, gsize n_ev, gint64 now, GPtrArr
           else if (e->n_countries > 0 && (e->beacon.flags & RL_BEACON_INFO_RIDES_ALONG))
             t->n_riding++, keep_louder (&t->strongest_dbm, e->beacon.signal_mbm / 100.0);
           else if (e->n_countries > 0)
-            g_ptr_array_add (beacons, (gpointer) e), keep_louder (&t->strongest_dbm, e->beacon.signal_mbm / 100.0);
+            {
+              g_ptr_array_add (beacons, (gpointer) e), keep_louder (&t->strongest_dbm, e->beacon.signal_mbm / 100.0);
+              keep_loudest (&t->loudest, e);
+            }
           break;
         case RL_SOURCE_CELL:
           collect_cell (t, e);

@@ -602,6 +602,55 @@ test_cell_beside_fix_at_sea (void)
   }
 }
 
+/* Rule 12, a lean on the ground: a flat in Baarle-Nassau (NL), where the
+ * Belgian enclaves' houses stand a street away.  The KPN box on the shelf
+ * and a Ziggo box name NL; three Belgian routers through the walls name
+ * BE, one vote more but not the share.  A Belgian visitor's SIM on a
+ * Proximus mast and the Brussels clock made BE; the loudest router is the
+ * building's, and the SIM only confirms: 00.  In Herzogenrath, with the
+ * family's own German box loudest, the same count keeps DE. */
+static void
+test_cell_beside_loudest_router (void)
+{
+  g_autoptr (GArray) a = g_array_new (FALSE, TRUE, sizeof (RlEvidence));
+
+  add_ap (a, "4c:1b:86:77:10:e8", "NL", "KPN7710E8", 2412);
+  set_signal (a, 0, -52);
+  add_ap (a, "54:67:51:02:9e:a0", "NL", "Ziggo029EA", 2462);
+  set_signal (a, 1, -80);
+  add_ap (a, "e8:ad:a6:51:c3:30", "BE", "Proximus-Home-C330", 2462);
+  set_signal (a, 2, -71);
+  add_ap (a, "a4:91:b1:0d:77:e0", "BE", "telenet-0D77E", 2412);
+  set_signal (a, 3, -76);
+  add_ap (a, "d8:7d:7f:66:10:48", "BE", "Orange-66104", 2437);
+  set_signal (a, 4, -79);
+  add_cell (a, "BE");
+  add_zone (a, "BE,LU,NL");
+  {
+    g_autoptr (RlDecision) d = decide_at (a, NULL, NOW);
+    g_assert_cmpstr (rl_country_to_string (d->country, (char[3]) { 0 }), ==, "00");
+    g_assert_nonnull (strstr (d->explanation, "but access points here say NL"));
+  }
+  /* Herzogenrath: the family's Telekom box loudest, their SIM on Telekom */
+  g_array_set_size (a, 0);
+  add_ap (a, "e8:1b:69:20:11:c0", "DE", "Telekom-11C0", 2412);
+  set_signal (a, 0, -45);
+  add_ap (a, "14:c0:3e:44:70:2d", "DE", "Vodafone-702D", 2462);
+  set_signal (a, 1, -70);
+  add_ap (a, "98:9b:cb:61:09:a4", "DE", "FRITZ!Box 7530 RK", 2437);
+  set_signal (a, 2, -74);
+  add_ap (a, "4c:1b:86:77:10:e8", "NL", "KPN7710E8", 2412);
+  set_signal (a, 3, -78);
+  add_ap (a, "54:67:51:02:9e:a0", "NL", "Ziggo029EA", 2462);
+  set_signal (a, 4, -81);
+  add_cell (a, "DE");
+  add_zone (a, "DE,DK,NO,SE,SJ");
+  {
+    g_autoptr (RlDecision) d = decide_at (a, NULL, NOW);
+    assert_decision (d, "DE", RL_STATE_DECIDED, RL_REASON_AGREEMENT);
+  }
+}
+
 static void
 test_faint_and_zone (void)
 {
@@ -1729,6 +1778,7 @@ main (int argc, char **argv)
   g_test_add_func ("/policy/rule/zone-confirms-own-country-for-cell", test_zone_confirms_own_country_for_cell);
   g_test_add_func ("/policy/rule/cell-beside-neighbour-locals", test_cell_beside_neighbour_locals);
   g_test_add_func ("/policy/rule/cell-beside-fix-at-sea", test_cell_beside_fix_at_sea);
+  g_test_add_func ("/policy/rule/cell-beside-loudest-router", test_cell_beside_loudest_router);
   g_test_add_func ("/policy/rule/faint-and-zone", test_faint_and_zone);
   g_test_add_func ("/policy/rule/plurality-and-circle", test_plurality_and_circle);
   g_test_add_func ("/policy/rule/eu", test_eu);
