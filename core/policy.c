@@ -2752,6 +2752,8 @@ explain_world_basis (const Verdict *v, const Tallying *t, const char *cc, GStrin
       return;
     case RL_REASON_TIMEZONE_ONLY:
       g_string_append_printf (line, "only the timezone points to %s", cc);
+      if (y->pub.beacon_aps > 0)
+        g_string_append (line, "; its access points make no witness");
       break;
     case RL_REASON_SINGLE_WITNESS:
       g_string_append_printf (line, "%s has %u witness%s, %u needed", cc, y->pub.witnesses,
@@ -2871,7 +2873,8 @@ explain (const Verdict *v, const Tallying *t, const RlEvidence *ev, gsize n, gin
           : NULL;
         g_string_append_printf (why, " The timezone%s%s does not confirm %s: %s.", zone ? " " : "", zone ? zone : "",
                                 rl_country_to_string (y->pub.country, cc),
-                                y->network_only ? "one operator's network needs a GPS fix or other operators' access points beside it"
+                                y->network_only ? "one operator's network needs a GPS fix beside it, or other operators' access points "
+                                                  "enough for a witness of their own"
                                 : t->n_riding > 0 ? "while access points travel with the machine, so does its clock, which says "
                                                     "where it came from"
                                 : fix_rules_out (t, y) ? "the GPS fix's error circle does not reach it"

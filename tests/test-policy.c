@@ -668,6 +668,8 @@ test_faint_and_zone (void)
     assert_decision (d, "00", RL_STATE_WORLD, RL_REASON_TIMEZONE_ONLY);
     g_assert_cmpuint (candidate (d, "DE")->beacon_aps, ==, 3);
     g_assert_cmpuint (candidate (d, "DE")->deciding, ==, 0);
+    /* the line does not read as if no German router were heard */
+    g_assert_cmpstr (d->summary, ==, "only the timezone points to DE; its access points make no witness");
   }
   set_signal (a, 1, -62);                  /* heard well: a witness, and the zone is DE's */
   set_signal (a, 0, -70);
@@ -1173,8 +1175,8 @@ test_network_and_one_device (void)
     g_autoptr (RlDecision) d = decide_at (a, NULL, NOW);
     assert_decision (d, "00", RL_STATE_WORLD, RL_REASON_SINGLE_WITNESS);
     g_assert_cmpuint (candidate (d, "US")->witnesses, ==, 1);
-    g_assert_nonnull (strstr (d->explanation, "one operator's network needs a GPS fix or other operators' access "
-                                              "points beside it"));
+    g_assert_nonnull (strstr (d->explanation, "one operator's network needs a GPS fix beside it, or other "
+                                              "operators' access points enough for a witness of their own"));
   }
   /* a hotel's network instead, and two operators' routers of the street */
   g_array_remove_index (a, 6);
