@@ -750,19 +750,27 @@ ap_is_faint_beside (const Tallying *t, const RlEvidence *e, double strongest_dbm
          dbm <= MIN (strongest_dbm, FAINT_REFERENCE_MAX_DBM) - t->params->beacon_faint_margin_db - slack;
 }
 
+/* @country's candidate in @previous (may be NULL), or NULL. */
+static const RlCandidate *
+candidate_before (const RlDecision *previous, RlCountry country)
+{
+  for (guint i = 0; previous != NULL && i < previous->candidates->len; i++)
+    if (g_array_index (previous->candidates, RlCandidate, i).country == country)
+      return &g_array_index (previous->candidates, RlCandidate, i);
+  return NULL;
+}
+
 /* The faint test's slack for @country: half the hysteresis band below the
  * thresholds if the decision before heard it well, above them if it heard
  * it faintly; none for a country it did not weigh. */
 static double
 faint_slack (const Tallying *t, RlCountry country)
 {
-  for (guint i = 0; t->previous != NULL && i < t->previous->candidates->len; i++)
-    {
-      const RlCandidate *c = &g_array_index (t->previous->candidates, RlCandidate, i);
-      if (c->country == country && c->beacon_aps > 0)
-        return c->heard_well ? FAINT_HYSTERESIS_DB / 2 : -FAINT_HYSTERESIS_DB / 2;
-    }
-  return 0;
+  const RlCandidate *c = candidate_before (t->previous, country);
+
+  if (c == NULL || c->beacon_aps == 0)
+    return 0;
+  return c->heard_well ? FAINT_HYSTERESIS_DB / 2 : -FAINT_HYSTERESIS_DB / 2;
 }
 
 static Tally *
@@ -1390,6 +1398,13 @@ locals_dissent (const Tallying *t, const Tally *y)
   return NULL;
 }
 
+/* Does @y's modem network decide (rule 12)? */
+static gboolean
+cell_decides (const Tally *y)
+{
+  return y->cell_strong && y->cell_overruled == CELL_DECIDES;
+}
+
 static void
 weigh_cell (const Tallying *t, Tally *y, double *miss)
 {
@@ -1415,7 +1430,7 @@ weigh_cell (const Tallying *t, Tally *y, double *miss)
     }
   y->pub.witnesses++;
   y->cell_overruled = y->cell_strong ? other_place_here (t, y, &y->cell_other) : CELL_DECIDES;
-  if (y->cell_strong && y->cell_overruled == CELL_DECIDES)
+  if (cell_decides (y))
     y->pub.deciding++;
   *miss *= 1.0 - t->params->cell_weight;
 }
@@ -2086,24 +2101,13 @@ pick_target (const Tallying *t, gboolean conflict, const Tally **best_out, Verdi
  * four operators' routers missed by two scans in a row, a roadside router
  * between two others beside a clean fix, two faint routers across a river.
  * A deciding witness for another country ends it. */
-/* Does @y's modem network decide (rule 12)? */
-static gboolean
-cell_decides (const Tally *y)
-{
-  return y->cell_strong && y->cell_overruled == CELL_DECIDES;
-}
-
 /* Did @previous have a fix naming only @country? */
 static gboolean
 fix_named (const RlDecision *previous, RlCountry country)
 {
-  for (guint i = 0; i < previous->candidates->len; i++)
-    {
-      const RlCandidate *c = &g_array_index (previous->candidates, RlCandidate, i);
-      if (c->country == country)
-        return c->gps && !c->gps_ambiguous;
-    }
-  return FALSE;
+  const RlCandidate *c = candidate_before (previous, country);
+
+  return c != NULL && c->gps && !c->gps_ambiguous;
 }
 
 static gboolean
@@ -2173,12 +2177,9 @@ static gboolean
 aps_gained (const Tallying *t, const RlDecision *previous, RlCountry country)
 {
   const Tally *now = tally_find (t, country);
-  guint before = 0;
+  const RlCandidate *before = candidate_before (previous, country);
 
-  for (guint i = 0; previous != NULL && i < previous->candidates->len; i++)
-    if (g_array_index (previous->candidates, RlCandidate, i).country == country)
-      before = g_array_index (previous->candidates, RlCandidate, i).beacon_aps;
-  return now != NULL && now->pub.beacon_aps > before;
+  return now != NULL && now->pub.beacon_aps > (before != NULL ? before->beacon_aps : 0);
 }
 
 /* Did the previous decision count more access points for another country

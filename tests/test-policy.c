@@ -602,6 +602,23 @@ test_cell_beside_fix_at_sea (void)
   }
 }
 
+/* An access point heard at a signal, for add_heard (). */
+typedef struct {
+  const char *bssid, *cc, *ssid;
+  guint32 mhz;
+  int dbm;
+} HeardAp;
+
+static void
+add_heard (GArray *a, const HeardAp *aps, gsize n)
+{
+  for (gsize i = 0; i < n; i++)
+    {
+      add_ap (a, aps[i].bssid, aps[i].cc, aps[i].ssid, aps[i].mhz);
+      set_signal (a, a->len - 1, aps[i].dbm);
+    }
+}
+
 /* Rule 12, a lean on the ground: a flat in Baarle-Nassau (NL), where the
  * Belgian enclaves' houses stand a street away.  The KPN box on the shelf
  * and a Ziggo box name NL; three Belgian routers through the walls name
@@ -613,17 +630,23 @@ static void
 test_cell_beside_loudest_router (void)
 {
   g_autoptr (GArray) a = g_array_new (FALSE, TRUE, sizeof (RlEvidence));
+  static const HeardAp baarle[] = {
+    { "4c:1b:86:77:10:e8", "NL", "KPN7710E8", 2412, -52 },
+    { "54:67:51:02:9e:a0", "NL", "Ziggo029EA", 2462, -80 },
+    { "e8:ad:a6:51:c3:30", "BE", "Proximus-Home-C330", 2462, -71 },
+    { "a4:91:b1:0d:77:e0", "BE", "telenet-0D77E", 2412, -76 },
+    { "d8:7d:7f:66:10:48", "BE", "Orange-66104", 2437, -79 },
+  };
+  /* Herzogenrath: the family's Telekom box loudest, their SIM on Telekom */
+  static const HeardAp herzogenrath[] = {
+    { "e8:1b:69:20:11:c0", "DE", "Telekom-11C0", 2412, -45 },
+    { "14:c0:3e:44:70:2d", "DE", "Vodafone-702D", 2462, -70 },
+    { "98:9b:cb:61:09:a4", "DE", "FRITZ!Box 7530 RK", 2437, -74 },
+    { "4c:1b:86:77:10:e8", "NL", "KPN7710E8", 2412, -78 },
+    { "54:67:51:02:9e:a0", "NL", "Ziggo029EA", 2462, -81 },
+  };
 
-  add_ap (a, "4c:1b:86:77:10:e8", "NL", "KPN7710E8", 2412);
-  set_signal (a, 0, -52);
-  add_ap (a, "54:67:51:02:9e:a0", "NL", "Ziggo029EA", 2462);
-  set_signal (a, 1, -80);
-  add_ap (a, "e8:ad:a6:51:c3:30", "BE", "Proximus-Home-C330", 2462);
-  set_signal (a, 2, -71);
-  add_ap (a, "a4:91:b1:0d:77:e0", "BE", "telenet-0D77E", 2412);
-  set_signal (a, 3, -76);
-  add_ap (a, "d8:7d:7f:66:10:48", "BE", "Orange-66104", 2437);
-  set_signal (a, 4, -79);
+  add_heard (a, baarle, G_N_ELEMENTS (baarle));
   add_cell (a, "BE");
   add_zone (a, "BE,LU,NL");
   {
@@ -631,18 +654,8 @@ test_cell_beside_loudest_router (void)
     g_assert_cmpstr (rl_country_to_string (d->country, (char[3]) { 0 }), ==, "00");
     g_assert_nonnull (strstr (d->explanation, "but access points here say NL"));
   }
-  /* Herzogenrath: the family's Telekom box loudest, their SIM on Telekom */
   g_array_set_size (a, 0);
-  add_ap (a, "e8:1b:69:20:11:c0", "DE", "Telekom-11C0", 2412);
-  set_signal (a, 0, -45);
-  add_ap (a, "14:c0:3e:44:70:2d", "DE", "Vodafone-702D", 2462);
-  set_signal (a, 1, -70);
-  add_ap (a, "98:9b:cb:61:09:a4", "DE", "FRITZ!Box 7530 RK", 2437);
-  set_signal (a, 2, -74);
-  add_ap (a, "4c:1b:86:77:10:e8", "NL", "KPN7710E8", 2412);
-  set_signal (a, 3, -78);
-  add_ap (a, "54:67:51:02:9e:a0", "NL", "Ziggo029EA", 2462);
-  set_signal (a, 4, -81);
+  add_heard (a, herzogenrath, G_N_ELEMENTS (herzogenrath));
   add_cell (a, "DE");
   add_zone (a, "DE,DK,NO,SE,SJ");
   {
