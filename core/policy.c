@@ -1777,16 +1777,21 @@ tally_eu (Tallying *t)
 }
 
 /* Is a modem registered on a network naming only another country than
- * @y's, a country an access point heard here names too?  The clock and the
- * SIM say where the owner lives; the mast is within kilometres, and so is
- * the router.  Beside them the clock does not turn routers brought from
- * the owner's country into a place (Turkish firms' routers and an Istanbul
- * clock in Erbil, the modem and a MiFi on Korek).  A mast alone does not:
- * a Kerkrade household on a German SIM keeps its Dutch routers' NL. */
+ * @y's, a country an access point heard well here names too?  The clock
+ * and the SIM say where the owner lives; the mast is within kilometres,
+ * and so is the router.  Beside them the clock does not turn routers
+ * brought from the owner's country into a place (Turkish firms' routers
+ * and an Istanbul clock in Erbil, the modem and a MiFi on Korek).  A mast
+ * alone does not: a Kerkrade household on a German SIM keeps its Dutch
+ * routers' NL; nor one beside a router heard only faintly, the neighbour's
+ * at the edge of range (a Llívia house, a French visitor's 4G box down the
+ * street and Orange France's mast).  Faint only beside a router that sends no
+ * country, it still counts: that line is drawn because other evidence
+ * names another country. */
 static gboolean
 cell_names_only (const Tally *o)
 {
-  return o->cell_strong && o->beacon_ga_votes > 0;
+  return o->cell_strong && o->beacon_ga_votes > 0 && (o->pub.heard_well || o->faint_by_silent);
 }
 
 static const Tally *

@@ -542,6 +542,61 @@ test_zone_not_beside_foreign_mast (void)
   }
 }
 
+/* An access point heard at a signal, for add_heard (). */
+typedef struct {
+  const char *bssid, *cc, *ssid;
+  guint32 mhz;
+  int dbm;
+} HeardAp;
+
+static void
+add_heard (GArray *a, const HeardAp *aps, gsize n)
+{
+  for (gsize i = 0; i < n; i++)
+    {
+      add_ap (a, aps[i].bssid, aps[i].cc, aps[i].ssid, aps[i].mhz);
+      set_signal (a, a->len - 1, aps[i].dbm);
+    }
+}
+
+/* Rule 2c, the mast's country heard only faintly: a house in Llívia (ES,
+ * inside France), the Movistar box on the shelf and two Spanish
+ * neighbours' boxes, the Madrid clock, the modem roaming on Orange
+ * France's mast across the fields, and a French visitor's Orange 4G box heard
+ * faintly down the street.  A router at the edge of hearing is the
+ * neighbour's, not one the household brought: the clock confirms ES.
+ * Heard well, the French router is beside the household's as the Korek
+ * MiFi is in Erbil: 00. */
+static void
+test_zone_beside_foreign_mast_faint (void)
+{
+  g_autoptr (GArray) a = g_array_new (FALSE, TRUE, sizeof (RlEvidence));
+  static const HeardAp llivia[] = {
+    { "d4:7b:b0:3c:51:a8", "ES", "MOVISTAR_51A8", 2437, -45 },
+    { "e8:ad:a6:61:2c:f0", "ES", "Orange-2CF0", 2412, -71 },
+    { "08:60:83:4a:bb:31", "ES", "DIGIFIBRA-4ABB", 2462, -74 },
+    { "80:20:da:77:19:e3", "FR", "Airbox-19E3", 2437, -84 },
+  };
+
+  add_heard (a, llivia, G_N_ELEMENTS (llivia));
+  add_zone (a, "ES");                      /* Europe/Madrid */
+  add_cell (a, "FR");
+  g_strlcpy (g_array_index (a, RlEvidence, a->len - 1).cell.network, "208-01",
+             sizeof g_array_index (a, RlEvidence, a->len - 1).cell.network);
+  {
+    g_autoptr (RlDecision) d = decide_at (a, NULL, NOW);
+    assert_decision (d, "ES", RL_STATE_DECIDED, RL_REASON_AGREEMENT);
+    g_assert_true (candidate (d, "ES")->timezone);
+  }
+  set_signal (a, 3, -62);
+  {
+    g_autoptr (RlDecision) d = decide_at (a, NULL, NOW);
+    g_assert_cmpstr (rl_country_to_string (d->country, (char[3]) { 0 }), ==, "00");
+    g_assert_false (candidate (d, "ES")->timezone);
+    g_assert_nonnull (strstr (d->explanation, "does not confirm ES: a modem is on mobile network 208-01 of FR"));
+  }
+}
+
 /* Rule 12: a Ciudad Juárez house without GPS.  Four retail routers on US
  * factory defaults hold the share (one witness) beside the Telmex and
  * Totalplay boxes; the clock is the Juárez zone (MX's own); the modem
@@ -600,23 +655,6 @@ test_cell_beside_fix_at_sea (void)
     g_autoptr (RlDecision) d = decide_at (a, NULL, NOW);
     assert_decision (d, "GB", RL_STATE_DECIDED, RL_REASON_AGREEMENT);
   }
-}
-
-/* An access point heard at a signal, for add_heard (). */
-typedef struct {
-  const char *bssid, *cc, *ssid;
-  guint32 mhz;
-  int dbm;
-} HeardAp;
-
-static void
-add_heard (GArray *a, const HeardAp *aps, gsize n)
-{
-  for (gsize i = 0; i < n; i++)
-    {
-      add_ap (a, aps[i].bssid, aps[i].cc, aps[i].ssid, aps[i].mhz);
-      set_signal (a, a->len - 1, aps[i].dbm);
-    }
 }
 
 /* Rule 12, a lean on the ground: a flat in Baarle-Nassau (NL), where the
@@ -1834,6 +1872,7 @@ main (int argc, char **argv)
   g_test_add_func ("/policy/rule/faint-beside-silent-router", test_faint_beside_silent_router);
   g_test_add_func ("/policy/rule/faint-hysteresis", test_faint_hysteresis);
   g_test_add_func ("/policy/rule/faint-neighbours-share", test_faint_neighbours_share);
+  g_test_add_func ("/policy/rule/zone-beside-foreign-mast-faint", test_zone_beside_foreign_mast_faint);
   g_test_add_func ("/policy/rule/ambiguous-gps", test_ambiguous_gps);
   g_test_add_func ("/policy/rule/locally-administered", test_locally_administered);
   g_test_add_func ("/policy/rule/la-sibling-rules", test_la_sibling_rules);
