@@ -2819,6 +2819,27 @@ explain_agreement (const Verdict *v, const Tallying *t, gint64 now, GString *lin
                             v->conflicts, plural (v->conflicts, "", "s"), t->params->flap_calm_s);
 }
 
+/* Beside a leader with only confirming witnesses, the first country with
+ * one that may decide: what it lacks. */
+static void
+describe_deciding_elsewhere (GString *why, const Tallying *t, const Tally *y)
+{
+  char cc[3];
+
+  if (y->pub.deciding > 0)
+    return;
+  for (guint i = 0; i < t->tallies->len; i++)
+    {
+      const Tally *o = &g_array_index (t->tallies, Tally, i);
+      if (o == y || o->pub.deciding == 0)
+        continue;
+      g_string_append_printf (why, " %s has %u witness%s that may decide, %u in all (confidence %.2f).",
+                              rl_country_to_string (o->pub.country, cc), o->pub.deciding,
+                              plural (o->pub.deciding, "", "es"), o->pub.witnesses, o->pub.confidence);
+      return;
+    }
+}
+
 static void
 explain_world_basis (const Verdict *v, const Tallying *t, const char *cc, GString *line, GString *why)
 {
@@ -2853,12 +2874,22 @@ explain_world_basis (const Verdict *v, const Tallying *t, const char *cc, GStrin
         g_string_append_printf (line, "%s confidence %.2f below %.2f", cc, y->pub.confidence, p->confidence_threshold);
       break;
     }
-  g_string_append_printf (why, "Staying on 00. The best candidate is %s with %u witness%s (confidence %.2f): ",
-                          cc, y->pub.witnesses, plural (y->pub.witnesses, "", "es"), y->pub.confidence);
+  /* a country with only confirming witnesses may lead by confidence while
+   * another has one that may decide: "best" would read as regloc's guess
+   * (a Malaysian SIM and clock in a Singapore office, the Singapore
+   * routers one witness) */
+  if (y->pub.deciding == 0)
+    g_string_append_printf (why, "Staying on 00. The most support has %s, with %u witness%s (confidence %.2f), none of "
+                            "which may decide: ", cc, y->pub.witnesses, plural (y->pub.witnesses, "", "es"),
+                            y->pub.confidence);
+  else
+    g_string_append_printf (why, "Staying on 00. The best candidate is %s with %u witness%s (confidence %.2f): ",
+                            cc, y->pub.witnesses, plural (y->pub.witnesses, "", "es"), y->pub.confidence);
   describe_support (why, y, t);
   g_string_append_printf (why, ". Leaving 00 needs %u independent witnesses, at least one that may decide (a GPS fix "
                           "naming only this country or a beacon witness; the timezone, a fix near a border and EU "
                           "access points only confirm), and confidence %.2f.", p->min_witnesses, p->confidence_threshold);
+  describe_deciding_elsewhere (why, t, y);
 }
 
 static void

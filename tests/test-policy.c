@@ -430,7 +430,7 @@ test_zone_own_country (void)
   for (guint i = 0; i < G_N_ELEMENTS (zones); i++)
     {
       g_autoptr (GArray) a = g_array_new (FALSE, TRUE, sizeof (RlEvidence));
-      g_autofree char *line = g_strdup_printf ("The best candidate is %s ", zones[i].own);
+      g_autofree char *line = g_strdup_printf ("The most support has %s, ", zones[i].own);
       char cc[3];
 
       add_zone (a, zones[i].zone);
@@ -557,6 +557,36 @@ add_heard (GArray *a, const HeardAp *aps, gsize n)
       add_ap (a, aps[i].bssid, aps[i].cc, aps[i].ssid, aps[i].mhz);
       set_signal (a, a->len - 1, aps[i].dbm);
     }
+}
+
+/* The reasons for 00 where a country with only confirming witnesses leads
+ * by confidence: an office in Woodlands (SG) across the strait from Johor
+ * Bahru, three Singapore operators' routers (the share, one witness), a
+ * commuter's Kuala Lumpur clock and Maxis SIM on a Johor mast (both
+ * confirm only).  MY has the most support, SG the witness that may decide:
+ * the text says so rather than call MY the best candidate. */
+static void
+test_world_leader_only_confirms (void)
+{
+  g_autoptr (GArray) a = g_array_new (FALSE, TRUE, sizeof (RlEvidence));
+  static const HeardAp woodlands[] = {
+    { "a0:04:60:2b:17:c0", "SG", "SINGTEL-17C0", 2437, -58 },
+    { "c8:3a:35:5d:0e:12", "SG", "StarHub-0E12", 2412, -66 },
+    { "48:8f:5a:71:aa:30", "SG", "MyRepublic-AA30", 2462, -70 },
+  };
+
+  add_heard (a, woodlands, G_N_ELEMENTS (woodlands));
+  add_zone (a, "MY");                      /* Asia/Kuala_Lumpur */
+  add_cell (a, "MY");
+  {
+    g_autoptr (RlDecision) d = decide_at (a, NULL, NOW);
+    assert_decision (d, "00", RL_STATE_WORLD, RL_REASON_BELOW_THRESHOLD);
+    g_assert_cmpuint (candidate (d, "MY")->deciding, ==, 0);
+    g_assert_nonnull (strstr (d->explanation, "The most support has MY, with 2 witnesses (confidence 0.82), none of "
+                                              "which may decide"));
+    g_assert_nonnull (strstr (d->explanation, "SG has 1 witness that may decide, 1 in all (confidence 0.70)."));
+    g_assert_null (strstr (d->explanation, "best candidate"));
+  }
 }
 
 /* Rule 2c, the mast's country heard only faintly: a house in Llívia (ES,
@@ -1873,6 +1903,7 @@ main (int argc, char **argv)
   g_test_add_func ("/policy/rule/faint-hysteresis", test_faint_hysteresis);
   g_test_add_func ("/policy/rule/faint-neighbours-share", test_faint_neighbours_share);
   g_test_add_func ("/policy/rule/zone-beside-foreign-mast-faint", test_zone_beside_foreign_mast_faint);
+  g_test_add_func ("/policy/world-leader-only-confirms", test_world_leader_only_confirms);
   g_test_add_func ("/policy/rule/ambiguous-gps", test_ambiguous_gps);
   g_test_add_func ("/policy/rule/locally-administered", test_locally_administered);
   g_test_add_func ("/policy/rule/la-sibling-rules", test_la_sibling_rules);
