@@ -1114,39 +1114,6 @@ fix_places_elsewhere (const Tallying *t, const Tally *y)
   return other_where (t, y, fix_names_only) != NULL;
 }
 
-/* The globally administered votes that do not count against @y's share:
- * those of countries heard only faintly that touch @y's (rule 4b).  They
- * are the routers across the line, heard at the edge of range; faint
- * routers of a country far away are no border's (an embassy's own routers
- * heard well, the city's outside faintly). */
-static guint
-faint_votes_besides (const Tallying *t, const Tally *y)
-{
-  guint n = 0;
-
-  for (guint k = 0; k < t->tallies->len; k++)
-    {
-      const Tally *o = &g_array_index (t->tallies, Tally, k);
-      if (o != y && !o->pub.heard_well && within_reach (o, y))
-        n += o->beacon_ga_votes;
-    }
-  return n;
-}
-
-/* A country heard well, with votes, that touches @y's (heard faintly), or
- * NULL: @y's votes do not count against its share. */
-static const Tally *
-heard_well_neighbour (const Tallying *t, const Tally *y)
-{
-  for (guint k = 0; k < t->tallies->len; k++)
-    {
-      const Tally *o = &g_array_index (t->tallies, Tally, k);
-      if (o != y && o->pub.heard_well && o->beacon_ga_votes > 0 && within_reach (o, y))
-        return o;
-    }
-  return NULL;
-}
-
 /* How many witnesses each country's beacon votes make: one with enough APs
  * and share, two with enough APs from enough operators and no dissent.
  * Votes of globally administered operators are needed: the locally
@@ -1179,7 +1146,7 @@ beacon_witnesses (Tallying *t)
        * border margin beyond it) is dissent too */
       if (t->gps != NULL && !(t->gps->gps.flags & RL_GPS_INFO_UNTRUSTED) && !gps_circle_names (t, y->pub.country))
         dissent = TRUE;
-      double fraction = (double) y->beacon_ga_votes / (double) MAX (t->n_ga_votes - faint_votes_besides (t, y), 1u);
+      double fraction = (double) y->beacon_ga_votes / (double) MAX (t->n_ga_votes, 1u);
       gboolean share = fraction + 1e-9 >= p->beacon_min_fraction;
       /* two witnesses are more than one: the share too (visitors' gadgets of
        * four vendors are not two witnesses beside four other countries') */
@@ -1777,21 +1744,16 @@ tally_eu (Tallying *t)
 }
 
 /* Is a modem registered on a network naming only another country than
- * @y's, a country an access point heard well here names too?  The clock
- * and the SIM say where the owner lives; the mast is within kilometres,
- * and so is the router.  Beside them the clock does not turn routers
- * brought from the owner's country into a place (Turkish firms' routers
- * and an Istanbul clock in Erbil, the modem and a MiFi on Korek).  A mast
- * alone does not: a Kerkrade household on a German SIM keeps its Dutch
- * routers' NL; nor one beside a router heard only faintly, the neighbour's
- * at the edge of range (a Llívia house, a French visitor's 4G box down the
- * street and Orange France's mast).  Faint only beside a router that sends no
- * country, it still counts: that line is drawn because other evidence
- * names another country. */
+ * @y's, a country an access point heard here names too?  The clock and the
+ * SIM say where the owner lives; the mast is within kilometres, and so is
+ * the router.  Beside them the clock does not turn routers brought from
+ * the owner's country into a place (Turkish firms' routers and an Istanbul
+ * clock in Erbil, the modem and a MiFi on Korek).  A mast alone does not:
+ * a Kerkrade household on a German SIM keeps its Dutch routers' NL. */
 static gboolean
 cell_names_only (const Tally *o)
 {
-  return o->cell_strong && o->beacon_ga_votes > 0 && (o->pub.heard_well || o->faint_by_silent);
+  return o->cell_strong && o->beacon_ga_votes > 0;
 }
 
 static const Tally *
@@ -2391,8 +2353,7 @@ witness_words (guint n)
 static void
 describe_beacons (GString *s, const Tally *y, const Tallying *t)
 {
-  char cc[3], cc2[3];
-  const Tally *near;
+  char cc[3];
   guint ga_devices = y->pub.beacon_devices - (y->pool_vote ? t->pool.for_country : 0);
 
   rl_country_to_string (y->pub.country, cc);
@@ -2412,9 +2373,6 @@ describe_beacons (GString *s, const Tally *y, const Tallying *t)
   if (y->faint_by_silent && y->beacon_ga_votes > 0)
     g_string_append_printf (s, "; all heard faintly beside an access point at %.0f dBm that sends no country, "
                             "at most dissent", t->silent_dbm);
-  else if (!y->pub.heard_well && y->beacon_ga_votes > 0 && (near = heard_well_neighbour (t, y)) != NULL)
-    g_string_append_printf (s, "; all heard faintly beside %s's heard well, across a border: not counted against %s's share",
-                            rl_country_to_string (near->pub.country, cc2), cc2);
   else if (!y->pub.heard_well && y->beacon_ga_votes > 0)
     g_string_append (s, "; all heard faintly, at most dissent");
   if (y->beacon_ga_votes < ga_devices)
@@ -2575,55 +2533,10 @@ describe_dissent_public (GString *s, GArray *counts)
     g_string_append (s, ".");
 }
 
-/* Counts one access point for @code in @counts (DissentCount). */
-static void
-count_dissent (GArray *counts, RlCountry code)
-{
-  guint k;
-
-  for (k = 0; k < counts->len && g_array_index (counts, DissentCount, k).code != code; k++)
-    ;
-  if (k == counts->len)
-    g_array_append_val (counts, ((DissentCount) { code, 0 }));
-  g_array_index (counts, DissentCount, k).aps++;
-}
-
-/* Are @code's access points heard only faintly across a border from
- * @winner's, heard well, so that they do not count against its share
- * (faint_votes_besides ())? */
-static gboolean
-faint_across_from (const Tallying *t, RlCountry code, RlCountry winner)
-{
-  const Tally *y = tally_find (t, code), *w = tally_find (t, winner);
-
-  return y != NULL && w != NULL && !y->pub.heard_well && w->pub.heard_well && w->beacon_ga_votes > 0 &&
-         within_reach (y, w);
-}
-
-static void
-describe_across (GString *s, GArray *across, RlCountry winner)
-{
-  char cc[3];
-
-  if (across->len == 0)
-    return;
-  g_array_sort (across, cmp_dissent);
-  g_string_append_printf (s, " Heard faintly across a border, not counted against %s's share:",
-                          rl_country_to_string (winner, cc));
-  for (guint k = 0; k < across->len; k++)
-    {
-      const DissentCount *dc = &g_array_index (across, DissentCount, k);
-      g_string_append_printf (s, "%s %u access point%s say%s %s", k ? "," : "", dc->aps, plural (dc->aps, "", "s"),
-                              plural (dc->aps, "s", ""), rl_country_to_string (dc->code, cc));
-    }
-  g_string_append (s, ".");
-}
-
 static void
 describe_dissent (GString *s, const Tallying *t, RlCountry winner, const RlEvidence *ev, gsize n, gint64 now)
 {
   g_autoptr (GArray) counts = g_array_new (FALSE, TRUE, sizeof (DissentCount));
-  g_autoptr (GArray) across = g_array_new (FALSE, TRUE, sizeof (DissentCount));
   guint shown = 0, total = 0;
 
   for (gsize i = 0; i < n; i++)
@@ -2636,14 +2549,16 @@ describe_dissent (GString *s, const Tallying *t, RlCountry winner, const RlEvide
       RlCountry c = t->regmap && e->countries[0] != RL_COUNTRY_WORLD ? t->regmap (e->countries[0], t->regmap_data) : e->countries[0];
       if (c == winner)
         continue;
-      if (faint_across_from (t, c, winner))
-        {
-          count_dissent (across, c);
-          continue;
-        }
       total++;
       if (!(t->level & RL_DETAIL_PRIVATE))
-        count_dissent (counts, e->countries[0]);
+        {
+          guint k;
+          for (k = 0; k < counts->len && g_array_index (counts, DissentCount, k).code != e->countries[0]; k++)
+            ;
+          if (k == counts->len)
+            g_array_append_val (counts, ((DissentCount) { e->countries[0], 0 }));
+          g_array_index (counts, DissentCount, k).aps++;
+        }
       else if (shown < 3)
         {
           char cc[3];
@@ -2653,15 +2568,14 @@ describe_dissent (GString *s, const Tallying *t, RlCountry winner, const RlEvide
         }
     }
   if (!(t->level & RL_DETAIL_PRIVATE))
-    describe_dissent_public (s, counts);
-  else
     {
-      if (total > shown)
-        g_string_append_printf (s, " and %u more", total - shown);
-      if (total > 0)
-        g_string_append (s, ".");
+      describe_dissent_public (s, counts);
+      return;
     }
-  describe_across (s, across, winner);
+  if (total > shown)
+    g_string_append_printf (s, " and %u more", total - shown);
+  if (total > 0)
+    g_string_append (s, ".");
 }
 
 static void
