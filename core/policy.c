@@ -2718,7 +2718,8 @@ explain_agreement (const Verdict *v, const Tallying *t, gint64 now, GString *lin
                               "before leaving 00.");
       return;
     }
-  g_string_append_printf (line, "%s agreed, holding %.0f s more", cc, (double) (v->hold_until - now) / RL_USEC_PER_SEC);
+  g_string_append_printf (line, "%s agreed, holding %.0f s more%s", cc, (double) (v->hold_until - now) / RL_USEC_PER_SEC,
+                          v->unheard ? " or until a scan ends" : "");
   g_string_append_printf (why, "Evidence agrees on %s (confidence %.2f: ", cc, y->pub.confidence);
   describe_support (why, y, t);
   g_string_append_printf (why, "), but agreement must hold for %u s before leaving 00.", v->hold_s);
