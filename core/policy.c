@@ -181,6 +181,7 @@ typedef struct {
   guint beacon_votes;       /* after the per-operator cap */
   guint beacon_ga_votes;    /* of which from globally administered operators */
   guint ga_devices;         /* globally administered devices (first five octets) of groups voting for it */
+  guint well_groups;        /* globally administered voting groups with an access point heard well (rule 4b) */
   gboolean pool_vote;       /* the locally administered pool's one vote went here */
   guint network_devices;    /* the largest qualifying network: devices, channels, bands */
   guint network_channels;
@@ -817,6 +818,8 @@ suspect_reference (Tallying *t)
 static void
 tally_aps (Tallying *t, const BeaconGroups *g)
 {
+  g_autofree gboolean *well = g_new0 (gboolean, g->n);
+
   for (guint k = 0; k < g->n; k++)
     {
       guint root = uf_find (g->parent, k);
@@ -828,7 +831,11 @@ tally_aps (Tallying *t, const BeaconGroups *g)
         continue;
       double slack = faint_slack (t, y->pub.country);
       if (!ap_is_faint_beside (t, g->aps[k].ev, t->strongest_dbm, slack))
-        y->pub.heard_well = TRUE;
+        {
+          y->pub.heard_well = TRUE;
+          if (!g->aps[k].local && g->op[root] != POOL_OPERATOR && !well[root])
+            well[root] = TRUE, y->well_groups++;
+        }
       if (!ap_is_faint_beside (t, g->aps[k].ev, louder_of (t->strongest_dbm, t->silent_dbm), slack))
         y->heard_loud = TRUE;
       /* devices, not votes: a campsite's network on five access points is
@@ -1296,6 +1303,15 @@ overruled_by (const Tally *o, RlCountry *other)
   return CELL_OTHER_PLACE;
 }
 
+/* @y's globally administered votes with an access point heard well
+ * (rule 4b): a vote's groups heard only faintly are across a street or a
+ * river. */
+static guint
+well_votes (const Tally *y)
+{
+  return MIN (y->beacon_ga_votes, y->well_groups);
+}
+
 /* Does anything with a range of metres place the machine in a country
  * other than @y's: a beacon witness (one operator's large network too),
  * access points holding the share though faint, or a fix naming only that
@@ -1342,8 +1358,12 @@ other_place_here (const Tallying *t, const Tally *y, RlCountry *other)
        * machine is: they do not break a tie on the ground.  Devices count
        * as well as votes: a campsite's network on five access points is
        * one vote but five devices installed in the place, and three
-       * Belgian caravans' routers outvote it (Cadzand). */
-      if (o->beacon_ga_votes > 0 && (o->beacon_ga_votes >= y->beacon_ga_votes || o->ga_devices >= y->ga_devices))
+       * Belgian caravans' routers outvote it (Cadzand).  Of the cell's
+       * country, only the votes heard well count: its routers heard
+       * faintly are across the line, where the mast may be too (a German
+       * family in Strasbourg, its two boxes brought from home, three
+       * French neighbours, two Kehl routers across the Rhine). */
+      if (o->beacon_ga_votes > 0 && (o->beacon_ga_votes >= well_votes (y) || o->ga_devices >= y->ga_devices))
         return overruled_by (o, other);
       /* fewer, but the loudest router, heard well, where @y's routers do
        * not hold the share: the building's own box says where the

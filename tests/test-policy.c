@@ -589,6 +589,54 @@ test_world_leader_only_confirms (void)
   }
 }
 
+/* Rule 12, the cell's country heard faintly: a German family's flat in
+ * Strasbourg's Deux Rives, 500 m from the Rhine.  Their FRITZ!Box and
+ * GigaCube on the shelf (DE), three French neighbours' boxes heard well,
+ * two Kehl routers across the river heard faintly (DE), the Berlin clock,
+ * the SIM on Vodafone DE.  DE has four votes to FR's three, but two are
+ * faint: across the line, where the mast may be too.  Counting the votes
+ * heard well, the French neighbours are as many: the SIM only confirms,
+ * 00 (before: DE decided).  In Kehl, the family's box and two German
+ * neighbours heard well beside two French routers, the SIM decides. */
+static void
+test_cell_beside_faint_own_votes (void)
+{
+  g_autoptr (GArray) a = g_array_new (FALSE, TRUE, sizeof (RlEvidence));
+  static const HeardAp deux_rives[] = {
+    { "98:9b:cb:71:20:a0", "DE", "FRITZ!Box 7590 KH", 2437, -40 },
+    { "e0:19:54:88:31:02", "DE", "GigaCube-3102", 2462, -47 },
+    { "f8:08:4f:19:66:21", "FR", "Livebox-6621", 2412, -64 },
+    { "f4:ca:e5:72:40:11", "FR", "Freebox-724011", 2437, -70 },
+    { "2c:08:23:30:71:99", "FR", "SFR_7199", 2462, -75 },
+    { "e8:1b:69:44:19:70", "DE", "Telekom-441970", 2412, -86 },
+    { "34:2c:c4:20:11:cd", "DE", "Vodafone-11CD", 2437, -89 },
+  };
+  static const HeardAp kehl[] = {
+    { "98:9b:cb:71:20:a0", "DE", "FRITZ!Box 7590 KH", 2437, -40 },
+    { "e8:1b:69:44:19:70", "DE", "Telekom-441970", 2412, -62 },
+    { "34:2c:c4:20:11:cd", "DE", "Vodafone-11CD", 2437, -68 },
+    { "f8:08:4f:19:66:21", "FR", "Livebox-6621", 2412, -80 },
+    { "f4:ca:e5:72:40:11", "FR", "Freebox-724011", 2437, -84 },
+  };
+
+  add_heard (a, deux_rives, G_N_ELEMENTS (deux_rives));
+  add_cell (a, "DE");
+  add_zone (a, "DE,DK,NO,SE,SJ");          /* Europe/Berlin */
+  {
+    g_autoptr (RlDecision) d = decide_at (a, NULL, NOW);
+    g_assert_cmpstr (rl_country_to_string (d->country, (char[3]) { 0 }), ==, "00");
+    g_assert_nonnull (strstr (d->explanation, "but access points here say FR"));
+  }
+  g_array_set_size (a, 0);
+  add_heard (a, kehl, G_N_ELEMENTS (kehl));
+  add_cell (a, "DE");
+  add_zone (a, "DE,DK,NO,SE,SJ");
+  {
+    g_autoptr (RlDecision) d = decide_at (a, NULL, NOW);
+    assert_decision (d, "DE", RL_STATE_DECIDED, RL_REASON_AGREEMENT);
+  }
+}
+
 /* Rule 12: a Ciudad Juárez house without GPS.  Four retail routers on US
  * factory defaults hold the share (one witness) beside the Telmex and
  * Totalplay boxes; the clock is the Juárez zone (MX's own); the modem
@@ -1825,6 +1873,7 @@ main (int argc, char **argv)
   g_test_add_func ("/policy/rule/cell-beside-neighbour-locals", test_cell_beside_neighbour_locals);
   g_test_add_func ("/policy/rule/cell-beside-fix-at-sea", test_cell_beside_fix_at_sea);
   g_test_add_func ("/policy/rule/cell-beside-loudest-router", test_cell_beside_loudest_router);
+  g_test_add_func ("/policy/rule/cell-beside-faint-own-votes", test_cell_beside_faint_own_votes);
   g_test_add_func ("/policy/rule/faint-and-zone", test_faint_and_zone);
   g_test_add_func ("/policy/rule/plurality-and-circle", test_plurality_and_circle);
   g_test_add_func ("/policy/rule/eu", test_eu);
