@@ -2553,6 +2553,28 @@ describe_dissent_public (GString *s, GArray *counts)
     g_string_append (s, ".");
 }
 
+/* A large network of another country than @winner's that yielded: the
+ * dissent lists its access points, but not why they did not count (a
+ * Vatican office's network beside two Italian operators' routers). */
+static void
+describe_yielded (GString *s, const Tallying *t, RlCountry winner)
+{
+  char cc[3];
+
+  for (guint i = 0; i < t->tallies->len; i++)
+    {
+      const Tally *y = &g_array_index (t->tallies, Tally, i);
+      if (!y->network_yields || y->pub.country == winner || y->network_devices == 0)
+        continue;
+      g_string_append_printf (s, " %s's network of %u devices is one operator's word and %s.",
+                              rl_country_to_string (y->pub.country, cc), y->network_devices,
+                              !y->pub.heard_well          ? "is heard only faintly"
+                              : fix_places_elsewhere (t, y) ? "yields to the GPS fix placing the machine elsewhere"
+                                                            : "yields to the access points of several operators naming "
+                                                              "another country");
+    }
+}
+
 static void
 describe_dissent (GString *s, const Tallying *t, RlCountry winner, const RlEvidence *ev, gsize n, gint64 now)
 {
@@ -2900,6 +2922,7 @@ explain (const Verdict *v, const Tallying *t, const RlEvidence *ev, gsize n, gin
     case RL_STATE_DECIDED:
       explain_agreement (v, t, now, line, why);
       describe_dissent (why, t, d->country, ev, n, now);
+      describe_yielded (why, t, d->country);
       break;
     case RL_STATE_TENTATIVE:
       explain_agreement (v, t, now, line, why);

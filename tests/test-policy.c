@@ -1080,6 +1080,35 @@ test_network_yields_to_fix (void)
   }
 }
 
+/* Rule 5, the reasons: a Frankfurt hotel whose network was set up on its
+ * US chain's template (eight APs on three channels in two bands say US),
+ * three street routers of three German operators, a guest's German SIM:
+ * DE.
+ * The dissent lists the hotel's access points; the reasons say why they
+ * did not count (a Vatican office's network beside Italian routers read as
+ * if eight access points had been outvoted by three). */
+static void
+test_network_yielded_reason (void)
+{
+  g_autoptr (GArray) a = g_array_new (FALSE, TRUE, sizeof (RlEvidence));
+  static const guint32 chan[] = { 2412, 2437, 5180, 5240, 5500, 2462 };
+
+  for (guint i = 0; i < 8; i++)
+    {
+      g_autofree char *b = g_strdup_printf ("f4:bd:9e:7c:%02x:6f", 0x20 + i);
+      add_ap (a, b, "US", "Guest-WiFi", chan[i % G_N_ELEMENTS (chan)]);
+    }
+  add_ap (a, "3c:a6:2f:61:00:01", "DE", "FRITZ!Box 7530 RT", 2412);
+  add_ap (a, "00:1f:3f:62:00:02", "DE", "Vodafone-6200", 2437);
+  add_ap (a, "e8:1b:69:63:00:03", "DE", "Telekom-6300", 2462);
+  add_cell (a, "DE");
+  g_autoptr (RlDecision) d = decide_at (a, NULL, NOW);
+  assert_decision (d, "DE", RL_STATE_DECIDED, RL_REASON_AGREEMENT);
+  g_assert_false (candidate (d, "US")->beacon_network);
+  g_assert_nonnull (strstr (d->explanation, "US's network of 8 devices is one operator's word and yields to the "
+                                            "access points of several operators naming another country."));
+}
+
 /* Rule 10: a delegation's US travel routers in a Berlin hotel, the fix far
  * inside Germany.  A lone fix against their beacon witness is a conflict
  * (rule 7); with a modem on a German network too the fix has a witness of
@@ -1866,6 +1895,7 @@ main (int argc, char **argv)
   g_test_add_func ("/policy/rule/large-network", test_large_network);
   g_test_add_func ("/policy/rule/network-scattered-guests", test_network_scattered_guests);
   g_test_add_func ("/policy/rule/network-yields-to-fix", test_network_yields_to_fix);
+  g_test_add_func ("/policy/rule/network-yielded-reason", test_network_yielded_reason);
   g_test_add_func ("/policy/rule/fix-and-cell-outvote-aps", test_fix_and_cell_outvote_aps);
   g_test_add_func ("/policy/rule/fix-and-local-aps-outvote-aps", test_fix_and_local_aps_outvote_aps);
   g_test_add_func ("/policy/one-vendor-one-setup", test_one_vendor_one_setup);
