@@ -1358,12 +1358,14 @@ other_place_here (const Tallying *t, const Tally *y, RlCountry *other)
        * machine is: they do not break a tie on the ground.  Devices count
        * as well as votes: a campsite's network on five access points is
        * one vote but five devices installed in the place, and three
-       * Belgian caravans' routers outvote it (Cadzand).  Of the cell's
-       * country, only the votes heard well count: its routers heard
-       * faintly are across the line, where the mast may be too (a German
-       * family in Strasbourg, its two boxes brought from home, three
-       * French neighbours, two Kehl routers across the Rhine). */
-      if (o->beacon_ga_votes > 0 && (o->beacon_ga_votes >= well_votes (y) || o->ga_devices >= y->ga_devices))
+       * Belgian caravans' routers outvote it (Cadzand).  Against access
+       * points heard well, only the cell's country's votes heard well
+       * count: its routers heard faintly are across the line, where the
+       * mast may be too (a German family in Strasbourg, its two boxes
+       * brought from home, three French neighbours, two Kehl routers
+       * across the Rhine).  Faint against faint, all count. */
+      guint own = o->pub.heard_well ? well_votes (y) : y->beacon_ga_votes;
+      if (o->beacon_ga_votes > 0 && (o->beacon_ga_votes >= own || o->ga_devices >= y->ga_devices))
         return overruled_by (o, other);
       /* fewer, but the loudest router, heard well, where @y's routers do
        * not hold the share: the building's own box says where the

@@ -597,7 +597,7 @@ test_world_leader_only_confirms (void)
  * faint: across the line, where the mast may be too.  Counting the votes
  * heard well, the French neighbours are as many: the SIM only confirms,
  * 00 (before: DE decided).  In Kehl, the family's box and two German
- * neighbours heard well beside two French routers, the SIM decides. */
+ * neighbours beside two French routers heard faintly, the SIM decides. */
 static void
 test_cell_beside_faint_own_votes (void)
 {
@@ -633,6 +633,16 @@ test_cell_beside_faint_own_votes (void)
   add_zone (a, "DE,DK,NO,SE,SJ");
   {
     g_autoptr (RlDecision) d = decide_at (a, NULL, NOW);
+    assert_decision (d, "DE", RL_STATE_DECIDED, RL_REASON_AGREEMENT);
+  }
+  /* the German neighbours behind thick walls, faint as the French routers
+   * across the river: faint against faint, all votes count, and the SIM
+   * still decides */
+  g_array_index (a, RlEvidence, 1).beacon.signal_mbm = -8000;
+  g_array_index (a, RlEvidence, 2).beacon.signal_mbm = -8400;
+  {
+    g_autoptr (RlDecision) d = decide_at (a, NULL, NOW);
+    g_assert_false (candidate (d, "FR")->heard_well);
     assert_decision (d, "DE", RL_STATE_DECIDED, RL_REASON_AGREEMENT);
   }
 }
