@@ -830,10 +830,11 @@ tally_aps (Tallying *t, const BeaconGroups *g)
       if (c == RL_COUNTRY_NONE || c == RL_COUNTRY_EU || (y = tally_find (t, regulatory_code (t, c, &unmapped))) == NULL)
         continue;
       double slack = faint_slack (t, y->pub.country);
+      gboolean ga = !g->aps[k].local && g->op[root] != POOL_OPERATOR;
       if (!ap_is_faint_beside (t, g->aps[k].ev, t->strongest_dbm, slack))
         {
           y->pub.heard_well = TRUE;
-          if (!g->aps[k].local && g->op[root] != POOL_OPERATOR && !well[root])
+          if (ga && !well[root])
             well[root] = TRUE, y->well_groups++;
         }
       if (!ap_is_faint_beside (t, g->aps[k].ev, louder_of (t->strongest_dbm, t->silent_dbm), slack))
@@ -841,7 +842,7 @@ tally_aps (Tallying *t, const BeaconGroups *g)
       /* devices, not votes: a campsite's network on five access points is
        * one vote but five devices installed in the place (rule 12 weighs
        * places); sorted by BSSID, a device's BSSIDs are adjacent */
-      if (!g->aps[k].local && g->op[root] != POOL_OPERATOR && (k == 0 || g->aps[k - 1].device != g->aps[k].device))
+      if (ga && (k == 0 || g->aps[k - 1].device != g->aps[k].device))
         y->ga_devices++;
     }
 }
@@ -2372,6 +2373,17 @@ witness_words (guint n)
 
 /* The access points for one country, counted exactly as the vote grouped
  * them: devices (groups), operators, votes after the cap, the pool. */
+/* Why @y's large network yielded (beacon_witnesses ()); @vehicle adds
+ * what a fix elsewhere means. */
+static const char *
+yield_reason (const Tallying *t, const Tally *y, gboolean vehicle)
+{
+  if (!fix_places_elsewhere (t, y))
+    return "yields to the access points of several operators naming another country";
+  return vehicle ? "yields to the GPS fix placing the machine elsewhere (it goes where the vehicle goes)"
+                 : "yields to the GPS fix placing the machine elsewhere";
+}
+
 static void
 describe_beacons (GString *s, const Tally *y, const Tallying *t)
 {
@@ -2406,10 +2418,7 @@ describe_beacons (GString *s, const Tally *y, const Tallying *t)
   if (y->network_devices > 0)
     g_string_append_printf (s, "; one operator's network of %u devices on %u channels in %u bands %s",
                             y->network_devices, y->network_channels, y->network_bands,
-                            !y->network_yields ? "is a witness on its own"
-                            : fix_places_elsewhere (t, y) ? "yields to the GPS fix placing the machine elsewhere "
-                                                            "(it goes where the vehicle goes)"
-                                                          : "yields to the access points of several operators naming another country");
+                            !y->network_yields ? "is a witness on its own" : yield_reason (t, y, TRUE));
   g_string_append (s, ")");
 }
 
@@ -2570,10 +2579,7 @@ describe_yielded (GString *s, const Tallying *t, RlCountry winner)
         continue;
       g_string_append_printf (s, " %s's network of %u devices is one operator's word and %s.",
                               rl_country_to_string (y->pub.country, cc), y->network_devices,
-                              !y->pub.heard_well          ? "is heard only faintly"
-                              : fix_places_elsewhere (t, y) ? "yields to the GPS fix placing the machine elsewhere"
-                                                            : "yields to the access points of several operators naming "
-                                                              "another country");
+                              !y->pub.heard_well ? "is heard only faintly" : yield_reason (t, y, FALSE));
     }
 }
 
