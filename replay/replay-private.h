@@ -10,6 +10,16 @@ G_BEGIN_DECLS
  * time until rl_replay_run() knows the first event's. */
 #define AT_START G_MININT64
 
+/* Stretches longer than @threshold between two items of one kind of input. */
+typedef struct
+{
+  gint64 threshold;
+  gint64 last;            /* the last item's time */
+  gboolean seen;          /* an item of the kind was replayed */
+  guint n;
+  gint64 longest;
+} RlReplayGaps;
+
 struct RlReplay {
   const RlConfig *config;
   const RlRegulatory *regulatory;
@@ -30,10 +40,8 @@ struct RlReplay {
   RlDecision *final;
   gint64 first_time, last_time;
   guint64 n_decisions;
-  /* gaps: no event for longer than this */
-  gint64 gap_threshold;
-  guint n_gaps;
-  gint64 longest_gap;
+  /* stretches without a GPS fix, and without access points or scans */
+  RlReplayGaps gps_gaps, scan_gaps;
   RlReplayEventFunc event_func;   /* rl_replay_set_event_func */
   gpointer event_data;
 };

@@ -21,7 +21,10 @@ rl_replay_new (const RlConfig *config, const RlRegulatory *regulatory)
   r->streams = g_ptr_array_new_with_free_func ((GDestroyNotify) rl_event_stream_free);
   r->stream_marks = g_array_new (FALSE, FALSE, sizeof (guint));
   r->kept = g_array_new (FALSE, FALSE, sizeof (RlEvidence));
-  r->gap_threshold = 60 * RL_USEC_PER_SEC;
+  /* a receiver gives a fix every second or few; NetworkManager scans every
+   * two minutes at most while connected */
+  r->gps_gaps.threshold = RL_REPLAY_GPS_GAP_S * RL_USEC_PER_SEC;
+  r->scan_gaps.threshold = RL_REPLAY_SCAN_GAP_S * RL_USEC_PER_SEC;
   return r;
 }
 
@@ -493,14 +496,27 @@ catch_up (RlReplay *r, RlEngine *engine, gint64 until)
 }
 
 static void
-note_gap (RlReplay *r, gint64 now)
+note_gap (RlReplayGaps *g, gint64 now)
 {
-  if (now - r->last_time > r->gap_threshold)
+  if (g->seen && now - g->last > g->threshold)
     {
-      r->n_gaps++;
-      r->longest_gap = MAX (r->longest_gap, now - r->last_time);
+      g->n++;
+      g->longest = MAX (g->longest, now - g->last);
     }
-  r->last_time = now;
+  g->seen = TRUE;
+  g->last = now;
+}
+
+/* A gap is a stretch without the input that a kind of evidence comes in
+ * with: fixes for the GPS, access points or scans for the Wi-Fi. The clock,
+ * a modem and an override report only changes, so their silence is none. */
+static void
+note_gaps (RlReplay *r, const RlEvent *e)
+{
+  if (e->type == RL_EVENT_EVIDENCE && e->ev.kind == RL_SOURCE_GPS)
+    note_gap (&r->gps_gaps, e->time);
+  else if (e->type == RL_EVENT_SCAN || rl_replay_is_heard (e))
+    note_gap (&r->scan_gaps, e->time);
 }
 
 /* Lets a pending hold-down finish; expiries after the last event are not
@@ -542,7 +558,7 @@ rl_replay_run (RlReplay *r, gboolean settle)
       gint64 now = e->time;
 
       catch_up (r, engine, now);
-      note_gap (r, now);
+      r->last_time = now;
       gboolean heard_only = TRUE;
       /* events come straight from the inputs into the engine */
       for (; e != NULL && e->time == now; e = rl_merge_next (merge))
@@ -552,6 +568,7 @@ rl_replay_run (RlReplay *r, gboolean settle)
           if (r->event_func != NULL)
             r->event_func (e, r->event_data);
           heard_only &= rl_replay_is_heard (e);
+          note_gaps (r, e);
           rl_engine_apply (engine, e);
         }
       if (rl_replay_scan_hold (&hold, heard_only, now, e))

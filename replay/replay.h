@@ -57,6 +57,11 @@ void rl_replay_add_scan (RlReplay *replay, gint64 since, gint64 time, guint band
  * once after a scan dump: access points heard at most this long before a
  * scan event are decided on with it, never on their own. */
 #define RL_REPLAY_SCAN_DUMP_US (5 * RL_USEC_PER_SEC)
+/* The summary's gaps: no fix for longer than this in a GPS log (a tunnel,
+ * a lost receiver), no access point or scan for longer than this in a
+ * recording of scans (a suspend, the radio off). */
+#define RL_REPLAY_GPS_GAP_S 60
+#define RL_REPLAY_SCAN_GAP_S 300
 /* An access point's sighting: its item, or the withdrawal of its word
  * when it was heard saying no country. */
 gboolean rl_replay_is_heard (const RlEvent *event);

@@ -99,12 +99,36 @@ text_note (const char *note, gpointer s)
 }
 
 static void
+text_gaps (GString *s, const RlReplay *r)
+{
+  const struct { const RlReplayGaps *g; const char *what; } kinds[] = {
+    { &r->gps_gaps, "GPS fixes" }, { &r->scan_gaps, "scans" },
+  };
+  gboolean first = TRUE;
+
+  for (guint i = 0; i < G_N_ELEMENTS (kinds); i++)
+    {
+      const RlReplayGaps *g = kinds[i].g;
+      g_autofree char *limit = duration (g->threshold), *longest = duration (g->longest);
+      if (!g->seen)
+        continue;
+      g_string_append (s, first ? "  gaps:      " : "; ");
+      if (g->n == 0)
+        g_string_append_printf (s, "none over %s between %s", limit, kinds[i].what);
+      else
+        g_string_append_printf (s, "%u over %s between %s (longest %s)", g->n, limit, kinds[i].what, longest);
+      first = FALSE;
+    }
+  if (!first)
+    g_string_append_c (s, '\n');
+}
+
+static void
 text_summary (GString *s, const RlReplay *r)
 {
   guint switches;
   g_autoptr (GArray) per = time_per_country (r, &switches);
   GList *keys = sorted_counter_keys (r);
-  g_autofree char *lg = duration (r->longest_gap);
   char cc[3];
 
   g_string_append (s, "\nSummary\n");
@@ -120,7 +144,7 @@ text_summary (GString *s, const RlReplay *r)
       g_string_append_printf (s, "  time in %s: %s\n", rl_country_to_string (ct->country, cc), d);
     }
   g_string_append_printf (s, "  switches:  %u\n", switches);
-  g_string_append_printf (s, "  gaps:      %u longer than 60 s (longest %s)\n", r->n_gaps, lg);
+  text_gaps (s, r);
   for (GList *l = keys; l != NULL; l = l->next)
     g_string_append_printf (s, "  %s: %" G_GUINT64_FORMAT "\n", (const char *) l->data,
                             *(guint64 *) g_hash_table_lookup (r->counters, l->data));
@@ -239,8 +263,10 @@ json_counts (JsonBuilder *b, const RlReplay *r)
     }
   json_builder_end_object (b);
   json_member_int (b, "switches", switches);
-  json_member_int (b, "gaps", r->n_gaps);
-  json_member_int (b, "longest_gap_s", r->longest_gap / RL_USEC_PER_SEC);
+  json_member_int (b, "gaps", r->gps_gaps.n + r->scan_gaps.n);
+  json_member_int (b, "longest_gap_s", MAX (r->gps_gaps.longest, r->scan_gaps.longest) / RL_USEC_PER_SEC);
+  json_member_int (b, "gps_gaps", r->gps_gaps.n);
+  json_member_int (b, "scan_gaps", r->scan_gaps.n);
   json_builder_set_member_name (b, "counters");
   json_builder_begin_object (b);
   for (GList *l = keys; l != NULL; l = l->next)

@@ -165,6 +165,55 @@ test_fix_lost (void)
   g_assert_nonnull (strstr (text, "gps.fixes_used: 2"));
   /* the epoch without a fix is not called a fix in the summary */
   g_assert_nonnull (strstr (text, "garage.nmea: nmea, 6 records, 2 fixes, 1 epoch with no fix, 0 rejected"));
+  /* fixes a minute apart are no gap; a recording without Wi-Fi has no
+   * scans to miss, and the clock is silent between its changes */
+  g_assert_nonnull (strstr (text, "  gaps:      none over 1m00s between GPS fixes\n"));
+}
+
+/* The summary's gaps are counted per kind of input: a van's receiver loses
+ * the sky for three minutes in a tunnel, while the laptop scans every two
+ * minutes and then sleeps for twenty. Scans two minutes apart are the
+ * usual rhythm (NetworkManager's), not gaps; the tunnel and the sleep are. */
+static void
+test_gaps_per_kind (void)
+{
+  g_autoptr (RlConfig) config = rl_config_new_default ();
+  g_autoptr (RlReplay) replay = rl_replay_new (config, regulatory);
+  g_autoptr (GString) log = g_string_new (NULL);
+  g_autoptr (GError) error = NULL;
+  g_autofree char *text = NULL, *json = NULL;
+  RlGpsEvidenceParams params;
+  const guint fix_seconds[] = { 0, 1, 2, 3, 183, 184, 185, 186, 187 };
+  const guint scan_minutes[] = { 0, 2, 4, 6, 26, 28 };
+
+  for (guint i = 0; i < G_N_ELEMENTS (fix_seconds); i++)
+    {
+      guint s = fix_seconds[i];
+      g_autofree char *body = g_strdup_printf ("GPRMC,09%02u%02u.00,A,4834.5000,N,00749.2000,E,0.1,0.0,180524,,,A",
+                                               s / 60, s % 60);
+      g_autofree char *line = nmea_sentence (body);
+      g_string_append (log, line);
+    }
+  params_for (&params, config);
+  g_assert_true (rl_replay_load_gps_data (replay, "tunnel.nmea", log->str, log->len, "nmea", NULL,
+                                          &params, config->policy.gps_max_error_m, &error));
+  g_assert_no_error (error);
+  add_timezone (replay, utc_us (2024, 5, 18, 9, 0, 0), "DE,DK,NO,SE,SJ");
+  for (guint i = 0; i < G_N_ELEMENTS (scan_minutes); i++)
+    {
+      gint64 at = utc_us (2024, 5, 18, 9, scan_minutes[i], 30);
+      rl_replay_add_scan (replay, at - 3 * G_USEC_PER_SEC, at, RL_BANDS_ANY, 0);
+    }
+  rl_replay_run (replay, TRUE);
+
+  text = format_text (replay);
+  g_assert_nonnull (strstr (text, "  gaps:      1 over 1m00s between GPS fixes (longest 3m00s); "
+                                  "1 over 5m00s between scans (longest 20m00s)\n"));
+  json = rl_replay_format (replay, "json", &error);
+  g_assert_no_error (error);
+  g_assert_nonnull (strstr (json, "\"gps_gaps\" : 1"));
+  g_assert_nonnull (strstr (json, "\"scan_gaps\" : 1"));
+  g_assert_nonnull (strstr (json, "\"longest_gap_s\" : 1200"));
 }
 
 /* The sample trip through the real boundary index: Germany, then the Rhine
@@ -795,6 +844,7 @@ main (int argc, char **argv)
   g_test_add_func ("/replay-gps/time-of-day-only", test_time_of_day_only);
   g_test_add_func ("/replay-gps/errors", test_errors);
   g_test_add_func ("/replay-gps/fix-lost", test_fix_lost);
+  g_test_add_func ("/replay-gps/gaps-per-kind", test_gaps_per_kind);
   g_test_add_func ("/replay-gps/detect-and-merge", test_detect_and_merge);
   g_test_add_func ("/replay-gps/broken-clock", test_broken_clock);
   g_test_add_func ("/replay-gps/sound-clock", test_sound_clock_not_file_order);
