@@ -217,6 +217,7 @@ typedef struct {
   guint groups;             /* locally administered groups without a sibling */
   RlCountry country;        /* the code most of them name; NONE on a tie */
   guint for_country;        /* groups naming it */
+  GHashTable *members;      /* RlEvidence* of its access points: no dissent in the texts; NULL: none */
 } LocalPool;
 
 typedef struct {
@@ -673,6 +674,18 @@ credit_pool (Tallying *t, GArray *counts)
   y->pool_vote = TRUE;
 }
 
+/* The access points of the pool's group @root, which the texts leave out
+ * of the dissent (they neither make nor break a witness). */
+static void
+pool_add_members (Tallying *t, BeaconGroups *g, guint root)
+{
+  if (t->pool.members == NULL)
+    t->pool.members = g_hash_table_new (NULL, NULL);
+  for (guint j = 0; j < g->n; j++)
+    if (uf_find (g->parent, j) == root)
+      g_hash_table_add (t->pool.members, (gpointer) g->aps[j].ev);
+}
+
 /* Counts one vote per group for its country, at most
  * beacon_max_aps_per_operator per (operator, country); the pool last. */
 static void
@@ -700,6 +713,7 @@ count_beacon_votes (Tallying *t, BeaconGroups *g)
           g_array_index (pool, PoolCount, k).country = c;
           g_array_index (pool, PoolCount, k).groups++;
           g_array_index (pool, PoolCount, k).bssids += g->members[i];
+          pool_add_members (t, g, i);
           continue;
         }
       gint64 *key = &op_keys[i];
@@ -1779,10 +1793,42 @@ cell_names_only (const Tally *o)
   return o->cell_strong && o->beacon_ga_votes > 0;
 }
 
+/* Does @cell (a network the provider list does not carry, of a code it
+ * knows) belong to @c's code: one of the countries its code's networks are
+ * listed for? */
+static gboolean
+unlisted_code_of (const RlEvidence *cell, RlCountry c)
+{
+  for (guint i = 0; i < cell->cell.n_near; i++)
+    if (cell->cell.near[i] == c)
+      return TRUE;
+  return FALSE;
+}
+
 static const Tally *
 mast_elsewhere (const Tallying *t, const Tally *y)
 {
-  return other_where (t, y, cell_names_only);
+  const Tally *o = other_where (t, y, cell_names_only);
+  const RlEvidence *cell = t->cell_unknown;
+  RlCountry here[2];
+
+  if (o != NULL || cell == NULL || !cell->cell.unlisted)
+    return o;
+  /* A network the list does not carry, of a code listed only for other
+   * countries than @y's, is as much another country's (Ålcom, 244-14, in
+   * Åland: Finland's code) */
+  tally_codes (y, here);
+  if (unlisted_code_of (cell, here[0]) || unlisted_code_of (cell, here[1]))
+    return NULL;
+  for (guint i = 0; i < t->tallies->len; i++)
+    {
+      const Tally *c = &g_array_index (t->tallies, Tally, i);
+      RlCountry there[2];
+      tally_codes (c, there);
+      if (c != y && c->beacon_ga_votes > 0 && (unlisted_code_of (cell, there[0]) || unlisted_code_of (cell, there[1])))
+        return c;
+    }
+  return NULL;
 }
 
 /* Witnesses and combined confidence: 1 - Π (1 - weight) over the witnesses.
@@ -2478,6 +2524,15 @@ describe_support (GString *s, const Tally *y, const Tallying *t)
                               cc, cc);
       first = FALSE;
     }
+  else if (t->cell_unknown != NULL && unknown_code_reaches (t->cell_unknown, y))
+    {
+      /* said too where it takes no part: the reader may know the network */
+      g_string_append_printf (s, "%sa modem on mobile network %s (%s) names no country",
+                              first ? "" : "; ", t->cell_unknown->cell.network,
+                              t->cell_unknown->cell.unlisted ? "which the provider list does not carry"
+                                                             : "a code the provider list does not know");
+      first = FALSE;
+    }
   describe_driver (s, y, t, first);
   first = first && !y->pub.driver;
   if (first)
@@ -2594,8 +2649,9 @@ describe_dissent (GString *s, const Tallying *t, RlCountry winner, const RlEvide
       const RlEvidence *e = &ev[i];
       if (e->kind != RL_SOURCE_BEACON || !is_live (e, now) || e->n_countries == 0 || e->countries[0] == RL_COUNTRY_EU ||
           (e->beacon.flags & RL_BEACON_INFO_RIDES_ALONG) || (t->drop_passing && is_passing (t->params, e, now)) ||
-          rl_contradiction_is_suspect (t->suspects, e))
-        continue;   /* no vote, no dissent: said apart */
+          rl_contradiction_is_suspect (t->suspects, e) ||
+          (t->pool.members != NULL && g_hash_table_contains (t->pool.members, e)))
+        continue;   /* no vote or the pool's, no dissent: said apart */
       RlCountry c = t->regmap && e->countries[0] != RL_COUNTRY_WORLD ? t->regmap (e->countries[0], t->regmap_data) : e->countries[0];
       if (c == winner)
         continue;
@@ -2950,10 +3006,13 @@ explain (const Verdict *v, const Tallying *t, const RlEvidence *ev, gsize n, gin
         const char *zone = t->zone ? evidence_text (t, t->zone_ev, t->zone, text, sizeof text) : NULL;
         const Tally *mast = mast_elsewhere (t, y);
         char cc[3], mcc[3];
+        gboolean unlisted = mast != NULL && !mast->cell_strong;
         g_autofree char *mast_text = mast != NULL
-          ? g_strdup_printf ("a modem is on mobile network %s of %s, whose access points are heard here too: the clock "
+          ? g_strdup_printf ("a modem is on mobile network %s%s%s, whose access points are heard here too: the clock "
                              "says where its owner lives, not where the access points are",
-                             mast->cell_network ? mast->cell_network : "?", rl_country_to_string (mast->pub.country, mcc))
+                             unlisted ? t->cell_unknown->cell.network : mast->cell_network ? mast->cell_network : "?",
+                             unlisted ? ", which the provider list does not carry, of a code listed for " : " of ",
+                             rl_country_to_string (mast->pub.country, mcc))
           : NULL;
         g_string_append_printf (why, " The timezone%s%s does not confirm %s: %s.", zone ? " " : "", zone ? zone : "",
                                 rl_country_to_string (y->pub.country, cc),
@@ -3156,5 +3215,6 @@ rl_policy_decide (const RlPolicyParams *params,
     d->next_check = MIN (d->next_check, d->last_conflict_at + (gint64) params->flap_calm_s * RL_USEC_PER_SEC);
   d->changed_at = (previous && previous->country == d->country && previous->state == d->state) ? previous->changed_at : now;
   g_array_unref (t.tallies);
+  g_clear_pointer (&t.pool.members, g_hash_table_unref);
   return g_steal_pointer (&d);
 }

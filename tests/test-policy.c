@@ -542,6 +542,48 @@ test_zone_not_beside_foreign_mast (void)
   }
 }
 
+/* Rule 2c with a network the provider list does not carry: a Swedish
+ * family's cottage in Eckerö (Åland), their Huawei router and the next
+ * cottage's Deco both bought in Sweden, the Stockholm clock, the modem
+ * roaming on Ålcom (244-14: Finland's code, a network the list leaves out).
+ * Without a Finnish router heard, SE (as with a listed network: a mast
+ * alone does not); with the neighbour's Ålcom box saying FI, the clock no
+ * longer confirms SE: 00 (before: SE for 2 h 51 min of 3 h). */
+static void
+test_zone_not_beside_unlisted_network (void)
+{
+  g_autoptr (GArray) a = g_array_new (FALSE, TRUE, sizeof (RlEvidence));
+  RlEvidence cell;
+
+  add_ap (a, "30:fb:b8:70:3a:10", "SE", "Tele2_4G_3A10", 2437);
+  add_ap (a, "54:a7:03:c2:11:58", "SE", "Stugan-Deco", 2412);
+  add_zone (a, "SE");
+  rl_evidence_init (&cell, RL_SOURCE_CELL, "cell:0", NOW - RL_USEC_PER_SEC, RL_NEVER);
+  cell.strength = 1.0;
+  cell.cell.unlisted = TRUE;
+  cell.cell.n_near = 1;
+  cell.cell.near[0] = CC ("FI");
+  rl_country_set_add (&cell.cell.listed, CC ("FI"));
+  rl_country_set_add (&cell.cell.listed, CC ("SE"));
+  g_strlcpy (cell.cell.network, "244-14", sizeof cell.cell.network);
+  g_array_append_val (a, cell);
+  {
+    g_autoptr (RlDecision) d = decide_at (a, NULL, NOW);
+    assert_decision (d, "SE", RL_STATE_DECIDED, RL_REASON_AGREEMENT);
+    g_assert_nonnull (strstr (d->explanation, "a modem on mobile network 244-14 (which the provider list does not carry) "
+                                              "names no country"));
+  }
+  add_ap (a, "5c:f4:ab:61:a1:80", "FI", "Alcom-61A180", 2462);
+  {
+    g_autoptr (RlDecision) d = decide_at (a, NULL, NOW);
+    assert_decision (d, "00", RL_STATE_WORLD, RL_REASON_SINGLE_WITNESS);
+    g_assert_false (candidate (d, "SE")->timezone);
+    g_assert_nonnull (strstr (d->explanation, "does not confirm SE: a modem is on mobile network 244-14, which the "
+                                              "provider list does not carry, of a code listed for FI, whose access "
+                                              "points are heard here too"));
+  }
+}
+
 /* An access point heard at a signal, for add_heard (). */
 typedef struct {
   const char *bssid, *cc, *ssid;
@@ -1039,6 +1081,10 @@ test_pool_breaks_no_witness (void)
     g_assert_cmpuint (fr->witnesses, ==, 2);
     g_assert_cmpuint (ch->beacon_aps, ==, 2);       /* the router and the pool: shown */
     g_assert_nonnull (strstr (d->explanation, "neither makes nor breaks a witness"));
+    /* the travel router is dissent; the phone's hotspot is said apart, as
+     * the pool, not listed as dissent beside it */
+    g_assert_nonnull (strstr (d->explanation, "Dissent: beacon:94:83:c4:21:5e:a0 says CH."));
+    g_assert_null (strstr (d->explanation, "ae:44:19:2b:70:08"));
   }
   /* a second travel router of another vendor is dissent: one witness */
   add_ap (a, "c4:ad:34:5e:6f:70", "CH", "Swisscom-Box", 2412);
@@ -1902,6 +1948,7 @@ main (int argc, char **argv)
   g_test_add_func ("/policy/rule/locally-administered", test_locally_administered);
   g_test_add_func ("/policy/rule/la-sibling-rules", test_la_sibling_rules);
   g_test_add_func ("/policy/rule/pool-breaks-no-witness", test_pool_breaks_no_witness);
+  g_test_add_func ("/policy/rule/zone-not-beside-unlisted-network", test_zone_not_beside_unlisted_network);
   g_test_add_func ("/policy/rule/large-network", test_large_network);
   g_test_add_func ("/policy/rule/network-scattered-guests", test_network_scattered_guests);
   g_test_add_func ("/policy/rule/network-yields-to-fix", test_network_yields_to_fix);
