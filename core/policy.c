@@ -1037,7 +1037,7 @@ ga_operators (const Tally *y)
  * rule applied to them alone (a ship's network in port, the harbour's
  * routers of several operators around it)?  Exhibitors of many countries
  * around a venue's network do not. */
-static gboolean
+static const Tally *
 rest_says_otherwise (const Tallying *t, const Tally *y)
 {
   const RlPolicyParams *p = t->params;
@@ -1051,9 +1051,9 @@ rest_says_otherwise (const Tallying *t, const Tally *y)
       if (o == y || o->beacon_ga_votes < p->beacon_min_aps || ga_operators (o) < 2)
         continue;
       if (holds_share (p, o->beacon_ga_votes, rest))
-        return TRUE;
+        return o;
     }
-  return FALSE;
+  return NULL;
 }
 
 /* Does the live fix's error circle itself contain @code (its centre's
@@ -1185,7 +1185,7 @@ beacon_witnesses (Tallying *t)
       Tally *y = &g_array_index (t->tallies, Tally, i);
       if (!y->pub.beacon_network)
         continue;
-      if ((by_share != RL_COUNTRY_NONE && by_share != y->pub.country) || rest_says_otherwise (t, y) ||
+      if ((by_share != RL_COUNTRY_NONE && by_share != y->pub.country) || rest_says_otherwise (t, y) != NULL ||
           !y->pub.heard_well || fix_places_elsewhere (t, y))
         {
           y->pub.beacon_network = FALSE;
@@ -2424,6 +2424,12 @@ witness_words (guint n)
 static const char *
 yield_reason (const Tallying *t, const Tally *y, gboolean vehicle)
 {
+  const Tally *rest = rest_says_otherwise (t, y);
+
+  /* routers through the walls make no witness, but a place all the same */
+  if (!fix_places_elsewhere (t, y) && rest != NULL && rest->beacon_witnesses == 0 && !rest->pub.heard_well)
+    return "yields to the access points of several operators naming another country: heard faintly, they make no "
+           "witness, but beside them one operator's network is no place on its own";
   if (!fix_places_elsewhere (t, y))
     return "yields to the access points of several operators naming another country";
   return vehicle ? "yields to the GPS fix placing the machine elsewhere (it goes where the vehicle goes)"

@@ -1165,6 +1165,37 @@ test_network_yielded_reason (void)
                                             "access points of several operators naming another country."));
 }
 
+/* The same reason where the routers it yields to are heard only faintly:
+ * a US cruise ship moored at the Kehl quay, its network loud in the cabin,
+ * two German routers on the quay 34–36 dB below it.  They make no witness
+ * and are called "at most dissent"; the text says why the ship's network
+ * yields to them all the same. */
+static void
+test_network_yields_to_faint_reason (void)
+{
+  g_autoptr (GArray) a = g_array_new (FALSE, TRUE, sizeof (RlEvidence));
+  static const guint32 chan[] = { 2412, 2437, 5180, 5240, 5500, 2462 };
+  static const HeardAp quay[] = {
+    { "3c:a6:2f:61:00:01", "DE", "FRITZ!Box 7590 HK", 2412, -80 },
+    { "e8:1b:69:63:00:03", "DE", "Telekom-6300", 2462, -82 },
+  };
+
+  for (guint i = 0; i < 6; i++)
+    {
+      g_autofree char *b = g_strdup_printf ("00:0b:86:7c:%02x:10", 0x20 + i);
+      add_ap (a, b, "US", "Ocean-Guest", chan[i]);
+      set_signal (a, a->len - 1, -46);
+    }
+  add_heard (a, quay, G_N_ELEMENTS (quay));
+  add_zone (a, "US");
+  g_autoptr (RlDecision) d = decide_at (a, NULL, NOW);
+  assert_decision (d, "00", RL_STATE_WORLD, RL_REASON_TIMEZONE_ONLY);
+  g_assert_false (candidate (d, "DE")->heard_well);
+  g_assert_nonnull (strstr (d->explanation, "yields to the access points of several operators naming another "
+                                            "country: heard faintly, they make no witness, but beside them one "
+                                            "operator's network is no place on its own"));
+}
+
 /* Rule 10: a delegation's US travel routers in a Berlin hotel, the fix far
  * inside Germany.  A lone fix against their beacon witness is a conflict
  * (rule 7); with a modem on a German network too the fix has a witness of
@@ -1953,6 +1984,7 @@ main (int argc, char **argv)
   g_test_add_func ("/policy/rule/network-scattered-guests", test_network_scattered_guests);
   g_test_add_func ("/policy/rule/network-yields-to-fix", test_network_yields_to_fix);
   g_test_add_func ("/policy/rule/network-yielded-reason", test_network_yielded_reason);
+  g_test_add_func ("/policy/rule/network-yields-to-faint-reason", test_network_yields_to_faint_reason);
   g_test_add_func ("/policy/rule/fix-and-cell-outvote-aps", test_fix_and_cell_outvote_aps);
   g_test_add_func ("/policy/rule/fix-and-local-aps-outvote-aps", test_fix_and_local_aps_outvote_aps);
   g_test_add_func ("/policy/one-vendor-one-setup", test_one_vendor_one_setup);
