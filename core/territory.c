@@ -168,6 +168,62 @@ place_reached (const RlTerritories *t, const RlEvidence *cell, const RlEvidence 
   return place;
 }
 
+/* The one territory the masts of a network the provider list does not know
+ * (or of a code it knows, a network it does not carry) can be in beside
+ * access points of its sovereign: the countries of the known codes next to
+ * it (RlEvidence.cell.near) are one territory, or each that touches the
+ * sovereign touches it only there (SPM Télécom, 308-01, between Canada's
+ * and the US's codes, beside French routers: Saint-Pierre-et-Miquelon; an
+ * unlisted network of 647, the code of Réunion's networks: Réunion). */
+static RlCountry
+place_of_code (const RlTerritories *t, const RlEvidence *cell, const RlEvidence *ev, gsize n, gint64 now,
+               RlCountry *from)
+{
+  RlEvidence region = *cell;
+  RlCountry place, sovereign;
+
+  region.n_countries = 0;
+  for (guint i = 0; i < cell->cell.n_near; i++)
+    rl_evidence_add_country (&region, cell->cell.near[i]);
+  if (region.n_countries == 0)
+    return RL_COUNTRY_NONE;
+  place = place_named (t, &region, FALSE);
+  if (place != RL_COUNTRY_NONE)
+    return place;
+  place = place_reached (t, &region, ev, n, now, from);
+  sovereign = rl_territories_sovereign (t, place);
+  /* a country of the region that reaches the sovereign elsewhere too may
+   * have a mast beside its mainland */
+  for (guint i = 0; place != RL_COUNTRY_NONE && i < region.n_countries; i++)
+    if (rl_neighbours_know (region.countries[i]) && rl_countries_within_reach (region.countries[i], sovereign) &&
+        rl_neighbours_only_through (region.countries[i], sovereign) != place)
+      return RL_COUNTRY_NONE;
+  return place;
+}
+
+/* The territory one modem's network @cell places the machine in, if any;
+ * @from: the network's country when it places it by reach; @by_code: set
+ * when the place comes from the region of a code the list does not know. */
+static RlCountry
+cell_place (const RlTerritories *t, const RlEvidence *cell, const RlEvidence *ev, gsize n, gint64 now,
+            RlCountry *from, gboolean *by_code)
+{
+  RlCountry c, ignored;
+
+  *from = RL_COUNTRY_NONE;
+  if (cell->n_countries == 0)
+    {
+      *by_code = TRUE;
+      return place_of_code (t, cell, ev, n, now, &ignored);
+    }
+  /* a network listed for several places (Sure, 234-55: Guernsey and the
+   * Isle of Man) places the machine in none of them */
+  c = cell->n_countries == 1 ? place_named (t, cell, FALSE) : RL_COUNTRY_NONE;
+  if (c == RL_COUNTRY_NONE)
+    c = place_reached (t, cell, ev, n, now, from);
+  return c;
+}
+
 /* Where the live evidence puts the machine: the newest usable fix decides
  * when there is one (whatever it names); else a modem on a territory's own
  * network (SFR Réunion, 647-10: a mast reaches kilometres, not the ocean
@@ -181,7 +237,7 @@ find_place (const RlTerritories *t, const RlEvidence *ev, gsize n, gint64 now, d
 {
   const RlEvidence *gps = NULL, *zone = NULL;
   RlCountry by_cell = RL_COUNTRY_NONE, cell_from = RL_COUNTRY_NONE;
-  gboolean cells_differ = FALSE;
+  gboolean cells_differ = FALSE, by_code = FALSE;
 
   *from = RL_COUNTRY_NONE;
   *by_fix = FALSE;
@@ -190,15 +246,9 @@ find_place (const RlTerritories *t, const RlEvidence *ev, gsize n, gint64 now, d
       const RlEvidence *e = &ev[i];
       if (!live (e, now))
         continue;
-      if (e->kind == RL_SOURCE_CELL && e->n_countries > 0)
+      if (e->kind == RL_SOURCE_CELL && (e->n_countries > 0 || e->cell.unknown || e->cell.unlisted))
         {
-          /* a network listed for several places (Sure, 234-55: Guernsey
-           * and the Isle of Man) places the machine in none of them */
-          RlCountry c = e->n_countries == 1 ? place_named (t, e, FALSE) : RL_COUNTRY_NONE;
-          if (c == RL_COUNTRY_NONE)
-            c = place_reached (t, e, ev, n, now, &cell_from);
-          else
-            cell_from = RL_COUNTRY_NONE;
+          RlCountry c = cell_place (t, e, ev, n, now, &cell_from, &by_code);
           if (by_cell != RL_COUNTRY_NONE && c != by_cell)
             cells_differ = TRUE;
           by_cell = c;
@@ -228,7 +278,8 @@ find_place (const RlTerritories *t, const RlEvidence *ev, gsize n, gint64 now, d
     }
   if (by_cell != RL_COUNTRY_NONE && !cells_differ)
     {
-      *by = "mobile network";
+      /* a code's region: the masts can be nowhere else of the sovereign */
+      *by = by_code ? "mobile network's code" : "mobile network";
       *from = cell_from;
       return by_cell;
     }

@@ -529,6 +529,7 @@ static const char sovereigns[] =
   "MF\tFR\tOverseas collectivity\tSaint-Martin\n"
   "RE\tFR\tOverseas region\tLa Réunion\n"
   "GF\tFR\tOverseas region\tGuyane (française)\n"
+  "PM\tFR\tOverseas collectivity\tSaint-Pierre-et-Miquelon\n"
   "IM\tGB\t" RL_TERRITORY_NUMBERED_KIND "234\tIsle of Man\n";
 
 #define T0 (G_GINT64_CONSTANT (1780000000) * RL_USEC_PER_SEC)
@@ -559,6 +560,23 @@ add_item (GArray *ev, RlSourceKind kind, const char *countries, double error_m, 
     rl_evidence_add_country (&e, CC (list[i]));
   e.strength = 1;
   e.gps.error_m = error_m;
+  g_array_append_val (ev, e);
+}
+
+/* A modem on a network the provider list does not know (@unlisted: of a
+ * code it knows) whose code's region is @near ("CA,US") */
+static void
+add_code_cell (GArray *ev, const char *near, gboolean unlisted, gint64 expires)
+{
+  RlEvidence e;
+  g_auto (GStrv) list = g_strsplit (near, ",", -1);
+
+  rl_evidence_init (&e, RL_SOURCE_CELL, "cell", T0, expires);
+  e.strength = 1;
+  e.cell.unknown = !unlisted;
+  e.cell.unlisted = unlisted;
+  for (guint i = 0; list[i] && list[i][0] && e.cell.n_near < G_N_ELEMENTS (e.cell.near); i++)
+    e.cell.near[e.cell.n_near++] = CC (list[i]);
   g_array_append_val (ev, e);
 }
 
@@ -681,6 +699,20 @@ test_attribute (void)
   /* … and a second modem on a German network places nobody either */
   CASE ({ add_item (ev, RL_SOURCE_CELL, "BR", 0, live); add_item (ev, RL_SOURCE_CELL, "DE", 0, live); },
         RL_COUNTRY_NONE);
+  /* Saint-Pierre without a fix: SPM Télécom's 308, which the provider list
+   * does not know, lies between Canada's and the US's codes; Canada touches
+   * France only at Saint-Pierre-et-Miquelon, the US nowhere: PM, over a
+   * Paris clock … */
+  CASE ({ add_code_cell (ev, "CA,US", FALSE, live); add_item (ev, RL_SOURCE_TIMEZONE, "FR,MC", 0, live); },
+        CC ("PM"));
+  g_assert_cmpuint (n, ==, 1);
+  /* … not where a country of the region touches mainland France too … */
+  CASE (add_code_cell (ev, "CA,DE", FALSE, live), RL_COUNTRY_NONE);
+  /* … nor with a region that reaches France nowhere (it conflicts) */
+  CASE (add_code_cell (ev, "JM,BB", FALSE, live), RL_COUNTRY_NONE);
+  /* an unlisted network of a code listed for Réunion alone (Orange
+   * Mayotte's 647-01: 647 holds SFR Réunion): RE, as SFR's network would */
+  CASE (add_code_cell (ev, "RE", TRUE, live), CC ("RE"));
   /* a Guadeloupean's laptop in Paris on Orange France: the modem on the
    * sovereign's own network says more than the clock set at home */
   CASE ({ add_item (ev, RL_SOURCE_TIMEZONE, "GP", 0, live); add_item (ev, RL_SOURCE_CELL, "FR", 0, live); },
