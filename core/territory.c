@@ -213,8 +213,9 @@ cell_place (const RlTerritories *t, const RlEvidence *cell, const RlEvidence *ev
   *from = RL_COUNTRY_NONE;
   if (cell->n_countries == 0)
     {
-      *by_code = TRUE;
-      return place_of_code (t, cell, ev, n, now, &ignored);
+      c = place_of_code (t, cell, ev, n, now, &ignored);
+      *by_code |= c != RL_COUNTRY_NONE;
+      return c;
     }
   /* a network listed for several places (Sure, 234-55: Guernsey and the
    * Isle of Man) places the machine in none of them */
@@ -248,10 +249,14 @@ find_place (const RlTerritories *t, const RlEvidence *ev, gsize n, gint64 now, d
         continue;
       if (e->kind == RL_SOURCE_CELL && (e->n_countries > 0 || e->cell.unknown || e->cell.unlisted))
         {
-          RlCountry c = cell_place (t, e, ev, n, now, &cell_from, &by_code);
+          RlCountry from_here;
+          RlCountry c = cell_place (t, e, ev, n, now, &from_here, &by_code);
+          if (c == RL_COUNTRY_NONE && e->n_countries == 0)
+            continue;   /* a code whose region places nobody says nothing */
           if (by_cell != RL_COUNTRY_NONE && c != by_cell)
             cells_differ = TRUE;
           by_cell = c;
+          cell_from = from_here;
           continue;
         }
       if (e->kind == RL_SOURCE_GPS && e->n_countries > 0 && e->gps.error_m <= gps_max_error_m && e->strength > 0 &&
