@@ -78,6 +78,7 @@ typedef struct {
   guint64 fix_lost;       /* of @fixes, how many are RL_GPS_FIX_LOST events */
   guint64 planned;        /* GPX <wpt>/<rtept>: places named or planned, not where the receiver was */
   guint64 comments;       /* gpsd JSON, NMEA: '#' lines someone wrote on the log, not records */
+  guint64 gnsslogger;     /* NMEA: sentences read from Android GnssLogger's "NMEA,<sentence>,<ms>" records */
   /* the first record rejected, for a note: its line (from 1; 0 none or
    * unknown) and why, in words (a static string) */
   guint64 first_reject_line;

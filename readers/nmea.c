@@ -51,6 +51,11 @@ typedef struct {
    * starts the next epoch, and times are taken as they come */
   gboolean file_order;
   guint cur_type;
+  /* Android's GnssLogger writes each sentence as "NMEA,<sentence>,<unix
+   * ms>": the sentence being read is such a record's, and its time may
+   * come on the next line when the sentence carried its own line end */
+  gboolean gnss_record;
+  gboolean gnss_tail;
 } Parser;
 
 typedef enum {
@@ -813,6 +818,20 @@ ends_sentence (guchar b)
   return b < 0x20 || b > 0x7e || b == '$';
 }
 
+/* The ",<unix ms>" GnssLogger writes after the checksum of a sentence in
+ * its "NMEA," record, up to the line end: its length, else 0. */
+static gsize
+gnsslogger_time_length (const char *p, gsize n)
+{
+  gsize k = 1;
+
+  if (n < 2 || p[0] != ',')
+    return 0;
+  while (k < n && g_ascii_isdigit (p[k]))
+    k++;
+  return k > 1 && (k == n || p[k] == '\r' || p[k] == '\n') ? k : 0;
+}
+
 /* Reads the sentence whose '$' is at @data[@i] in one pass (checksum and
  * field boundaries together: this loop is most of a replay's parsing time)
  * and returns where it ended.  A sentence ends at the line end; a new '$'
@@ -827,7 +846,7 @@ read_sentence (Parser *ps, const char *data, gsize len, gsize i)
   const char *field_start = s + 1;
   guint8 sum = 0;
   guint64 wide_sum = 0;
-  gsize j;
+  gsize j, end;
   int hi, lo;
 
   ps->stats->records++;
@@ -894,26 +913,34 @@ read_sentence (Parser *ps, const char *data, gsize len, gsize i)
       reject_as (ps, RL_GPS_REJECT_TRUNCATED, "cut off in its checksum");
       return i + j + 1;
     }
-  if (j + 3 < len - i && !ends_sentence ((guchar) s[j + 3]))
+  end = j + 3;
+  if (end < len - i && !ends_sentence ((guchar) s[end]))
     {
-      /* something after the checksum: skip the rest of the line */
-      gsize k = j + 3;
-      while (k < len - i && !ends_sentence ((guchar) s[k]))
-        k++;
-      reject_as (ps, RL_GPS_REJECT_MALFORMED, "text after the checksum");
-      return i + k;
+      gsize k = ps->gnss_record ? gnsslogger_time_length (s + end, len - i - end) : 0;
+      if (k == 0)
+        {
+          /* something after the checksum: skip the rest of the line */
+          k = end;
+          while (k < len - i && !ends_sentence ((guchar) s[k]))
+            k++;
+          reject_as (ps, RL_GPS_REJECT_MALFORMED, "text after the checksum");
+          return i + k;
+        }
+      end += k;
     }
+  else if (ps->gnss_record)
+    ps->gnss_tail = TRUE;
   hi = hex_value (s[j + 1]);
   lo = hex_value (s[j + 2]);
   if (hi < 0 || lo < 0)
     {
       reject_as (ps, RL_GPS_REJECT_MALFORMED, "the checksum is not two hex digits");
-      return i + j + 3;
+      return i + end;
     }
   if (sum != (guint8) (hi << 4 | lo))
     {
       reject (ps, RL_GPS_REJECT_BAD_CHECKSUM);
-      return i + j + 3;
+      return i + end;
     }
   if (n_fields < MAX_FIELDS)
     {
@@ -922,7 +949,61 @@ read_sentence (Parser *ps, const char *data, gsize len, gsize i)
       n_fields++;
     }
   dispatch (ps, s, fields, n_fields);
-  return i + j + 3;
+  return i + end;
+}
+
+/* GnssLogger's records other than NMEA: sensor, raw measurement and
+ * location lines, each starting with its type. */
+static gboolean
+is_gnsslogger_record (const char *p, gsize avail)
+{
+  static const char *const types[] = {
+    "Raw", "Fix", "Nav", "Status", "Agc", "OrientationDeg", "UncalAccel", "Accel",
+    "UncalGyro", "Gyro", "UncalMag", "Mag",
+  };
+
+  for (guint t = 0; t < G_N_ELEMENTS (types); t++)
+    {
+      gsize n = strlen (types[t]);
+      if (avail > n && memcmp (p, types[t], n) == 0 && p[n] == ',')
+        return TRUE;
+    }
+  return FALSE;
+}
+
+/* What a line starts with when it is no sentence of its own: another
+ * tool's layout around the NMEA, or its records beside it.  TRUE when it
+ * took the bytes at @*i (to the line end, or a prefix before a '$'). */
+static gboolean
+line_start_step (Parser *ps, const char *data, gsize len, gsize *i)
+{
+  const char *p = data + *i, *nl;
+  gsize avail = len - *i, k;
+  gboolean tail = ps->gnss_tail;
+
+  ps->gnss_tail = FALSE;
+  if (avail > 5 && memcmp (p, "NMEA,$", 6) == 0)
+    {
+      ps->gnss_record = TRUE;
+      ps->stats->gnsslogger++;
+      *i += 5;
+      return TRUE;
+    }
+  if (tail && (k = gnsslogger_time_length (p, avail)) > 0)
+    {
+      /* the time of the record before, whose sentence ended its line */
+      *i += k;
+      return TRUE;
+    }
+  if (is_gnsslogger_record (p, avail))
+    {
+      nl = memchr (p, '\n', avail);
+      ps->stats->records++;
+      ps->stats->ignored++;
+      *i = nl ? (gsize) (nl - data) : len;
+      return TRUE;
+    }
+  return FALSE;
 }
 
 /* One step of the scan at @*i: a sentence, a comment line or a noise byte. */
@@ -937,9 +1018,12 @@ scan_step (Parser *ps, const char *data, gsize len, gsize *i, gboolean *line_sta
       *line_start = FALSE;
       return;
     }
+  if (*line_start && c != '\r' && c != '\n' && line_start_step (ps, data, len, i))
+    return;
   if (c == '\n')
     {
       *line_start = TRUE;
+      ps->gnss_record = FALSE;
       ps->line++;
     }
   else if (c == '{' && *line_start && len - *i >= 9 && memcmp (data + *i, "{\"class\":", 9) == 0)

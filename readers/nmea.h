@@ -7,7 +7,11 @@
  * (binary receiver output) are skipped and counted as noise; lines that
  * start with '#' (comments of gpsd test logs, loggers and people) are
  * skipped and counted as comments, and a UTF-8 byte order mark at the
- * start is skipped; bad sentences are counted by reason and skipped. */
+ * start is skipped; bad sentences are counted by reason and skipped.
+ * Android's GnssLogger export is read too: a sentence in its
+ * "NMEA,<sentence>,<unix ms>" record is read as any other (the time in ms,
+ * the phone's clock, is not used) and counted, and its other records
+ * (Fix, Raw, Status, the sensors) are counted as ignored. */
 #pragma once
 
 #include <glib.h>

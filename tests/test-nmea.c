@@ -363,17 +363,18 @@ test_time_backwards (void)
 }
 
 /* Where the first rejected record is, and why, for the replay to say: a
- * GnssLogger export (each sentence between "NMEA," and a time in ms), a
- * damaged sentence, and an epoch rejected only when the next one comes. */
+ * sentence with a time after its checksum on a line that is no GnssLogger
+ * record, a damaged sentence, and an epoch rejected only when the next
+ * one comes. */
 static void
 test_first_reject (void)
 {
   {
     g_auto (Result) r = { 0 };
     g_autofree char *rmc = nmea_sentence ("GNRMC,023000.00,A,3352.12800,S,15112.55800,E,0.5,90.0,201123,,,A");
-    g_autofree char *log = g_strdup_printf ("# Version: v3.0.6.4 Platform: 14\n"
-                                            "Fix,GPS,-33.868800,151.209300,45.0,0.1,3.9,1700447400120\n"
-                                            "NMEA,%.*s,1700447400120\n", (int) strlen (rmc) - 2, rmc);
+    g_autofree char *log = g_strdup_printf ("# a logger of its own\n"
+                                            "\n"
+                                            "%.*s,1700447400120\n", (int) strlen (rmc) - 2, rmc);
     parse (&r, log, strlen (log));
     g_assert_cmpuint (r.fixes->len, ==, 0);
     g_assert_cmpuint (r.stats.rejected[RL_GPS_REJECT_MALFORMED], ==, 1);
@@ -406,6 +407,56 @@ test_first_reject (void)
     g_assert_cmpuint (r.stats.rejected[RL_GPS_REJECT_TIME_BACKWARDS], ==, 1);
     g_assert_cmpuint (r.stats.first_reject_line, ==, 2);
     g_assert_cmpstr (r.stats.first_reject_why, ==, "earlier than the fix before it");
+  }
+}
+
+/* Android's GnssLogger export: each sentence in an "NMEA,<sentence>,<unix
+ * ms>" record, between Raw, Status, Fix and sensor records.  The time
+ * after the checksum made every sentence "text after the checksum" (86 %
+ * of the fixes of a drive lost; the sentences whose own CR LF put the time
+ * on the next line got through).  Now every sentence is read and counted,
+ * the other records are ignored records, and nothing is noise. */
+static void
+test_gnsslogger (void)
+{
+  g_auto (Result) r = { 0 };
+  gsize len;
+  g_autofree char *data = read_fixture ("gnsslogger-v3.txt", &len);
+
+  parse (&r, data, len);
+  g_assert_cmpuint (r.fixes->len, ==, 5);
+  g_assert_cmpint (fix_at (&r, 0)->time, ==, utc_us (2024, 5, 18, 9, 0, 0));
+  g_assert_cmpint (fix_at (&r, 4)->time, ==, utc_us (2024, 5, 18, 9, 0, 4));
+  g_assert_cmpfloat_with_epsilon (fix_at (&r, 0)->lat, 48.5745, 1e-9);
+  g_assert_cmpfloat_with_epsilon (fix_at (&r, 0)->lon, 7.82, 1e-9);
+  g_assert_cmpuint (r.stats.gnsslogger, ==, 15);
+  /* Raw, Status, Fix, OrientationDeg: five of each */
+  g_assert_cmpuint (r.stats.ignored, ==, 20);
+  g_assert_cmpuint (r.stats.comments, ==, 15);
+  g_assert_cmpuint (r.stats.noise_bytes, ==, 0);
+  g_assert_cmpuint (rl_gps_parse_stats_rejected_total (&r.stats), ==, 0);
+
+  /* what follows the checksum must be the record's time: digits to the
+   * line end; anything else is still text after the checksum */
+  {
+    g_auto (Result) bad = { 0 };
+    g_autofree char *rmc = nmea_sentence ("GNRMC,023000.00,A,3352.12800,S,15112.55800,E,0.5,90.0,201123,,,A");
+    g_autofree char *log = g_strdup_printf ("NMEA,%.*s,1700447400120x\n"
+                                            "NMEA,%.*s,\n"
+                                            "NMEA,%.*s;1700447400120\n",
+                                            (int) strlen (rmc) - 2, rmc, (int) strlen (rmc) - 2, rmc,
+                                            (int) strlen (rmc) - 2, rmc);
+    parse (&bad, log, strlen (log));
+    g_assert_cmpuint (bad.fixes->len, ==, 0);
+    g_assert_cmpuint (bad.stats.rejected[RL_GPS_REJECT_MALFORMED], ==, 3);
+    g_assert_cmpstr (bad.stats.first_reject_why, ==, "text after the checksum");
+  }
+  /* a line of digits after a comma that follows no GnssLogger sentence is noise */
+  {
+    g_auto (Result) stray = { 0 };
+    const char *log = ",1700447400120\n";
+    parse (&stray, log, strlen (log));
+    g_assert_cmpuint (stray.stats.noise_bytes, ==, 14);
   }
 }
 
@@ -740,6 +791,7 @@ main (int argc, char **argv)
   g_test_add_func ("/nmea/leap-second", test_leap_second);
   g_test_add_func ("/nmea/bad-sentences", test_bad_sentences);
   g_test_add_func ("/nmea/first-reject", test_first_reject);
+  g_test_add_func ("/nmea/gnsslogger", test_gnsslogger);
   g_test_add_func ("/nmea/altitude-speed", test_altitude_speed);
   g_test_add_func ("/nmea/fix-lost", test_fix_lost);
   g_test_add_func ("/nmea/noise", test_noise_between_sentences);

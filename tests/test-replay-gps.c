@@ -604,13 +604,13 @@ test_nmea_bom_comment (void)
 }
 
 /* A file of records that give no fix says where the first one is and
- * why, not only how many were rejected: Google GnssLogger's export puts
- * each sentence between "NMEA," and a time in ms; gpspipe -t puts the
- * time before each gpsd report. */
+ * why, not only how many were rejected: a logger that writes a time after
+ * each sentence's checksum; gpspipe -t puts the time before each gpsd
+ * report. */
 static void
 test_first_reject_named (void)
 {
-  g_autoptr (GString) gnss = g_string_new ("# Version: v3.0.6.4 Platform: 14\n");
+  g_autoptr (GString) stamped = g_string_new ("# stamped by a logger\n");
   g_autoptr (GString) gpspipe = g_string_new (NULL);
   g_autoptr (RlConfig) config = rl_config_new_default ();
   g_autoptr (RlReplay) replay = rl_replay_new (config, regulatory);
@@ -622,12 +622,12 @@ test_first_reject_named (void)
     {
       g_autofree char *body = g_strdup_printf ("GPRMC,0900%02u.00,A,4834.470,N,00747.430,E,0.0,0.0,180524,,,A", i);
       g_autofree char *line = nmea_sentence (body);
-      g_string_append_printf (gnss, "NMEA,%.*s,%u\n", (int) strlen (line) - 2, line, 1716022800 + i);
+      g_string_append_printf (stamped, "%.*s,%u\n", (int) strlen (line) - 2, line, 1716022800 + i);
       g_string_append_printf (gpspipe, "2024-05-18 09:00:%02u: {\"class\":\"TPV\",\"mode\":3,"
                               "\"time\":\"2024-05-18T09:00:%02u.000Z\",\"lat\":48.5745,\"lon\":7.82}\n", i, i);
     }
-  text = replay_log_text ("gnsslogger.txt", gnss, NULL);
-  g_assert_nonnull (strstr (text, "gnsslogger.txt:2: rejected: text after the checksum (the first of 3)"));
+  text = replay_log_text ("stamped.nmea", stamped, NULL);
+  g_assert_nonnull (strstr (text, "stamped.nmea:2: rejected: text after the checksum (the first of 3)"));
   params_for (&params, config);
   g_assert_true (rl_replay_load_gps_data (replay, "gpspipe-t.json", gpspipe->str, gpspipe->len, "gpsd", NULL,
                                           &params, 250, &error));
@@ -636,6 +636,27 @@ test_first_reject_named (void)
   g_free (text);
   text = format_text (replay);
   g_assert_nonnull (strstr (text, "gpspipe-t.json:1: rejected: the line does not start with '{' (the first of 3)"));
+}
+
+/* Android's GnssLogger export is an NMEA log: its "NMEA,<sentence>,<ms>"
+ * records give their fixes (they were rejected as "text after the
+ * checksum"), counted; its Fix, Raw and Status records are ignored. */
+static void
+test_gnsslogger (void)
+{
+  gsize len;
+  g_autofree char *data = read_fixture ("gnsslogger-v3.txt", &len);
+  g_autoptr (GString) log = g_string_new_len (data, (gssize) len);
+  g_autofree char *text = NULL;
+
+  g_assert_cmpstr (rl_gps_detect_format (log->str, log->len), ==, "nmea");
+  text = replay_log_text ("gnss_log_2024_05_18_11_00_00.txt", log, NULL);
+  g_assert_nonnull (strstr (text, "gps.fixes_used: 5\n"));
+  g_assert_nonnull (strstr (text, "nmea.gnsslogger_records: 15\n"));
+  g_assert_nonnull (strstr (text, "nmea.ignored: 20\n"));
+  g_assert_nonnull (strstr (text, "span:      2024-05-18T09:00:00Z .. 2024-05-18T09:00:04Z"));
+  g_assert_null (strstr (text, "nmea.noise_bytes"));
+  g_assert_null (strstr (text, "gps.rejected"));
 }
 
 /* The same for GPX: the line of the first rejected <trkpt>. */
@@ -852,6 +873,7 @@ main (int argc, char **argv)
   g_test_add_func ("/replay-gps/gpx-out-of-order", test_gpx_out_of_order);
   g_test_add_func ("/replay-gps/gpsd-bom-comment", test_gpsd_bom_comment);
   g_test_add_func ("/replay-gps/gpspipe-raw", test_gpspipe_raw);
+  g_test_add_func ("/replay-gps/gnsslogger", test_gnsslogger);
   g_test_add_func ("/replay-gps/nmea-bom-comment", test_nmea_bom_comment);
   g_test_add_func ("/replay-gps/first-reject-named", test_first_reject_named);
   g_test_add_func ("/replay-gps/first-reject-named-gpx", test_first_reject_named_gpx);
