@@ -79,6 +79,7 @@ typedef struct {
   guint64 planned;        /* GPX <wpt>/<rtept>: places named or planned, not where the receiver was */
   guint64 comments;       /* gpsd JSON, NMEA: '#' lines someone wrote on the log, not records */
   guint64 gnsslogger;     /* NMEA: sentences read from Android GnssLogger's "NMEA,<sentence>,<ms>" records */
+  guint64 timestamped;    /* gpsd JSON, NMEA: lines that began with gpspipe -t's time, taken off */
   /* the first record rejected, for a note: its line (from 1; 0 none or
    * unknown) and why, in words (a static string) */
   guint64 first_reject_line;

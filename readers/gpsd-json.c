@@ -1,4 +1,5 @@
 #include "readers/gpsd-json.h"
+#include "readers/gpspipe-time.h"
 #include "readers/json-depth.h"
 
 #include <math.h>
@@ -328,7 +329,7 @@ read_line (RlGpsdJsonReader *r, const char *start, gsize n, RlGpsFix *fix)
   stats->records++;
   if (start[0] != '{')
     {
-      /* gpspipe -t puts the time before each report */
+      /* gpspipe -t's time is taken off before; a -T format of one's own is not */
       reject (r, RL_GPS_REJECT_MALFORMED, "the line does not start with '{'");
       return FALSE;
     }
@@ -401,7 +402,7 @@ rl_gpsd_json_reader_next (RlGpsdJsonReader *r, RlGpsFix *fix)
     {
       const char *start = r->data + r->pos;
       const char *nl = memchr (start, '\n', r->len - r->pos);
-      gsize n = nl ? (gsize) (nl - start) : r->len - r->pos;
+      gsize n = nl ? (gsize) (nl - start) : r->len - r->pos, stamp;
 
       r->pos += n + (nl ? 1 : 0);
       r->line++;
@@ -409,6 +410,12 @@ rl_gpsd_json_reader_next (RlGpsdJsonReader *r, RlGpsFix *fix)
         n--;
       while (n > 0 && g_ascii_isspace (start[0]))
         start++, n--;
+      /* `gpspipe -t` writes the time before each line it copies */
+      if ((stamp = rl_gpspipe_time_length (start, n)) > 0)
+        {
+          r->stats.timestamped++;
+          start += stamp, n -= stamp;
+        }
       /* a note someone wrote on the log ("# Basel SBB, platform 7"): no
        * report, and gpsd never writes a line that starts so */
       if (n > 0 && start[0] == '#')
@@ -531,7 +538,9 @@ skip_banner (const char *data, gsize len, gboolean *banner)
       nl = memchr (data + i, '\n', len - i);
       if (data[i] != '#')
         {
-          if (n_banner == MAX_BANNER_LINES || !is_banner_line (data + i, (nl != NULL ? (gsize) (nl - data) : len) - i))
+          gsize end = nl != NULL ? (gsize) (nl - data) : len;
+          gsize stamp = rl_gpspipe_time_length (data + i, end - i);
+          if (n_banner == MAX_BANNER_LINES || !is_banner_line (data + i + stamp, end - i - stamp))
             break;
           n_banner++;
           *banner = TRUE;
@@ -559,7 +568,9 @@ rl_gpsd_json_sniff (const char *data, gsize len)
    * decides, since `gpspipe -r` writes the banner before the NMEA */
   if (i >= len)
     return banner;
-  if (data[i] != '{')
+  /* gpspipe -t's time before the report */
+  i += rl_gpspipe_time_length (data + i, len - i);
+  if (i >= len || data[i] != '{')
     return FALSE;
   end = MIN (len, i + 512);
   for (gsize j = i; j + 8 <= end; j++)

@@ -1,6 +1,8 @@
 /* gpsd JSON reader: the lines `gpspipe -w` writes (TPV, SKY, and the
- * VERSION/DEVICES/WATCH chatter).  Each TPV is judged by the same function
- * as a report from the live gpsd socket. */
+ * VERSION/DEVICES/WATCH chatter), with or without the time `gpspipe -t`
+ * writes before each (readers/gpspipe-time.h; taken off and counted).
+ * Each TPV is judged by the same function as a report from the live gpsd
+ * socket. */
 #pragma once
 
 #include <glib.h>
@@ -50,7 +52,8 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (RlGpsdJsonReader, rl_gpsd_json_reader_free)
 /* TRUE when the first line that is neither blank, a '#' comment nor gpsd's
  * banner (VERSION, DEVICES, DEVICE, WATCH: what `gpspipe -r` also writes
  * before its NMEA) is a gpsd JSON object ("class":…), or when there is
- * nothing but the banner.  Past a UTF-8 byte order mark. */
+ * nothing but the banner.  Past a UTF-8 byte order mark, and past the
+ * time `gpspipe -t` writes before each line. */
 gboolean rl_gpsd_json_sniff (const char *data, gsize len);
 /* Bytes of that banner (with the mark, blanks and comments among it) at
  * the start of @data: where another format's sniffing starts. */

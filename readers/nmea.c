@@ -2,6 +2,7 @@
 
 #include <math.h>
 #include <string.h>
+#include "readers/gpspipe-time.h"
 #include "readers/json-depth.h"
 
 /* NMEA 0183 caps a sentence at 82 characters; real receivers (u-blox PUBX,
@@ -973,7 +974,8 @@ is_gnsslogger_record (const char *p, gsize avail)
 
 /* What a line starts with when it is no sentence of its own: another
  * tool's layout around the NMEA, or its records beside it.  TRUE when it
- * took the bytes at @*i (to the line end, or a prefix before a '$'). */
+ * took the bytes at @*i (to the line end, or a prefix before the line's
+ * record). */
 static gboolean
 line_start_step (Parser *ps, const char *data, gsize len, gsize *i)
 {
@@ -1001,6 +1003,14 @@ line_start_step (Parser *ps, const char *data, gsize len, gsize *i)
       ps->stats->records++;
       ps->stats->ignored++;
       *i = nl ? (gsize) (nl - data) : len;
+      return TRUE;
+    }
+  if (g_ascii_isdigit (p[0]) && (k = rl_gpspipe_time_length (p, avail)) > 0)
+    {
+      /* `gpspipe -t -r`: the time it copied the line at, then the line
+       * (a sentence, or one of gpsd's JSON lines) */
+      ps->stats->timestamped++;
+      *i += k;
       return TRUE;
     }
   return FALSE;

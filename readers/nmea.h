@@ -11,7 +11,9 @@
  * Android's GnssLogger export is read too: a sentence in its
  * "NMEA,<sentence>,<unix ms>" record is read as any other (the time in ms,
  * the phone's clock, is not used) and counted, and its other records
- * (Fix, Raw, Status, the sensors) are counted as ignored. */
+ * (Fix, Raw, Status, the sensors) are counted as ignored.  The time
+ * `gpspipe -t -r` writes before each line is taken off and counted
+ * (readers/gpspipe-time.h). */
 #pragma once
 
 #include <glib.h>

@@ -78,6 +78,11 @@ count_stats (RlReplay *replay, const char *format, const RlGpsParseStats *stats)
       g_snprintf (name, sizeof name, "%s.gnsslogger_records", format);
       rl_replay_count (replay, name, stats->gnsslogger);
     }
+  if (stats->timestamped > 0)
+    {
+      g_snprintf (name, sizeof name, "%s.gpspipe_time_lines", format);
+      rl_replay_count (replay, name, stats->timestamped);
+    }
   for (guint i = 0; i < RL_GPS_N_REJECTS; i++)
     if (stats->rejected[i] > 0)
       {

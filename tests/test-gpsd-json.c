@@ -1,6 +1,7 @@
 /* gpsd JSON reader: a log captured with gpspipe -w from gpsd 3.22, and damaged lines. */
 #include <math.h>
 #include "readers/gpsd-json.h"
+#include "readers/gpspipe-time.h"
 #include "tests/gps-test-util.h"
 
 static GArray *
@@ -299,6 +300,71 @@ test_error_reports (void)
   g_assert_true (g_str_has_suffix (text, "..."));
 }
 
+/* `gpspipe -t -w` writes its time before each line (gpsd 3.22's
+ * gpspipe: strftime "%F %T", then ": "; -u adds the µs, -uu the seconds
+ * since 1970, -Z a 'T' and a 'Z').  Such a log was "not NMEA 0183, gpsd
+ * JSON or GPX" and, forced, every line was rejected; now the time is taken
+ * off, counted, and the report read. */
+static void
+test_gpspipe_time (void)
+{
+  static const struct {
+    const char *prefix;
+    gsize len;   /* 0: not gpspipe's */
+  } cases[] = {
+    { "2025-10-04 10:59:59: ", 21 },                       /* -t */
+    { "2025-10-04 10:59:59.123456: ", 28 },                /* -u */
+    { "2025-10-04 10:59:59 1759575599.123456: ", 39 },     /* -uu */
+    { "2025-10-04T10:59:59: ", 21 },                       /* -Z */
+    { "2025-10-04T10:59:59.12345Z: ", 28 },                /* -Zu, its last digit a 'Z' */
+    { "2025-10-04T10:59:59Z 1759575599.123456: ", 40 },    /* -Zuu */
+    { "10:59:59: ", 0 },
+    { "2025-10-04 10:59:59 ", 0 },
+    { "2025-10-04 10:59:59.1234567: ", 0 },
+    { "2025-10-04 10:59:59 1759575599: ", 0 },
+    { "2025-10-4 10:59:59: ", 0 },
+    { "Sat Oct  4 10:59:59 2025: ", 0 },                   /* -T of one's own */
+  };
+  gsize len;
+  g_autofree char *data = read_fixture ("gpspipe-t.gpsd.jsonl", &len);
+  RlGpsParseStats stats;
+  g_autoptr (GArray) fixes = parse (data, len, &stats);
+  gsize banner_end = 0;
+
+  g_assert_true (rl_gpsd_json_sniff (data, len));
+  g_assert_cmpuint (fixes->len, ==, 5);
+  g_assert_cmpint (g_array_index (fixes, RlGpsFix, 0).time, ==, utc_us (2025, 10, 4, 9, 0, 0));
+  g_assert_cmpfloat_with_epsilon (g_array_index (fixes, RlGpsFix, 0).lat, 47.5476, 1e-9);
+  /* HDOP from the SKY report before it */
+  g_assert_cmpfloat_with_epsilon (g_array_index (fixes, RlGpsFix, 1).hdop, 0.98, 1e-9);
+  g_assert_cmpuint (stats.timestamped, ==, 13);
+  g_assert_cmpuint (stats.ignored, ==, 8);
+  g_assert_cmpuint (rl_gps_parse_stats_rejected_total (&stats), ==, 0);
+  /* gpsd's banner after the time is still only the banner: its three
+   * lines, up to the first TPV's */
+  for (guint lines = 0; lines < 3; banner_end++)
+    if (data[banner_end] == '\n')
+      lines++;
+  g_assert_cmpuint (rl_gpsd_json_banner_length (data, len), ==, banner_end);
+  g_assert_true (g_str_has_prefix (data + banner_end, "2025-10-04 09:00:00: {\"class\":\"TPV\""));
+
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autofree char *line = g_strconcat (cases[i].prefix, "{\"class\":\"TPV\",\"mode\":3,"
+                                           "\"time\":\"2025-10-04T09:00:00.000Z\",\"lat\":47.5476,\"lon\":7.5896}\n", NULL);
+      RlGpsParseStats one;
+      g_autoptr (GArray) got = parse (line, strlen (line), &one);
+
+      g_test_message ("prefix '%s'", cases[i].prefix);
+      g_assert_cmpuint (rl_gpspipe_time_length (line, strlen (line)), ==, cases[i].len);
+      g_assert_cmpint (rl_gpsd_json_sniff (line, strlen (line)), ==, cases[i].len > 0);
+      g_assert_cmpuint (got->len, ==, cases[i].len > 0 ? 1 : 0);
+      g_assert_cmpuint (one.timestamped, ==, cases[i].len > 0 ? 1 : 0);
+      if (cases[i].len == 0)
+        g_assert_cmpstr (one.first_reject_why, ==, "the line does not start with '{'");
+    }
+}
+
 static void
 test_prefixes (void)
 {
@@ -325,6 +391,7 @@ main (int argc, char **argv)
   g_test_add_func ("/gpsd-json/status", test_status);
   g_test_add_func ("/gpsd-json/altitude-speed-lost", test_altitude_speed_lost);
   g_test_add_func ("/gpsd-json/prefixes", test_prefixes);
+  g_test_add_func ("/gpsd-json/gpspipe-time", test_gpspipe_time);
   g_test_add_func ("/gpsd-json/bom-and-comments", test_bom_and_comments);
   g_test_add_func ("/gpsd-json/error-reports", test_error_reports);
   return g_test_run ();

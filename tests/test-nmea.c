@@ -610,6 +610,33 @@ test_gpsd_lines_among_nmea (void)
   g_assert_cmpuint (rl_gps_parse_stats_rejected_total (&r.stats), ==, 0);
 }
 
+/* `gpspipe -t -r` writes its time before each line it copies (gpsd's
+ * banner and the receiver's sentences): taken off and counted, not noise. */
+static void
+test_gpspipe_time (void)
+{
+  g_auto (Result) r = { 0 };
+  gsize len;
+  g_autofree char *raw = read_fixture ("gpspipe-r.nmea", &len);
+  g_auto (GStrv) lines = g_strsplit (raw, "\n", -1);
+  g_autoptr (GString) log = g_string_new (NULL);
+  guint n = 0;
+
+  for (guint i = 0; lines[i] != NULL; i++)
+    if (lines[i][0] != '\0')
+      {
+        g_string_append_printf (log, "2024-06-05 16:20:%02u.%06u: %s\n", i / 6, 1000 * i, lines[i]);
+        n++;
+      }
+  parse (&r, log->str, log->len);
+  g_assert_cmpuint (r.fixes->len, ==, 5);
+  g_assert_cmpuint (r.stats.timestamped, ==, n);
+  /* gpsd's VERSION, DEVICES and WATCH */
+  g_assert_cmpuint (r.stats.ignored, ==, 3);
+  g_assert_cmpuint (r.stats.noise_bytes, ==, 0);
+  g_assert_cmpuint (rl_gps_parse_stats_rejected_total (&r.stats), ==, 0);
+}
+
 static void
 test_accuracy_sentences (void)
 {
@@ -796,6 +823,7 @@ main (int argc, char **argv)
   g_test_add_func ("/nmea/fix-lost", test_fix_lost);
   g_test_add_func ("/nmea/noise", test_noise_between_sentences);
   g_test_add_func ("/nmea/gpsd-lines", test_gpsd_lines_among_nmea);
+  g_test_add_func ("/nmea/gpspipe-time", test_gpspipe_time);
   g_test_add_func ("/nmea/accuracy", test_accuracy_sentences);
   g_test_add_func ("/nmea/every-byte-damaged", test_every_byte_damaged);
   g_test_add_func ("/nmea/sniff", test_sniff);

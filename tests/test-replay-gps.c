@@ -605,8 +605,8 @@ test_nmea_bom_comment (void)
 
 /* A file of records that give no fix says where the first one is and
  * why, not only how many were rejected: a logger that writes a time after
- * each sentence's checksum; gpspipe -t puts the time before each gpsd
- * report. */
+ * each sentence's checksum; gpspipe -T with a time format of one's own
+ * before each gpsd report. */
 static void
 test_first_reject_named (void)
 {
@@ -623,7 +623,7 @@ test_first_reject_named (void)
       g_autofree char *body = g_strdup_printf ("GPRMC,0900%02u.00,A,4834.470,N,00747.430,E,0.0,0.0,180524,,,A", i);
       g_autofree char *line = nmea_sentence (body);
       g_string_append_printf (stamped, "%.*s,%u\n", (int) strlen (line) - 2, line, 1716022800 + i);
-      g_string_append_printf (gpspipe, "2024-05-18 09:00:%02u: {\"class\":\"TPV\",\"mode\":3,"
+      g_string_append_printf (gpspipe, "18.05.2024 09:00:%02u: {\"class\":\"TPV\",\"mode\":3,"
                               "\"time\":\"2024-05-18T09:00:%02u.000Z\",\"lat\":48.5745,\"lon\":7.82}\n", i, i);
     }
   text = replay_log_text ("stamped.nmea", stamped, NULL);
@@ -656,6 +656,25 @@ test_gnsslogger (void)
   g_assert_nonnull (strstr (text, "nmea.ignored: 20\n"));
   g_assert_nonnull (strstr (text, "span:      2024-05-18T09:00:00Z .. 2024-05-18T09:00:04Z"));
   g_assert_null (strstr (text, "nmea.noise_bytes"));
+  g_assert_null (strstr (text, "gps.rejected"));
+}
+
+/* `gpspipe -t -w`: the time gpspipe writes before each line.  Such a log
+ * was "unknown format", and forced to gpsd, every line was rejected; now
+ * it is gpsd JSON, the times taken off and counted. */
+static void
+test_gpspipe_time (void)
+{
+  gsize len;
+  g_autofree char *data = read_fixture ("gpspipe-t.gpsd.jsonl", &len);
+  g_autoptr (GString) log = g_string_new_len (data, (gssize) len);
+  g_autofree char *text = NULL;
+
+  g_assert_cmpstr (rl_gps_detect_format (log->str, log->len), ==, "gpsd");
+  text = replay_log_text ("basel.gpspipe-t", log, NULL);
+  g_assert_nonnull (strstr (text, "gps.fixes_used: 5\n"));
+  g_assert_nonnull (strstr (text, "gpsd.gpspipe_time_lines: 13\n"));
+  g_assert_nonnull (strstr (text, "span:      2025-10-04T09:00:00Z .. 2025-10-04T09:00:04Z"));
   g_assert_null (strstr (text, "gps.rejected"));
 }
 
@@ -874,6 +893,7 @@ main (int argc, char **argv)
   g_test_add_func ("/replay-gps/gpsd-bom-comment", test_gpsd_bom_comment);
   g_test_add_func ("/replay-gps/gpspipe-raw", test_gpspipe_raw);
   g_test_add_func ("/replay-gps/gnsslogger", test_gnsslogger);
+  g_test_add_func ("/replay-gps/gpspipe-time", test_gpspipe_time);
   g_test_add_func ("/replay-gps/nmea-bom-comment", test_nmea_bom_comment);
   g_test_add_func ("/replay-gps/first-reject-named", test_first_reject_named);
   g_test_add_func ("/replay-gps/first-reject-named-gpx", test_first_reject_named_gpx);
