@@ -20,6 +20,10 @@ G_DEFINE_QUARK (rl-replay-gps-error-quark, rl_replay_gps_error)
 #define ROLLOVER_US (G_GINT64_CONSTANT (1024) * 7 * DAY_US)
 /* A log dated this much before the other inputs is no part of their trip. */
 #define FAR_BEFORE_US (365 * DAY_US)
+/* A log with a time of day only goes on the day that puts it nearest the
+ * other inputs only when every other day puts it at least this much
+ * further away: else which day it was is not clear. */
+#define NEAREST_DAY_MARGIN_US (G_GINT64_CONSTANT (3600) * G_USEC_PER_SEC)
 
 const char *
 rl_gps_detect_format (const char *data, gsize len)
@@ -121,7 +125,8 @@ typedef struct {
   char *date;                     /* --date, or NULL */
   gint64 base;                    /* midnight UTC the undated fixes count from */
   gboolean undated;               /* the file never says the date */
-  gboolean dated_by_others;       /* @base is the other inputs' day */
+  gboolean dated_by_others;       /* @base is the day nearest the other inputs, */
+  gint64 others_first, others_last;   /* which span this */
   gboolean has_first;             /* the probe saw a fix: */
   gint64 first;                   /* its time (a dated log), or time of day (undated) */
   gint64 shift;                   /* added to every time: a week rollover undone */
@@ -295,8 +300,13 @@ note_dates (GpsStream *g, const RlGpsParseStats *stats)
       g_autofree char *day = time_text (g->base);
 
       if (g->dated_by_others)
-        rl_replay_note_at (r, g->note_slot, "%s: no date in the file (time of day only); date taken from the other "
-                           "inputs, which lie within %.10s", g->file, day);
+        {
+          g_autofree char *from = time_text (g->others_first), *to = time_text (g->others_last);
+          gint64 s = g->first / G_USEC_PER_SEC;
+          rl_replay_note_at (r, g->note_slot, "%s: no date in the file (time of day only); date taken from the other "
+                             "inputs (%s .. %s): %.10s, the day that puts its first fix (%02d:%02d:%02d) nearest them",
+                             g->file, from, to, day, (int) (s / 3600 % 24), (int) (s / 60 % 60), (int) (s % 60));
+        }
       else if (g->date != NULL)
         rl_replay_note_at (r, g->note_slot, "%s: no date in the file; date taken from --date %s", g->file, g->date);
       else
@@ -611,27 +621,60 @@ gps_time_span (RlEventStream *self, gint64 *first, gint64 *last)
   return TRUE;
 }
 
-/* A log with a time of day only takes the other inputs' day when they lie
- * within one UTC day (--date still wins), and is refused when they do not. */
+static gint64
+distance_to_span (gint64 t, gint64 first, gint64 last)
+{
+  return t < first ? first - t : t > last ? t - last : 0;
+}
+
+/* A log with a time of day only (--date still wins) takes the day that
+ * puts its first fix nearest the other inputs' span: of the days from the
+ * one before their first to the one after their last (a log that starts
+ * at 23:59 beside scans from 00:00:05 on belongs to the day before them).
+ * When another day puts it about as near, or the inputs span more than
+ * two days, which day it was is not clear and the log is refused. */
 static gboolean
 date_from_others (GpsStream *g, gint64 others_first, gint64 others_last, GError **error)
 {
-  g_autofree char *from = NULL, *to = NULL;
+  gint64 best = 0, best_d = G_MAXINT64, second_d = G_MAXINT64;
+  g_autofree char *from = NULL, *to = NULL, *one = NULL, *other = NULL;
 
   if (g->date != NULL)
     return TRUE;
-  if (others_first / DAY_US != others_last / DAY_US)
+  if (others_last - others_first <= 2 * DAY_US)
+    for (gint64 day = others_first / DAY_US - 1; day <= others_last / DAY_US + 1; day++)
+      {
+        gint64 d = distance_to_span (day * DAY_US + g->first, others_first, others_last);
+        if (d < best_d)
+          second_d = best_d, best_d = d, best = day * DAY_US;
+        else if (d < second_d)
+          second_d = d;
+      }
+  if (best_d != G_MAXINT64 && second_d - best_d >= NEAREST_DAY_MARGIN_US)
     {
-      from = time_text (others_first);
-      to = time_text (others_last);
-      g_set_error (error, RL_REPLAY_GPS_ERROR, RL_REPLAY_GPS_ERROR_DATE,
-                   "%s: no date in the file (time of day only), and the other inputs span more than one day "
-                   "(%s .. %s), so which day it was is not clear: give --date YYYY-MM-DD", g->file, from, to);
-      return FALSE;
+      g->base = best;
+      g->dated_by_others = TRUE;
+      g->others_first = others_first;
+      g->others_last = others_last;
+      return TRUE;
     }
-  g->base = others_first / DAY_US * DAY_US;
-  g->dated_by_others = TRUE;
-  return TRUE;
+  from = time_text (others_first);
+  to = time_text (others_last);
+  if (best_d == G_MAXINT64)
+    g_set_error (error, RL_REPLAY_GPS_ERROR, RL_REPLAY_GPS_ERROR_DATE,
+                 "%s: no date in the file (time of day only), and the other inputs span more than two days "
+                 "(%s .. %s), so which day it was is not clear: give --date YYYY-MM-DD", g->file, from, to);
+  else
+    {
+      one = time_text (best + g->first);
+      other = time_text (best + g->first + (distance_to_span (best + g->first - DAY_US, others_first, others_last)
+                                            == second_d ? -DAY_US : DAY_US));
+      g_set_error (error, RL_REPLAY_GPS_ERROR, RL_REPLAY_GPS_ERROR_DATE,
+                   "%s: no date in the file (time of day only), and its first fix would lie about as near the "
+                   "other inputs (%s .. %s) at %s as at %s, so which day it was is not clear: give --date YYYY-MM-DD",
+                   g->file, from, to, one, other);
+    }
+  return FALSE;
 }
 
 /* A log whose dates are 1024 weeks before the other inputs' (a receiver's

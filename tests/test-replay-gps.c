@@ -806,8 +806,9 @@ test_week_rollover (void)
 }
 
 /* A log with a time of day only (GGA) beside dated scans was counted from
- * 2000-01-01, 24 years before the scans: it now takes their day when they
- * lie within one, and refuses when they do not (--date says which). */
+ * 2000-01-01, 24 years before the scans: it now takes the day that puts it
+ * nearest them, and refuses when two days put it about as near (--date
+ * says which). */
 static void
 test_undated_with_scans (void)
 {
@@ -823,7 +824,8 @@ test_undated_with_scans (void)
   text = replay_with_scans ("gga.nmea", gga, NULL, NULL, &error);
   g_assert_no_error (error);
   g_assert_nonnull (strstr (text, "gga.nmea: no date in the file (time of day only); date taken from the other "
-                                  "inputs, which lie within 2024-05-18"));
+                                  "inputs (2024-05-18 09:00:05 .. 2024-05-18 09:16:25): 2024-05-18, the day that "
+                                  "puts its first fix (09:00:00) nearest them"));
   g_assert_nonnull (strstr (text, "span:      2024-05-18T09:00:00Z .. 2024-05-18T09:16:25Z"));
   g_assert_null (strstr (text, "2000-01-01"));
 
@@ -837,8 +839,9 @@ test_undated_with_scans (void)
   refused = replay_with_scans ("gga.nmea", gga, NULL, two_days, &error);
   g_assert_null (refused);
   g_assert_error (error, RL_REPLAY_GPS_ERROR, RL_REPLAY_GPS_ERROR_DATE);
-  g_assert_nonnull (strstr (error->message, "gga.nmea: no date in the file (time of day only), and the other inputs "
-                                            "span more than one day (2024-05-18 09:00:05 .. 2024-05-19 09:00:05)"));
+  g_assert_nonnull (strstr (error->message, "gga.nmea: no date in the file (time of day only), and its first fix would "
+                                            "lie about as near the other inputs (2024-05-18 09:00:05 .. 2024-05-19 "
+                                            "09:00:05) at 2024-05-19 09:00:00 as at 2024-05-18 09:00:00"));
   g_assert_nonnull (strstr (error->message, "give --date YYYY-MM-DD"));
   g_clear_error (&error);
 
@@ -862,6 +865,75 @@ test_undated_with_scans (void)
     g_assert_nonnull (strstr (beside_two, "zda.nmea: date taken from the file\n"));
   }
   g_unlink (two_days);
+  g_rmdir (dir);
+}
+
+/* @lines of the sample trip's scans (09:00:05 on) moved to 00:00:05 on
+ * @day ("2024-05-19"), written to @path. */
+static void
+write_scans_after_midnight (const char *path, const char *day, guint lines)
+{
+  g_autofree char *sample = g_build_filename (RL_SOURCE_DATADIR, "samples", "trip-de-fr.scans.jsonl", NULL);
+  g_autofree char *scans = NULL;
+  g_auto (GStrv) all = NULL;
+  g_autoptr (GString) out = g_string_new (NULL);
+
+  g_assert_true (g_file_get_contents (sample, &scans, NULL, NULL));
+  all = g_strsplit (scans, "\n", -1);
+  for (guint i = 0; i < lines && all[i] != NULL; i++)
+    {
+      char *t = strstr (all[i], "2024-05-18T09:");
+      g_assert_nonnull (t);
+      memcpy (t, day, 10);
+      memcpy (t + 10, "T00:", 4);
+      g_string_append_printf (out, "%s\n", all[i]);
+    }
+  g_assert_true (g_file_set_contents (path, out->str, (gssize) out->len, NULL));
+}
+
+/* A GGA-only log from 23:59:50 to 00:00:09 beside scans from 00:00:05 on
+ * took the scans' day and landed a day late, 23:59:50 of the scans' day;
+ * it now goes on the day before, which puts it beside them, and the note
+ * says so.  Inputs that span more than two days leave the day unclear. */
+static void
+test_undated_near_midnight (void)
+{
+  g_autoptr (GString) gga = g_string_new (NULL);
+  g_autoptr (GError) error = NULL;
+  g_autofree char *dir = g_dir_make_tmp ("regloc-scans-XXXXXX", NULL);
+  g_autofree char *after = g_build_filename (dir, "after-midnight.jsonl", NULL);
+  g_autofree char *days = g_build_filename (dir, "three-days.jsonl", NULL);
+  g_autofree char *text = NULL, *refused = NULL, *scans = NULL, *more = NULL;
+
+  for (guint i = 0; i < 20; i++)
+    {
+      guint s = (86400 - 10 + i) % 86400;
+      g_autofree char *body = g_strdup_printf ("GPGGA,%02u%02u%02u.00,4834.470,N,00747.430,E,1,08,1.0,150.0,M,48.0,M,,",
+                                               s / 3600, s / 60 % 60, s % 60);
+      g_autofree char *line = nmea_sentence (body);
+      g_string_append (gga, line);
+    }
+  write_scans_after_midnight (after, "2024-05-19", 18);
+  text = replay_with_scans ("gga.nmea", gga, NULL, after, &error);
+  g_assert_no_error (error);
+  g_assert_nonnull (strstr (text, "span:      2024-05-18T23:59:50Z .. "));
+  g_assert_null (strstr (text, "2024-05-20"));
+  g_assert_nonnull (strstr (text, "gga.nmea: no date in the file (time of day only); date taken from the other "
+                                  "inputs (2024-05-19 00:00:05 .. 2024-05-19 00:00:"));
+  g_assert_nonnull (strstr (text, "): 2024-05-18, the day that puts its first fix (23:59:50) nearest them"));
+
+  /* the same scans and one more line three days later */
+  g_assert_true (g_file_get_contents (after, &scans, NULL, NULL));
+  more = g_strconcat (scans, "{\"time\": \"2024-05-22T00:00:00Z\", \"bssid\": \"00:11:22:33:44:55\", \"ies\": \"\"}\n",
+                      NULL);
+  g_assert_true (g_file_set_contents (days, more, -1, NULL));
+  refused = replay_with_scans ("gga.nmea", gga, NULL, days, &error);
+  g_assert_null (refused);
+  g_assert_error (error, RL_REPLAY_GPS_ERROR, RL_REPLAY_GPS_ERROR_DATE);
+  g_assert_nonnull (strstr (error->message, "gga.nmea: no date in the file (time of day only), and the other inputs "
+                                            "span more than two days (2024-05-19 00:00:05 .. 2024-05-22 00:00:00)"));
+  g_unlink (after);
+  g_unlink (days);
   g_rmdir (dir);
 }
 
@@ -900,6 +972,7 @@ main (int argc, char **argv)
   g_test_add_func ("/replay-gps/gpsd-error-reports", test_gpsd_error_reports);
   g_test_add_func ("/replay-gps/week-rollover", test_week_rollover);
   g_test_add_func ("/replay-gps/undated-with-scans", test_undated_with_scans);
+  g_test_add_func ("/replay-gps/undated-near-midnight", test_undated_near_midnight);
   ret = g_test_run ();
   rl_regulatory_free (regulatory);
   return ret;
