@@ -91,9 +91,20 @@ fail (GError **error, RlScanLogError code, const char *what)
   return FALSE;
 }
 
-/* The record's "time" member, in µs since the epoch. */
+/* Whether an ISO 8601 date and time names its zone: a 'Z' or an offset
+ * after the time (the date's own '-' come before it). */
 static gboolean
-member_time (JsonObject *o, gint64 *time, GError **error)
+names_zone (const char *iso)
+{
+  const char *t = iso + strcspn (iso, "Tt ");
+
+  return t[0] != '\0' && t[strcspn (t, "Zz+-")] != '\0';
+}
+
+/* The record's "time" member, in µs since the epoch; @no_zone: it named
+ * no zone and was read as UTC, which the caller counts. */
+static gboolean
+member_time (JsonObject *o, gint64 *time, gboolean *no_zone, GError **error)
 {
   JsonNode *n = json_object_get_member (o, "time");
 
@@ -103,6 +114,7 @@ member_time (JsonObject *o, gint64 *time, GError **error)
   g_autoptr (GDateTime) dt = g_date_time_new_from_iso8601 (json_node_get_string (n), utc);
   if (dt == NULL)
     return fail (error, RL_SCANLOG_ERROR_BAD_TIME, "\"time\" is not ISO 8601");
+  *no_zone = !names_zone (json_node_get_string (n));
   *time = g_date_time_to_unix (dt) * RL_USEC_PER_SEC + g_date_time_get_microsecond (dt);
   /* no scan predates 1970, and the records are written with 4-digit years only */
   if (*time < 0)
@@ -129,7 +141,7 @@ rl_scanlog_parse (const char *line, gssize len, RlScanLogEntry *out, GError **er
     return fail (error, RL_SCANLOG_ERROR_NOT_JSON, "not a JSON object");
   o = json_node_get_object (n);
 
-  if (!member_time (o, &out->time, error))
+  if (!member_time (o, &out->time, &out->time_no_zone, error))
     return FALSE;
 
   n = json_object_get_member (o, "bssid");
@@ -189,8 +201,10 @@ rl_scanlog_parse (const char *line, gssize len, RlScanLogEntry *out, GError **er
       double d = json_node_get_value_type (n) == G_TYPE_DOUBLE ? json_node_get_double (n) : (double) json_node_get_int (n);
       if (!isfinite (d) || d < -200 || d > 100)
         goto bad_field;
-      out->has_signal = TRUE;
       out->signal_mbm = (gint32) lround (d * 100);
+      /* "signal_dbm": 50 is no signal heard: unknown, the caller counts it */
+      out->signal_unphysical = d > RL_SCANLOG_MAX_SIGNAL_DBM;
+      out->has_signal = !out->signal_unphysical;
     }
   return TRUE;
 
@@ -207,7 +221,7 @@ bad_field:
  * rl_scanlog_parse() to judge); with it when the record's time is bad. */
 static gboolean
 find_record (JsonParser *parser, const char *line, gssize len, const char *name, JsonNode **member, gint64 *time,
-             GError **error)
+             gboolean *no_zone, GError **error)
 {
   JsonNode *root;
 
@@ -217,7 +231,7 @@ find_record (JsonParser *parser, const char *line, gssize len, const char *name,
   if (root == NULL || !JSON_NODE_HOLDS_OBJECT (root))
     return FALSE;
   *member = json_object_get_member (json_node_get_object (root), name);
-  return *member != NULL && member_time (json_node_get_object (root), time, error);
+  return *member != NULL && member_time (json_node_get_object (root), time, no_zone, error);
 }
 
 char *
@@ -271,7 +285,7 @@ rl_scanlog_parse_cell (const char *line, gssize len, RlScanLogCell *out, GError 
   JsonNode *n, *cell;
 
   memset (out, 0, sizeof *out);
-  if (!find_record (parser, line, len, "cell", &cell, &out->time, error))
+  if (!find_record (parser, line, len, "cell", &cell, &out->time, &out->time_no_zone, error))
     return FALSE;
   if (!JSON_NODE_HOLDS_OBJECT (cell))
     return fail (error, RL_SCANLOG_ERROR_BAD_FIELD, "\"cell\" is not an object");
@@ -347,7 +361,7 @@ rl_scanlog_parse_scan (const char *line, gssize len, RlScanLogScan *out, GError 
   JsonNode *n, *scan;
 
   memset (out, 0, sizeof *out);
-  if (!find_record (parser, line, len, "scan", &scan, &out->time, error))
+  if (!find_record (parser, line, len, "scan", &scan, &out->time, &out->time_no_zone, error))
     return FALSE;
   if (!JSON_NODE_HOLDS_OBJECT (scan))
     return fail (error, RL_SCANLOG_ERROR_BAD_FIELD, "\"scan\" is not an object");

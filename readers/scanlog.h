@@ -25,15 +25,25 @@ const char *rl_scanlog_error_to_string (RlScanLogError code);
 
 typedef struct {
   gint64 time;              /* µs since the epoch */
+  gboolean time_no_zone;    /* "time" named no zone (no Z, no offset): read as UTC */
   char ifname[17];
   guint8 bssid[6];
   guint32 freq_mhz;         /* 0 unknown */
   gboolean has_signal;
   gint32 signal_mbm;
+  /* "signal_dbm" above RL_SCANLOG_MAX_SIGNAL_DBM: no received signal, so
+   * read as unknown (@has_signal FALSE, @signal_mbm the value written) */
+  gboolean signal_unphysical;
   char ssid[33];
   guint8 *ies;              /* owned */
   gsize ies_len;
 } RlScanLogEntry;
+
+/* An access point sends at most about +30 dBm (1 W; less in most
+ * countries), and what a receiver hears of it is far weaker: a signal
+ * above this is no reading of one (a percentage, a sign lost).  Numbers
+ * above +100 dBm or below -200 dBm are no signal in any unit: bad_field. */
+#define RL_SCANLOG_MAX_SIGNAL_DBM 30
 
 void rl_scanlog_entry_clear (RlScanLogEntry *entry);
 
@@ -51,6 +61,7 @@ gboolean rl_scanlog_parse (const char *line, gssize len, RlScanLogEntry *out, GE
  * "mnc" may be absent.  The replay maps the code with readers/mcc.h. */
 typedef struct {
   gint64 time;
+  gboolean time_no_zone;    /* as RlScanLogEntry's */
   char modem[41];           /* letters, digits, '-', '_' */
   gboolean registered;
   guint mcc;                /* when registered */
@@ -78,6 +89,7 @@ gboolean rl_scanlog_parse_cell (const char *line, gssize len, RlScanLogCell *out
 
 typedef struct {
   gint64 time;
+  gboolean time_no_zone;    /* as RlScanLogEntry's */
   char ifname[17];
   guint n_freqs;
   guint32 freqs[RL_SCANLOG_MAX_FREQS];   /* MHz */

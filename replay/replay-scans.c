@@ -43,6 +43,10 @@ typedef struct {
   gsize len, pos, released;
   gsize start;            /* past a UTF-8 byte order mark */
   guint line_no, good, bad, comments;
+  /* lines read with a value taken on trust or dropped: how many, the first */
+  guint no_zone, no_zone_line;
+  guint unphysical, unphysical_line;
+  gint32 unphysical_mbm;
   /* scan logs: the scan being read (see RL_SCANS_GAP_US), and the event
    * that says it ended, handed out before the line that ended it */
   gboolean in_scan;
@@ -241,6 +245,38 @@ note_heard (ScanStream *s, gint64 time, guint32 freq_mhz)
   return ended;
 }
 
+/* A good line whose "time" named no zone (read as UTC: a log written in
+ * local time would be hours off, which the counter and note bring up) or
+ * whose "signal_dbm" was no received signal (read as unknown). */
+static void
+count_doubtful (ScanStream *s, gboolean no_zone, gboolean unphysical, gint32 signal_mbm)
+{
+  if (no_zone)
+    {
+      rl_replay_count (s->replay, "scans.time_no_zone", 1);
+      if (s->no_zone++ == 0)
+        s->no_zone_line = s->line_no;
+    }
+  if (unphysical)
+    {
+      rl_replay_count (s->replay, "scans.signal_unphysical", 1);
+      if (s->unphysical++ == 0)
+        s->unphysical_line = s->line_no, s->unphysical_mbm = signal_mbm;
+    }
+}
+
+static void
+note_doubtful (ScanStream *s)
+{
+  if (s->no_zone > 0)
+    rl_replay_note_at (s->replay, s->note_slot, "%s:%u: \"time\" names no zone (no Z, no offset): read as UTC "
+                       "(%u %s)", s->path, s->no_zone_line, s->no_zone, s->no_zone == 1 ? "line" : "lines, the first");
+  if (s->unphysical > 0)
+    rl_replay_note_at (s->replay, s->note_slot, "%s:%u: \"signal_dbm\" %.1f is above +%d dBm, no received signal: "
+                       "read as unknown (%u %s)", s->path, s->unphysical_line, s->unphysical_mbm / 100.0,
+                       RL_SCANLOG_MAX_SIGNAL_DBM, s->unphysical, s->unphysical == 1 ? "line" : "lines, the first");
+}
+
 /* A cell record: TRUE with s->event the modem's item or its withdrawal. */
 static gboolean
 feed_cell (ScanStream *s, const RlScanLogCell *cell)
@@ -431,6 +467,7 @@ json_lines_next (RlEventStream *self)
           if (rl_scanlog_parse_cell (line, (gssize) n, &cell, &record_error))
             {
               s->good++;
+              count_doubtful (s, cell.time_no_zone, FALSE, 0);
               release_read_pages (s);
               if (feed_cell (s, &cell))
                 return &s->event;
@@ -439,6 +476,7 @@ json_lines_next (RlEventStream *self)
           if (record_error == NULL && rl_scanlog_parse_scan (line, (gssize) n, &scan, &record_error))
             {
               s->good++;
+              count_doubtful (s, scan.time_no_zone, FALSE, 0);
               release_read_pages (s);
               feed_scan (s, &scan);
               return &s->scan_event;
@@ -455,6 +493,7 @@ json_lines_next (RlEventStream *self)
           continue;
         }
       s->good++;
+      count_doubtful (s, e.time_no_zone, e.signal_unphysical, e.signal_mbm);
       ended = note_heard (s, e.time, e.freq_mhz);
       used = feed_bss (s, e.time, e.bssid, FALSE, FALSE, e.freq_mhz, e.has_signal, e.signal_mbm, e.ies, e.ies_len);
       rl_scanlog_entry_clear (&e);
@@ -510,6 +549,7 @@ scan_finish (RlEventStream *self)
     rl_replay_count (s->replay, "scans.lines", s->good + s->bad);
   if (s->comments > 0)
     rl_replay_count (s->replay, "scans.comment_lines", s->comments);
+  note_doubtful (s);
   rl_replay_note_slot_close (s->replay, s->note_slot);
   s->note_slot = NULL;
 }

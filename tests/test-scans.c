@@ -175,6 +175,60 @@ test_scanlog_bad_lines (void)
     }
 }
 
+/* A "signal_dbm" of 50 was read and shown as 50 dBm, and a time without a
+ * zone taken as UTC without a word.  A signal above +30 dBm is no received
+ * signal: the line is read with the signal unknown, flagged for the
+ * replay to count; a time without a zone is still read as UTC, flagged. */
+static void
+test_scanlog_doubtful_values (void)
+{
+  static const struct {
+    const char *signal;
+    gboolean has_signal, unphysical;
+  } signals[] = {
+    { "-45.5", TRUE, FALSE }, { "30", TRUE, FALSE }, { "30.5", FALSE, TRUE }, { "50", FALSE, TRUE },
+    { "100", FALSE, TRUE }, { "null", FALSE, FALSE },
+  };
+  static const struct {
+    const char *time;
+    gboolean no_zone;
+  } times[] = {
+    { "2026-01-01T00:00:00Z", FALSE }, { "2026-01-01T01:00:00+01:00", FALSE }, { "2025-12-31T23:00:00-01:00", FALSE },
+    { "2026-01-01T01:00:00+0100", FALSE }, { "2026-01-01T00:00:00", TRUE }, { "2026-01-01T00:00:00.250", TRUE },
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (signals); i++)
+    {
+      g_autofree char *line = g_strdup_printf ("{\"time\":\"2026-01-01T00:00:00Z\",\"bssid\":\"00:11:22:33:44:55\","
+                                               "\"ies\":\"\",\"signal_dbm\":%s}", signals[i].signal);
+      RlScanLogEntry e;
+      g_test_message ("%s", line);
+      g_assert_true (rl_scanlog_parse (line, -1, &e, NULL));
+      g_assert_cmpint (e.has_signal, ==, signals[i].has_signal);
+      g_assert_cmpint (e.signal_unphysical, ==, signals[i].unphysical);
+      rl_scanlog_entry_clear (&e);
+    }
+  for (guint i = 0; i < G_N_ELEMENTS (times); i++)
+    {
+      g_autofree char *line = g_strdup_printf ("{\"time\":\"%s\",\"bssid\":\"00:11:22:33:44:55\",\"ies\":\"\"}",
+                                               times[i].time);
+      g_autofree char *scan = g_strdup_printf ("{\"time\":\"%s\",\"scan\":{\"freqs\":[2412]}}", times[i].time);
+      g_autofree char *cell = g_strdup_printf ("{\"time\":\"%s\",\"cell\":{\"mcc\":null}}", times[i].time);
+      RlScanLogEntry e;
+      RlScanLogScan sc;
+      RlScanLogCell c;
+      g_test_message ("%s", line);
+      g_assert_true (rl_scanlog_parse (line, -1, &e, NULL));
+      g_assert_cmpint (e.time_no_zone, ==, times[i].no_zone);
+      g_assert_cmpint (e.time, ==, T0 + (g_str_has_suffix (times[i].time, ".250") ? 250000 : 0));
+      rl_scanlog_entry_clear (&e);
+      g_assert_true (rl_scanlog_parse_scan (scan, -1, &sc, NULL));
+      g_assert_cmpint (sc.time_no_zone, ==, times[i].no_zone);
+      g_assert_true (rl_scanlog_parse_cell (cell, -1, &c, NULL));
+      g_assert_cmpint (c.time_no_zone, ==, times[i].no_zone);
+    }
+}
+
 static const guint8 ap_bssids[5][6] = {
   { 0x3c, 0x84, 0x6a, 0, 0, 1 },
   { 0x00, 0x1d, 0x7e, 0, 0, 2 },
@@ -1043,12 +1097,65 @@ test_replay_two_inputs_merged (void)
   g_unlink (b);
 }
 
+/* Without the "Z" that ends the time member @line starts with. */
+static void
+drop_zone (char *line)
+{
+  char *z = strstr (line, "Z\",");
+
+  g_assert_nonnull (z);
+  memmove (z, z + 1, strlen (z));
+}
+
+/* In a replay the doubtful values are counted, and a note names the first
+ * line and how many; the 50 dBm are shown nowhere. */
+static void
+test_replay_doubtful_values (void)
+{
+  static const guint32 ch1[] = { 2412 };
+  g_autoptr (GString) s = g_string_new ("");
+  RlCountry final;
+
+  for (guint i = 0; i < 4; i++)
+    {
+      gsize ies_len;
+      g_autofree guint8 *ies = ies_for ("net", "DE ", &ies_len);
+      /* lines 1 and 4: 50 dBm; line 3: no zone */
+      g_autofree char *line = rl_scanlog_format (T0 + i * G_USEC_PER_SEC, "wlan0", ap_bssids[i], 2412, TRUE,
+                                                 i == 0 || i == 3 ? 5000 : -6000, "net", ies, ies_len);
+      if (i == 2)
+        drop_zone (line);
+      g_string_append_printf (s, "%s\n", line);
+    }
+  {
+    /* line 5: a scan record without a zone */
+    g_autofree char *line = rl_scanlog_format_scan (T0 + 5 * G_USEC_PER_SEC, "wlan0", ch1, G_N_ELEMENTS (ch1));
+    drop_zone (line);
+    g_string_append_printf (s, "%s\n", line);
+  }
+  g_autoptr (JsonNode) root = replay_text (s->str, &final);
+  g_autofree char *notes = note_text (root);
+  g_autofree char *all = json_to_string (root, FALSE);
+
+  g_assert_cmpint (counter (root, "scans.signal_unphysical"), ==, 2);
+  g_assert_cmpint (counter (root, "scans.time_no_zone"), ==, 2);
+  g_assert_cmpint (counter (root, "scans.bss_used"), ==, 4);
+  g_assert_cmpint (counter (root, "scans.gone_unheard"), ==, 0);
+  g_assert_nonnull (strstr (notes, ":1: \"signal_dbm\" 50.0 is above +30 dBm, no received signal: read as unknown "
+                                   "(2 lines, the first)"));
+  g_assert_nonnull (strstr (notes, ":3: \"time\" names no zone (no Z, no offset): read as UTC (2 lines, the first)"));
+  g_assert_null (strstr (all, "50 dBm"));
+  assert_final (final, RL_COUNTRY ('D', 'E'));
+}
+
 int
 main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/scans/scanlog-roundtrip", test_scanlog_roundtrip);
   g_test_add_func ("/scans/scanlog-bad-lines", test_scanlog_bad_lines);
+  g_test_add_func ("/scans/scanlog-doubtful-values", test_scanlog_doubtful_values);
+  g_test_add_func ("/scans/replay-doubtful-values", test_replay_doubtful_values);
   g_test_add_func ("/scans/replay-json-lines", test_replay_json_lines);
   g_test_add_func ("/scans/replay-bom-and-comments", test_replay_bom_and_comments);
   g_test_add_func ("/scans/replay-scans-forget", test_replay_scans_forget);
