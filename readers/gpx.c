@@ -526,10 +526,13 @@ rl_gpx_parse (const char *data, gsize len, GArray *fixes, RlGpsParseStats *stats
   return TRUE;
 }
 
-gboolean
-rl_gpx_sniff (const char *data, gsize len)
+/* How far in the root element is looked for, in characters. */
+#define SNIFF_CHARS 4096
+
+static gboolean
+sniff_ascii (const char *data, gsize len)
 {
-  gsize limit = MIN (len, (gsize) 4096);
+  gsize limit = MIN (len, (gsize) SNIFF_CHARS);
 
   /* The root element comes after the XML declaration and comments; it may
    * carry a namespace prefix (<g:gpx xmlns:g="http://www.topografix.com/…">). */
@@ -546,4 +549,38 @@ rl_gpx_sniff (const char *data, gsize len)
           return TRUE;
       }
   return FALSE;
+}
+
+/* The characters after a UTF-16 byte order mark at the start of @data
+ * (little or big endian) into @out as ASCII, anything else as '?': enough
+ * to find the root element.  0 when there is no such mark. */
+static gsize
+utf16_head (const char *data, gsize len, char *out, gsize size)
+{
+  const guchar *u = (const guchar *) data;
+  gboolean le;
+  gsize n = 0;
+
+  if (len < 2 || !((u[0] == 0xff && u[1] == 0xfe) || (u[0] == 0xfe && u[1] == 0xff)))
+    return 0;
+  le = u[0] == 0xff;
+  for (gsize i = 2; i + 1 < len && n < size; i += 2)
+    {
+      guint c = le ? (guint) u[i] | (guint) u[i + 1] << 8 : (guint) u[i] << 8 | (guint) u[i + 1];
+      out[n++] = c < 0x80 ? (char) c : '?';
+    }
+  return n;
+}
+
+gboolean
+rl_gpx_sniff (const char *data, gsize len)
+{
+  char head[SNIFF_CHARS];
+  gsize n = utf16_head (data, len, head, sizeof head);
+
+  /* Windows Notepad and some exporters save UTF-16 with its mark, which
+   * libxml2 reads as it reads UTF-8 */
+  if (n > 0)
+    return sniff_ascii (head, n);
+  return sniff_ascii (data, len);
 }

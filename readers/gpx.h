@@ -42,7 +42,8 @@ const RlGpsParseStats *rl_gpx_reader_stats (const RlGpxReader *reader);
 void rl_gpx_reader_free (RlGpxReader *reader);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (RlGpxReader, rl_gpx_reader_free)
 
-/* TRUE when @data starts like an XML document with a <gpx> root. */
+/* TRUE when @data starts like an XML document with a <gpx> root: in
+ * UTF-8 (or ASCII), or in UTF-16 after its byte order mark. */
 gboolean rl_gpx_sniff (const char *data, gsize len);
 
 G_END_DECLS

@@ -240,6 +240,41 @@ test_sniff (void)
   g_assert_false (rl_gpx_sniff ("<?xml version=\"1.0\"?><kml:kml>", 30));
 }
 
+/* A GPX saved by Windows Notepad as "Unicode": UTF-16 LE with its byte
+ * order mark.  --gps-format gpx read it, but sniffing looked for "<gpx" in
+ * bytes that are "<\0g\0p\0x\0" and called it "not GPX"; now the mark is
+ * recognised (little and big endian) and the document sniffed as text. */
+static void
+test_sniff_utf16 (void)
+{
+  gsize len, be_len;
+  g_autofree char *le = read_fixture ("utf16-notepad.gpx", &len);
+  g_autofree char *be = g_malloc (len);
+  g_autoptr (GArray) fixes = g_array_new (FALSE, FALSE, sizeof (RlGpsFix));
+  g_autoptr (GError) error = NULL;
+  RlGpsParseStats stats;
+  g_autofree char *kml = NULL, *marked = NULL;
+
+  g_assert_true (rl_gpx_sniff (le, len));
+  g_assert_true (rl_gpx_parse (le, len, fixes, &stats, &error));
+  g_assert_no_error (error);
+  g_assert_cmpuint (fixes->len, ==, 5);
+  g_assert_cmpint (g_array_index (fixes, RlGpsFix, 0).time, ==, utc_us (2024, 7, 6, 12, 41, 0));
+  g_assert_cmpfloat_with_epsilon (g_array_index (fixes, RlGpsFix, 4).lon, 12.6146, 1e-9);
+  /* the same in big endian */
+  for (be_len = 0; be_len + 1 < len; be_len += 2)
+    be[be_len] = le[be_len + 1], be[be_len + 1] = le[be_len];
+  g_assert_true (rl_gpx_sniff (be, be_len));
+  /* UTF-16 that is no GPX, and the mark alone */
+  kml = g_convert ("<?xml version=\"1.0\" encoding=\"UTF-16\"?><kml>", -1, "UTF-16LE", "UTF-8", NULL, &be_len, NULL);
+  g_assert_nonnull (kml);
+  marked = g_malloc (be_len + 2);
+  memcpy (marked, "\xff\xfe", 2);
+  memcpy (marked + 2, kml, be_len);
+  g_assert_false (rl_gpx_sniff (marked, be_len + 2));
+  g_assert_false (rl_gpx_sniff ("\xff\xfe", 2));
+}
+
 int
 main (int argc, char **argv)
 {
@@ -252,5 +287,6 @@ main (int argc, char **argv)
   g_test_add_func ("/gpx/not-gpx", test_not_gpx);
   g_test_add_func ("/gpx/ele-speed", test_ele_speed);
   g_test_add_func ("/gpx/sniff", test_sniff);
+  g_test_add_func ("/gpx/sniff-utf16", test_sniff_utf16);
   return g_test_run ();
 }

@@ -678,6 +678,23 @@ test_gpspipe_time (void)
   g_assert_null (strstr (text, "gps.rejected"));
 }
 
+/* A GPX file in UTF-16 (Windows Notepad's "Unicode") was "unknown
+ * format: not NMEA 0183, gpsd JSON or GPX" unless --gps-format gpx said
+ * so; its byte order mark now tells. */
+static void
+test_gpx_utf16 (void)
+{
+  gsize len;
+  g_autofree char *data = read_fixture ("utf16-notepad.gpx", &len);
+  g_autoptr (GString) log = g_string_new_len (data, (gssize) len);
+  g_autofree char *text = NULL;
+
+  g_assert_cmpstr (rl_gps_detect_format (log->str, log->len), ==, "gpx");
+  text = replay_log_text ("ferry.gpx", log, NULL);
+  g_assert_nonnull (strstr (text, "gps.fixes_used: 5\n"));
+  g_assert_nonnull (strstr (text, "span:      2024-07-06T12:41:00Z .. 2024-07-06T12:41:40Z"));
+}
+
 /* The same for GPX: the line of the first rejected <trkpt>. */
 static void
 test_first_reject_named_gpx (void)
@@ -966,6 +983,7 @@ main (int argc, char **argv)
   g_test_add_func ("/replay-gps/gpspipe-raw", test_gpspipe_raw);
   g_test_add_func ("/replay-gps/gnsslogger", test_gnsslogger);
   g_test_add_func ("/replay-gps/gpspipe-time", test_gpspipe_time);
+  g_test_add_func ("/replay-gps/gpx-utf16", test_gpx_utf16);
   g_test_add_func ("/replay-gps/nmea-bom-comment", test_nmea_bom_comment);
   g_test_add_func ("/replay-gps/first-reject-named", test_first_reject_named);
   g_test_add_func ("/replay-gps/first-reject-named-gpx", test_first_reject_named_gpx);
