@@ -2972,6 +2972,31 @@ explain_world (const Verdict *v, const Tallying *t, GString *line, GString *why)
     }
 }
 
+/* A clock that names none of the decided country's codes is dissent too,
+ * though it never decides: a reader should see it pointed elsewhere (a
+ * Czech post office's Prague clock beside Polish routers on Sněžka). */
+static void
+describe_zone_dissent (GString *s, const Tallying *t, RlCountry winner)
+{
+  char text[EVIDENCE_TEXT_MAX];
+  RlCountry here[2];
+
+  if (t->zone_ev == NULL || t->zone == NULL || t->zone_ev->n_countries == 0)
+    return;
+  for (guint i = 0; i < t->tallies->len; i++)
+    {
+      const Tally *y = &g_array_index (t->tallies, Tally, i);
+      if (y->pub.country != winner)
+        continue;
+      tally_codes (y, here);
+      if (rl_evidence_has_country (t->zone_ev, here[0]) || rl_evidence_has_country (t->zone_ev, here[1]))
+        return;
+      g_string_append_printf (s, " The timezone %s names another country.",
+                              evidence_text (t, t->zone_ev, t->zone, text, sizeof text));
+      return;
+    }
+}
+
 /* The summary line and the explanation paragraph of the verdict, at t->level. */
 static void
 explain (const Verdict *v, const Tallying *t, const RlEvidence *ev, gsize n, gint64 now, const RlDecision *d,
@@ -2992,6 +3017,7 @@ explain (const Verdict *v, const Tallying *t, const RlEvidence *ev, gsize n, gin
     case RL_STATE_DECIDED:
       explain_agreement (v, t, now, line, why);
       describe_dissent (why, t, d->country, ev, n, now);
+      describe_zone_dissent (why, t, d->country);
       describe_yielded (why, t, d->country);
       break;
     case RL_STATE_TENTATIVE:

@@ -1073,6 +1073,8 @@ test_pool_breaks_no_witness (void)
   add_ap (a, "94:83:c4:21:5e:a0", "CH", "GL-MT3000-5ea", 2437);
   add_ap (a, "ae:44:19:2b:70:08", "CH", "iPhone de Lea", 2462);
   add_zone (a, "CH,DE,LI");
+  g_strlcpy (g_array_index (a, RlEvidence, a->len - 1).detail, "Europe/Zurich",
+             sizeof g_array_index (a, RlEvidence, a->len - 1).detail);
   {
     g_autoptr (RlDecision) d = decide_at (a, NULL, NOW);
     const RlCandidate *fr = candidate (d, "FR");
@@ -1085,6 +1087,9 @@ test_pool_breaks_no_witness (void)
      * the pool, not listed as dissent beside it */
     g_assert_nonnull (strstr (d->explanation, "Dissent: beacon:94:83:c4:21:5e:a0 says CH."));
     g_assert_null (strstr (d->explanation, "ae:44:19:2b:70:08"));
+    /* the clock names CH, DE and LI, not FR: said, though it never decides */
+    g_assert_nonnull (strstr (d->explanation, "The timezone Europe/Zurich"));
+    g_assert_nonnull (strstr (d->explanation, "names another country."));
   }
   /* a second travel router of another vendor is dissent: one witness */
   add_ap (a, "c4:ad:34:5e:6f:70", "CH", "Swisscom-Box", 2412);
