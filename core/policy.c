@@ -967,25 +967,106 @@ operator_votes (const RlPolicyParams *p, const BeaconGroups *g, guint32 oui, RlC
   return p->beacon_max_aps_per_operator > 0 ? MIN (n, p->beacon_max_aps_per_operator) : n;
 }
 
+/* Does @ap vote for its group's country with its own country code (a
+ * globally administered member that names it)? */
+static gboolean
+net_member (const BeaconGroups *g, guint k, RlCountry *country)
+{
+  const Ap *ap = &g->aps[k];
+
+  *country = g->vote[uf_find (g->parent, k)];
+  return !ap->local && *country != RL_COUNTRY_NONE && *country != RL_COUNTRY_EU && ap->ev->countries[0] == *country;
+}
+
+static gint64
+net_key (const BeaconGroups *g, const Ap *ap, RlCountry c)
+{
+  return ((gint64) operator_of (g->ops, ap->ev->beacon.bssid) << 16) | c;
+}
+
+/* An access point of an operator's network, for net_devices (). */
+typedef struct {
+  gint64 key;               /* net_key () */
+  const char *ssid;
+  guint64 device;
+  guint k;                  /* its index: the order of the BSSIDs */
+} NetSsid;
+
+static gint
+cmp_net_ssid (gconstpointer pa, gconstpointer pb)
+{
+  const NetSsid *a = pa, *b = pb;
+  int c;
+
+  if (a->key != b->key)
+    return a->key < b->key ? -1 : 1;
+  if ((c = strcmp (a->ssid, b->ssid)) != 0)
+    return c;
+  return a->k < b->k ? -1 : a->k > b->k;
+}
+
+static gboolean
+same_ssid (const NetSsid *a, const NetSsid *b)
+{
+  return a->key == b->key && strcmp (a->ssid, b->ssid) == 0;
+}
+
+/* The operators' networks per country that are one network: at least
+ * @min_devices of their devices send one SSID.  A venue's, a train's or a
+ * ship's access points all send the network's SSID (with others: a staff
+ * SSID, a 5 GHz name); the gateways of nine households on one ISP send nine
+ * SSIDs, and are nine households, not one operator's network (a Toronto
+ * condo's Rogers gateways).  Returns a set of net_key () values. */
+static GHashTable *
+net_keys (const BeaconGroups *g, guint min_devices)
+{
+  g_autoptr (GArray) aps = g_array_sized_new (FALSE, FALSE, sizeof (NetSsid), g->n);
+  GHashTable *keys = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
+  RlCountry c;
+
+  for (guint k = 0; k < g->n; k++)
+    if (net_member (g, k, &c) && g->aps[k].ev->beacon.ssid[0] != '\0')
+      g_array_append_val (aps, ((NetSsid) { net_key (g, &g->aps[k], c), g->aps[k].ev->beacon.ssid, g->aps[k].device, k }));
+  g_array_sort (aps, cmp_net_ssid);
+  /* runs of one (operator, country, SSID), in BSSID order: a device's
+   * BSSIDs are adjacent */
+  for (guint i = 0, j; i < aps->len; i = j)
+    {
+      const NetSsid *run = &g_array_index (aps, NetSsid, i);
+      guint n = 0;
+
+      for (j = i; j < aps->len && same_ssid (run, &g_array_index (aps, NetSsid, j)); j++)
+        n += j == i || g_array_index (aps, NetSsid, j).device != g_array_index (aps, NetSsid, j - 1).device;
+      if (n >= min_devices && !g_hash_table_contains (keys, &run->key))
+        g_hash_table_add (keys, g_memdup2 (&run->key, sizeof run->key));
+    }
+  return keys;
+}
+
 static void
 network_witnesses (Tallying *t, const BeaconGroups *g)
 {
   const RlPolicyParams *p = t->params;
   g_autoptr (GHashTable) nets = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, g_free);
+  g_autoptr (GHashTable) networks = NULL;
   GHashTableIter it;
   gpointer value;
 
   if (p->beacon_network_min_devices == 0)
     return;
+  networks = net_keys (g, p->beacon_network_min_devices);
   for (guint k = 0; k < g->n; k++)
     {
       const Ap *ap = &g->aps[k];
-      RlCountry c = g->vote[uf_find (g->parent, k)];
-      gint64 key = ((gint64) operator_of (g->ops, ap->ev->beacon.bssid) << 16) | c;
+      RlCountry c;
       NetStats *s;
 
-      /* globally administered members that name their group's country */
-      if (ap->local || c == RL_COUNTRY_NONE || c == RL_COUNTRY_EU || ap->ev->countries[0] != c)
+      /* globally administered members that name their group's country, of
+       * an operator whose devices send one network's SSID */
+      if (!net_member (g, k, &c))
+        continue;
+      gint64 key = net_key (g, ap, c);
+      if (!g_hash_table_contains (networks, &key))
         continue;
       if ((s = g_hash_table_lookup (nets, &key)) == NULL)
         {

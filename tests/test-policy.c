@@ -1141,6 +1141,35 @@ test_network_yields_to_fix (void)
   }
 }
 
+/* Rule 5: a network is the devices that send one SSID.  A Toronto condo
+ * floor: nine households' gateways of one maker, each on its own SSID in
+ * both bands, are nine households, not one operator's large network (which
+ * needs a fix or other operators beside it before the clock may confirm
+ * it); the same nine devices sending one SSID (a building's network, with
+ * a 5 GHz name of its own) are one. */
+static void
+test_network_is_one_ssid (void)
+{
+  for (guint shared = 0; shared < 2; shared++)
+    {
+      g_autoptr (GArray) a = g_array_new (FALSE, TRUE, sizeof (RlEvidence));
+      static const guint32 chan24[] = { 2412, 2437, 2462 }, chan5[] = { 5180, 5240, 5745 };
+
+      for (guint i = 0; i < 9; i++)
+        {
+          g_autofree char *b24 = g_strdup_printf ("a0:ff:70:3c:%02x:10", 0x20 + i);
+          g_autofree char *b5 = g_strdup_printf ("a0:ff:70:3c:%02x:11", 0x20 + i);
+          g_autofree char *home = g_strdup_printf ("Rogers-%04X", 0x5a10 + i);
+          g_autofree char *home5 = g_strdup_printf ("Rogers-%04X-5G", 0x5a10 + i);
+          add_ap (a, b24, "CA", shared ? "Harbour-Residents" : home, chan24[i % 3]);
+          add_ap (a, b5, "CA", shared ? "Harbour-Residents-5G" : home5, chan5[i % 3]);
+        }
+      add_zone (a, "CA,BS");
+      g_autoptr (RlDecision) d = decide_at (a, NULL, NOW);
+      g_assert_cmpint (candidate (d, "CA")->beacon_network, ==, shared);
+    }
+}
+
 /* Rule 5, the reasons: a Frankfurt hotel whose network was set up on its
  * US chain's template (eight APs on three channels in two bands say US),
  * three street routers of three German operators, a guest's German SIM:
@@ -1989,6 +2018,7 @@ main (int argc, char **argv)
   g_test_add_func ("/policy/rule/network-scattered-guests", test_network_scattered_guests);
   g_test_add_func ("/policy/rule/network-yields-to-fix", test_network_yields_to_fix);
   g_test_add_func ("/policy/rule/network-yielded-reason", test_network_yielded_reason);
+  g_test_add_func ("/policy/rule/network-is-one-ssid", test_network_is_one_ssid);
   g_test_add_func ("/policy/rule/network-yields-to-faint-reason", test_network_yields_to_faint_reason);
   g_test_add_func ("/policy/rule/fix-and-cell-outvote-aps", test_fix_and_cell_outvote_aps);
   g_test_add_func ("/policy/rule/fix-and-local-aps-outvote-aps", test_fix_and_local_aps_outvote_aps);
