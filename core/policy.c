@@ -2572,6 +2572,12 @@ describe_beacons (GString *s, const Tally *y, const Tallying *t)
   if (y->pool_vote)
     g_string_append_printf (s, "; %u of them locally administered without a sibling: one pooled vote, which neither makes "
                             "nor breaks a witness", t->pool.for_country);
+  /* votes enough, but not the share: say the count a reader can check */
+  if (y->beacon_witnesses == 0 && y->pub.heard_well && !y->faint_by_silent && y->network_devices == 0 &&
+      y->beacon_ga_votes >= t->params->beacon_min_aps &&
+      !holds_share (t->params, y->beacon_ga_votes, t->n_ga_votes))
+    g_string_append_printf (s, "; %u of the %u votes, short of the share of %.0f %% a witness needs", y->beacon_ga_votes,
+                            t->n_ga_votes, 100.0 * t->params->beacon_min_fraction);
   if (y->network_devices > 0)
     g_string_append_printf (s, "; one operator's network of %u devices on %u channels in %u bands %s",
                             y->network_devices, y->network_channels, y->network_bands,
@@ -3011,9 +3017,9 @@ explain_world_basis (const Verdict *v, const Tallying *t, const char *cc, GStrin
    * (a Malaysian SIM and clock in a Singapore office, the Singapore
    * routers one witness) */
   if (y->pub.deciding == 0)
-    g_string_append_printf (why, "Staying on 00. The most support has %s, with %u witness%s (confidence %.2f), none of "
-                            "which may decide: ", cc, y->pub.witnesses, plural (y->pub.witnesses, "", "es"),
-                            y->pub.confidence);
+    g_string_append_printf (why, "Staying on 00. The most support has %s, with %u witness%s (confidence %.2f), %s: ", cc,
+                            y->pub.witnesses, plural (y->pub.witnesses, "", "es"), y->pub.confidence,
+                            y->pub.witnesses == 1 ? "which may not decide" : "none of which may decide");
   else
     g_string_append_printf (why, "Staying on 00. The best candidate is %s with %u witness%s (confidence %.2f): ",
                             cc, y->pub.witnesses, plural (y->pub.witnesses, "", "es"), y->pub.confidence);

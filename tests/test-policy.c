@@ -1141,6 +1141,40 @@ test_network_yields_to_fix (void)
   }
 }
 
+/* The texts: where a country has the votes for a witness but not the
+ * share, the count says why.  A Warsaw block: nine Polish boxes of three
+ * makers (six votes after the cap of two per operator) and four imported
+ * routers of four makers. */
+static void
+test_share_short_said (void)
+{
+  g_autoptr (GArray) a = g_array_new (FALSE, TRUE, sizeof (RlEvidence));
+  static const HeardAp block[] = {
+    { "f8:08:4f:11:20:00", "PL", "Orange_Swiatlowod_A3F2", 2412, -45 },
+    { "f8:08:4f:3a:71:10", "PL", "Orange_Swiatlowod_1B2C", 2437, -66 },
+    { "f8:08:4f:52:09:40", "PL", "Orange_Swiatlowod_4F07", 2462, -74 },
+    { "b4:f2:67:20:11:a0", "PL", "UPC4719023", 2412, -62 },
+    { "b4:f2:67:4e:c2:30", "PL", "UPC4719054", 2437, -71 },
+    { "b4:f2:67:7b:05:d0", "PL", "UPC4719085", 2462, -74 },
+    { "d0:37:45:01:aa:10", "PL", "TP-Link_5E10", 2437, -67 },
+    { "d0:37:45:19:3c:20", "PL", "TP-Link_6147", 2412, -70 },
+    { "d0:37:45:62:e8:70", "PL", "TP-Link_647E", 2462, -72 },
+    { "a4:45:19:8c:3d:00", "CN", "Xiaomi_8C3D", 2437, -71 },
+    { "b4:0f:3b:21:b0:f0", "CN", "Tenda_21B0F8", 2412, -73 },
+    { "3c:a6:2f:77:10:20", "DE", "FRITZ!Box 7590 UQ", 2462, -69 },
+    { "38:94:ed:42:00:10", "US", "NETGEAR42", 2437, -72 },
+  };
+
+  add_heard (a, block, G_N_ELEMENTS (block));
+  add_zone (a, "PL");
+  g_autoptr (RlDecision) d = decide_at (a, NULL, NOW);
+  assert_decision (d, "00", RL_STATE_WORLD, RL_REASON_TIMEZONE_ONLY);
+  g_assert_nonnull (strstr (d->explanation, "The most support has PL, with 1 witness (confidence 0.40), which may not "
+                                            "decide: "));
+  g_assert_nonnull (strstr (d->explanation, "6 votes after the cap of 2 per operator; 6 of the 10 votes, short of the "
+                                            "share of 67 % a witness needs"));
+}
+
 /* Rule 5: a network is the devices that send one SSID.  A Toronto condo
  * floor: nine households' gateways of one maker, each on its own SSID in
  * both bands, are nine households, not one operator's large network (which
@@ -2056,6 +2090,7 @@ main (int argc, char **argv)
   g_test_add_func ("/policy/rule/network-yields-to-fix", test_network_yields_to_fix);
   g_test_add_func ("/policy/rule/network-yielded-reason", test_network_yielded_reason);
   g_test_add_func ("/policy/rule/network-is-one-ssid", test_network_is_one_ssid);
+  g_test_add_func ("/policy/text/share-short", test_share_short_said);
   g_test_add_func ("/policy/rule/network-yields-to-home-out-of-reach", test_network_yields_to_home_out_of_reach);
   g_test_add_func ("/policy/rule/network-yields-to-faint-reason", test_network_yields_to_faint_reason);
   g_test_add_func ("/policy/rule/fix-and-cell-outvote-aps", test_fix_and_cell_outvote_aps);
