@@ -1217,27 +1217,6 @@ fix_places_elsewhere (const Tallying *t, const Tally *y)
   return other_where (t, y, fix_names_only) != NULL;
 }
 
-/* Without a fix, a modem on a network naming only another country, one
- * that @y's country touches neither by land nor by sea, and the clock on
- * that country's own zone: one operator's network naming @y was set up
- * elsewhere (a Cairo hotel's controller left on its US default, the guest's
- * Vodafone EG modem and Cairo clock), and yields to the two.  A mast
- * cannot explain the modem; the registration and the clock are the
- * machine's own, the network's code its installer's. */
-static gboolean
-home_out_of_reach (const Tallying *t, const Tally *y)
-{
-  if (t->gps != NULL)
-    return FALSE;
-  for (guint i = 0; i < t->tallies->len; i++)
-    {
-      const Tally *c = &g_array_index (t->tallies, Tally, i);
-      if (c != y && c->cell_strong && c->tz_primary && !within_reach (c, y))
-        return TRUE;
-    }
-  return FALSE;
-}
-
 /* How many witnesses each country's beacon votes make: one with enough APs
  * and share, two with enough APs from enough operators and no dissent.
  * Votes of globally administered operators are needed: the locally
@@ -1288,7 +1267,7 @@ beacon_witnesses (Tallying *t)
       if (!y->pub.beacon_network)
         continue;
       if ((by_share != RL_COUNTRY_NONE && by_share != y->pub.country) || rest_says_otherwise (t, y) != NULL ||
-          !y->pub.heard_well || fix_places_elsewhere (t, y) || home_out_of_reach (t, y))
+          !y->pub.heard_well || fix_places_elsewhere (t, y))
         {
           y->pub.beacon_network = FALSE;
           y->network_yields = TRUE;
@@ -2532,9 +2511,6 @@ yield_reason (const Tallying *t, const Tally *y, gboolean vehicle)
   if (!fix_places_elsewhere (t, y) && rest != NULL && rest->beacon_witnesses == 0 && !rest->pub.heard_well)
     return "yields to the access points of several operators naming another country: heard faintly, they make no "
            "witness, but beside them one operator's network is no place on its own";
-  if (!fix_places_elsewhere (t, y) && home_out_of_reach (t, y) && rest == NULL)
-    return "yields to a modem on another country's network, which no mast of its own country could serve, and the "
-           "clock on that country's own zone";
   if (!fix_places_elsewhere (t, y))
     return "yields to the access points of several operators naming another country";
   return vehicle ? "yields to the GPS fix placing the machine elsewhere (it goes where the vehicle goes)"

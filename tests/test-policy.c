@@ -1204,43 +1204,6 @@ test_network_is_one_ssid (void)
     }
 }
 
-/* Rule 5: a Cairo hotel's network, its controller left on its US default
- * (six devices, both bands), beside a guest's Vodafone EG modem and Cairo
- * clock.  EG touches the US neither by land nor by sea: no mast explains
- * the modem if the machine were where the network's code says.  One
- * operator's word yields to the modem and the clock of its country's own
- * zone: EG (before: a conflict, 00 for the stay).  With a clock from
- * elsewhere, or a fix, it stays as it was: the conflict. */
-static void
-test_network_yields_to_home_out_of_reach (void)
-{
-  for (guint cairo = 0; cairo < 2; cairo++)
-    {
-      g_autoptr (GArray) a = g_array_new (FALSE, TRUE, sizeof (RlEvidence));
-      static const guint32 chan24[] = { 2412, 2437, 2462 }, chan5[] = { 5180, 5260, 5500 };
-
-      for (guint i = 0; i < 6; i++)
-        {
-          g_autofree char *b24 = g_strdup_printf ("60:d0:2c:30:%02x:00", i);
-          g_autofree char *b5 = g_strdup_printf ("60:d0:2c:30:%02x:01", i);
-          add_ap (a, b24, "US", "Hotel Guest WiFi", chan24[i % 3]);
-          add_ap (a, b5, "US", "Hotel Guest WiFi", chan5[i % 3]);
-        }
-      add_cell (a, "EG");
-      add_zone (a, cairo ? "EG" : "GB,GG,IM,JE");
-      g_autoptr (RlDecision) d = decide_at (a, NULL, NOW);
-      if (cairo)
-        {
-          assert_decision (d, "EG", RL_STATE_DECIDED, RL_REASON_AGREEMENT);
-          g_assert_false (candidate (d, "US")->beacon_network);
-          g_assert_nonnull (strstr (d->explanation, "yields to a modem on another country's network, which no mast of "
-                                                    "its own country could serve"));
-        }
-      else
-        assert_decision (d, "00", RL_STATE_CONFLICT, RL_REASON_CONFLICT);
-    }
-}
-
 /* Rule 5, the reasons: a Frankfurt hotel whose network was set up on its
  * US chain's template (eight APs on three channels in two bands say US),
  * three street routers of three German operators, a guest's German SIM:
@@ -2091,7 +2054,6 @@ main (int argc, char **argv)
   g_test_add_func ("/policy/rule/network-yielded-reason", test_network_yielded_reason);
   g_test_add_func ("/policy/rule/network-is-one-ssid", test_network_is_one_ssid);
   g_test_add_func ("/policy/text/share-short", test_share_short_said);
-  g_test_add_func ("/policy/rule/network-yields-to-home-out-of-reach", test_network_yields_to_home_out_of_reach);
   g_test_add_func ("/policy/rule/network-yields-to-faint-reason", test_network_yields_to_faint_reason);
   g_test_add_func ("/policy/rule/fix-and-cell-outvote-aps", test_fix_and_cell_outvote_aps);
   g_test_add_func ("/policy/rule/fix-and-local-aps-outvote-aps", test_fix_and_local_aps_outvote_aps);
