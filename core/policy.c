@@ -2517,8 +2517,10 @@ yield_reason (const Tallying *t, const Tally *y, gboolean vehicle)
                  : "yields to the GPS fix placing the machine elsewhere";
 }
 
+/* @subject: @y is the country the text is about (its faint access points
+ * are its support, however little), not another's (at most dissent). */
 static void
-describe_beacons (GString *s, const Tally *y, const Tallying *t)
+describe_beacons (GString *s, const Tally *y, const Tallying *t, gboolean subject)
 {
   char cc[3];
   guint ga_devices = y->pub.beacon_devices - (y->pool_vote ? t->pool.for_country : 0);
@@ -2538,10 +2540,10 @@ describe_beacons (GString *s, const Tally *y, const Tallying *t)
   if (y->gps_plurality)
     g_string_append (s, ": the most votes, beside a GPS fix naming it");
   if (y->faint_by_silent && y->beacon_ga_votes > 0)
-    g_string_append_printf (s, "; all heard faintly beside an access point at %.0f dBm that sends no country, "
-                            "at most dissent", t->silent_dbm);
+    g_string_append_printf (s, "; all heard faintly beside an access point at %.0f dBm that sends no country, %s",
+                            t->silent_dbm, subject ? "no witness of its own" : "at most dissent");
   else if (!y->pub.heard_well && y->beacon_ga_votes > 0)
-    g_string_append (s, "; all heard faintly, at most dissent");
+    g_string_append (s, subject ? "; all heard faintly" : "; all heard faintly, at most dissent");
   if (y->beacon_ga_votes < ga_devices)
     g_string_append_printf (s, "; %u vote%s after the cap of %u per operator", y->beacon_votes,
                             plural (y->beacon_votes, "", "s"), t->params->beacon_max_aps_per_operator);
@@ -2583,7 +2585,7 @@ describe_support (GString *s, const Tally *y, const Tallying *t)
   if (y->pub.beacon_devices > 0)
     {
       g_string_append (s, first ? "" : "; ");
-      describe_beacons (s, y, t);
+      describe_beacons (s, y, t, TRUE);
       first = FALSE;
     }
   if (y->pub.timezone)
@@ -2649,7 +2651,7 @@ describe_other_beacons (GString *s, const Tallying *t, const Tally *subject)
           continue;
         }
       g_string_append (s, shown++ ? "; " : " Other access points: ");
-      describe_beacons (s, y, t);
+      describe_beacons (s, y, t, FALSE);
     }
   if (more > 0)
     g_string_append_printf (s, more == 1 ? "; and for %u more code" : "; and for %u more codes", more);

@@ -1259,9 +1259,21 @@ test_network_yields_to_faint_reason (void)
   g_autoptr (RlDecision) d = decide_at (a, NULL, NOW);
   assert_decision (d, "00", RL_STATE_WORLD, RL_REASON_TIMEZONE_ONLY);
   g_assert_false (candidate (d, "DE")->heard_well);
+  /* another country's faint routers are at most dissent ... */
+  g_assert_nonnull (strstr (d->explanation, "say DE (no witness; all heard faintly, at most dissent)"));
   g_assert_nonnull (strstr (d->explanation, "yields to the access points of several operators naming another "
                                             "country: heard faintly, they make no witness, but beside them one "
                                             "operator's network is no place on its own"));
+  /* ... the country the text is about has them as its support, however
+   * little: never "dissent" beside its own name */
+  g_autoptr (GArray) b = g_array_new (FALSE, TRUE, sizeof (RlEvidence));
+  add_heard (b, quay, G_N_ELEMENTS (quay));
+  add_zone (b, "DE,DK,NO,SE,SJ");
+  add_ap (b, "00:0b:86:7c:20:10", "US", "Ocean-Guest", 2412);
+  set_signal (b, b->len - 1, -46);
+  g_autoptr (RlDecision) e = decide_at (b, NULL, NOW);
+  g_assert_nonnull (strstr (e->explanation, "say DE (no witness; all heard faintly)"));
+  g_assert_null (strstr (e->explanation, "say DE (no witness; all heard faintly, at most dissent)"));
 }
 
 /* Rule 10: a delegation's US travel routers in a Berlin hotel, the fix far
