@@ -30,7 +30,8 @@ typedef struct {
   GPtrArray *spare;
   Slot *loaned;           /* handed out by the last rl_merge_next */
   gint64 newest, released;
-  guint64 seq, late;
+  guint64 seq, late, read;
+  gint64 behind;          /* the furthest a late event lay behind */
 } Input;
 
 struct RlMerge {
@@ -148,6 +149,13 @@ take_slot (Input *in, const RlEvent *e)
 /* Pulls into the window until its oldest event is due: the window spans
  * RL_MERGE_WINDOW_US or holds RL_MERGE_WINDOW_EVENTS, or the input ended. */
 static void
+note_late (Input *in, gint64 time)
+{
+  in->late++;
+  in->behind = MAX (in->behind, in->released - time);
+}
+
+static void
 fill_window (Input *in)
 {
   const RlEvent *e;
@@ -166,9 +174,10 @@ fill_window (Input *in)
           in->ended = TRUE;
           break;
         }
+      in->read++;
       if (e->time < in->released)
         {
-          in->late++;
+          note_late (in, e->time);
           continue;
         }
       in->newest = MAX (in->newest, e->time);
@@ -187,10 +196,10 @@ input_head (Input *in)
           in->head = in->stream->next (in->stream);
           if (in->head == NULL)
             in->ended = TRUE;
-          else if (in->head->time < in->released)
+          else if (in->read++, in->head->time < in->released)
             {
               /* an input that promised order broke it: same as a late event */
-              in->late++;
+              note_late (in, in->head->time);
               in->head = NULL;
             }
         }
@@ -275,7 +284,8 @@ rl_merge_foreach_late (const RlMerge *m, RlMergeLateFunc func, gpointer user_dat
   for (guint i = 0; i < m->inputs->len; i++)
     {
       const Input *in = m->inputs->pdata[i];
+      const RlMergeLate late = { in->late, in->read, in->behind };
       if (in->late > 0)
-        func (in->stream->name, in->late, user_data);
+        func (in->stream->name, &late, user_data);
     }
 }

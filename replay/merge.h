@@ -55,8 +55,14 @@ gint64 rl_merge_peek_time (RlMerge *merge);
 /* The earliest event of all inputs, NULL when they are done; valid until
  * the next call. */
 const RlEvent *rl_merge_next (RlMerge *merge);
-/* Events dropped as too late, per input in the order added (after the end). */
-typedef void (*RlMergeLateFunc) (const char *name, guint64 dropped, gpointer user_data);
+/* Events dropped as too late, per input in the order added (after the end):
+ * how many of how many the input gave, and how far the furthest lay behind
+ * the events replayed before it (a clock stepped back). */
+typedef struct {
+  guint64 dropped, read;
+  gint64 behind_us;
+} RlMergeLate;
+typedef void (*RlMergeLateFunc) (const char *name, const RlMergeLate *late, gpointer user_data);
 void rl_merge_foreach_late (const RlMerge *merge, RlMergeLateFunc func, gpointer user_data);
 
 G_END_DECLS

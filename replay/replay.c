@@ -411,13 +411,20 @@ build_merge (RlReplay *r)
 }
 
 static void
-note_late (const char *name, guint64 dropped, gpointer user_data)
+note_late (const char *name, const RlMergeLate *late, gpointer user_data)
 {
   RlReplay *r = user_data;
+  gint64 behind_s = late->behind_us / G_USEC_PER_SEC;
 
-  rl_replay_count (r, "merge.late_dropped", dropped);
-  rl_replay_note (r, "%s: %" G_GUINT64_FORMAT " events dropped: more than %d s or %d events out of time order",
-                  name ? name : "input", dropped, (int) (RL_MERGE_WINDOW_US / G_USEC_PER_SEC), RL_MERGE_WINDOW_EVENTS);
+  rl_replay_count (r, "merge.late_dropped", late->dropped);
+  rl_replay_note (r, "%s: %" G_GUINT64_FORMAT " of %" G_GUINT64_FORMAT " events dropped: more than %d s or %d events out "
+                  "of time order (up to %" G_GINT64_FORMAT " h %02" G_GINT64_FORMAT " min %02" G_GINT64_FORMAT " s "
+                  "behind those before them)%s",
+                  name ? name : "input", late->dropped, late->read, (int) (RL_MERGE_WINDOW_US / G_USEC_PER_SEC),
+                  RL_MERGE_WINDOW_EVENTS, behind_s / 3600, behind_s / 60 % 60, behind_s % 60,
+                  late->dropped * 2 > late->read ? "; most of the input is lost: did its clock step back (NTP at "
+                                                   "boot, a clock kept in local time)?"
+                                                 : "");
 }
 
 /* ---- the run ----------------------------------------------------------- */

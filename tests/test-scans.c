@@ -1047,7 +1047,42 @@ test_replay_out_of_order (void)
       g_assert_cmpstr (json_object_get_string_member (json_array_get_object_element (ev, i), "time"), ==, iso);
     }
   g_assert_cmpint (counter (root, "merge.late_dropped"), ==, 2);
-  g_assert_nonnull (strstr (notes, "2 events dropped: more than 60 s or 4096 events out of time order"));
+  g_assert_nonnull (strstr (notes, "2 of 10 events dropped: more than 60 s or 4096 events out of time order (up to "
+                                   "0 h 00 min 50 s behind those before them)\n"));
+  g_unlink (path);
+}
+
+/* A laptop whose clock ran two hours ahead (kept in local time) until NTP
+ * stepped it back: the first lines play, every line after the step comes
+ * "late" and is dropped.  The note says how much was lost and why it may
+ * be. */
+static void
+test_replay_clock_stepped_back (void)
+{
+  static const int secs[] = { 7200, 7260, 7320, 0, 60, 120, 180, 240, 300 };
+  g_autofree char *path = NULL;
+  int fd = g_file_open_tmp ("regloc-scans-XXXXXX.jsonl", &path, NULL);
+  g_autoptr (GString) s = g_string_new ("");
+
+  g_assert_cmpint (fd, >=, 0);
+  for (guint i = 0; i < G_N_ELEMENTS (secs); i++)
+    {
+      gsize ies_len;
+      g_autofree guint8 *ies = ies_for ("FRITZ!Box 7590 XY", "DE ", &ies_len);
+      guint8 bssid[6] = { 0x3c, 0xa6, 0x2f, 0x10, 0x20, (guint8) i };
+      g_autofree char *line = rl_scanlog_format (T0 + (gint64) secs[i] * G_USEC_PER_SEC, "wlan0", bssid, 2437, TRUE, -6400,
+                                                 "FRITZ!Box 7590 XY", ies, ies_len);
+      g_string_append_printf (s, "%s\n", line);
+    }
+  g_assert_true (g_file_set_contents (path, s->str, (gssize) s->len, NULL));
+  close (fd);
+
+  g_autoptr (JsonNode) root = run_replay (path, TRUE, NULL, NULL);
+  g_autofree char *notes = note_text (root);
+  g_assert_cmpint (counter (root, "merge.late_dropped"), ==, 12);
+  g_assert_nonnull (strstr (notes, "12 of 18 events dropped"));
+  g_assert_nonnull (strstr (notes, "(up to 2 h 01 min 00 s behind those before them); most of the input is lost: did "
+                                   "its clock step back (NTP at boot, a clock kept in local time)?"));
   g_unlink (path);
 }
 
@@ -1172,6 +1207,7 @@ main (int argc, char **argv)
   g_test_add_func ("/scans/replay-note-not-utf8", test_replay_note_not_utf8);
   g_test_add_func ("/scans/not-a-scan-file", test_replay_not_a_scan_file);
   g_test_add_func ("/scans/out-of-order", test_replay_out_of_order);
+  g_test_add_func ("/scans/clock-stepped-back", test_replay_clock_stepped_back);
   g_test_add_func ("/scans/two-inputs-merged", test_replay_two_inputs_merged);
   return g_test_run ();
 }
