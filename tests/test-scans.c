@@ -1008,6 +1008,30 @@ note_text (JsonNode *root)
   return g_string_free (s, FALSE);
 }
 
+/* A scan log of one line per instant (@secs after T0, in file order), each
+ * a FRITZ!Box of its own saying DE; returns its path. */
+static char *
+write_one_ap_lines (const int *secs, guint n)
+{
+  char *path = NULL;
+  int fd = g_file_open_tmp ("regloc-scans-XXXXXX.jsonl", &path, NULL);
+  g_autoptr (GString) s = g_string_new ("");
+
+  g_assert_cmpint (fd, >=, 0);
+  for (guint i = 0; i < n; i++)
+    {
+      gsize ies_len;
+      g_autofree guint8 *ies = ies_for ("FRITZ!Box 7590 XY", "DE ", &ies_len);
+      guint8 bssid[6] = { 0x3c, 0xa6, 0x2f, 0x10, 0x20, (guint8) i };
+      g_autofree char *line = rl_scanlog_format (T0 + (gint64) secs[i] * G_USEC_PER_SEC, "wlan0", bssid, 2437, TRUE,
+                                                 -6400, "FRITZ!Box 7590 XY", ies, ies_len);
+      g_string_append_printf (s, "%s\n", line);
+    }
+  g_assert_true (g_file_set_contents (path, s->str, (gssize) s->len, NULL));
+  close (fd);
+  return path;
+}
+
 /* A scan log not in time order: the replay re-orders it within its
  * window (60 s), and drops with a counted note what comes later than an
  * event already played. */
@@ -1019,22 +1043,7 @@ test_replay_out_of_order (void)
    * end of the scan it was part of (each line is its own scan here) */
   static const int secs[] = { 30, 0, 100, 200, 50 };
   static const int played[] = { 0, 30, 100, 200 };
-  g_autofree char *path = NULL;
-  int fd = g_file_open_tmp ("regloc-scans-XXXXXX.jsonl", &path, NULL);
-  g_autoptr (GString) s = g_string_new ("");
-
-  g_assert_cmpint (fd, >=, 0);
-  for (guint i = 0; i < G_N_ELEMENTS (secs); i++)
-    {
-      gsize ies_len;
-      g_autofree guint8 *ies = ies_for ("FRITZ!Box 7590 XY", "DE ", &ies_len);
-      guint8 bssid[6] = { 0x3c, 0xa6, 0x2f, 0x10, 0x20, (guint8) i };
-      g_autofree char *line = rl_scanlog_format (T0 + secs[i] * G_USEC_PER_SEC, "wlan0", bssid, 2437, TRUE, -6400,
-                                                 "FRITZ!Box 7590 XY", ies, ies_len);
-      g_string_append_printf (s, "%s\n", line);
-    }
-  g_assert_true (g_file_set_contents (path, s->str, (gssize) s->len, NULL));
-  close (fd);
+  g_autofree char *path = write_one_ap_lines (secs, G_N_ELEMENTS (secs));
 
   g_autoptr (JsonNode) root = run_replay (path, TRUE, NULL, NULL);
   JsonArray *ev = evidence_of (root);
@@ -1060,22 +1069,7 @@ static void
 test_replay_clock_stepped_back (void)
 {
   static const int secs[] = { 7200, 7260, 7320, 0, 60, 120, 180, 240, 300 };
-  g_autofree char *path = NULL;
-  int fd = g_file_open_tmp ("regloc-scans-XXXXXX.jsonl", &path, NULL);
-  g_autoptr (GString) s = g_string_new ("");
-
-  g_assert_cmpint (fd, >=, 0);
-  for (guint i = 0; i < G_N_ELEMENTS (secs); i++)
-    {
-      gsize ies_len;
-      g_autofree guint8 *ies = ies_for ("FRITZ!Box 7590 XY", "DE ", &ies_len);
-      guint8 bssid[6] = { 0x3c, 0xa6, 0x2f, 0x10, 0x20, (guint8) i };
-      g_autofree char *line = rl_scanlog_format (T0 + (gint64) secs[i] * G_USEC_PER_SEC, "wlan0", bssid, 2437, TRUE, -6400,
-                                                 "FRITZ!Box 7590 XY", ies, ies_len);
-      g_string_append_printf (s, "%s\n", line);
-    }
-  g_assert_true (g_file_set_contents (path, s->str, (gssize) s->len, NULL));
-  close (fd);
+  g_autofree char *path = write_one_ap_lines (secs, G_N_ELEMENTS (secs));
 
   g_autoptr (JsonNode) root = run_replay (path, TRUE, NULL, NULL);
   g_autofree char *notes = note_text (root);
