@@ -2895,6 +2895,12 @@ explain_agreement (const Verdict *v, const Tallying *t, gint64 now, GString *lin
       g_string_append_printf (why, "Decided %s with confidence %.2f: ", cc, y->pub.confidence);
       describe_support (why, y, t);
       g_string_append (why, ".");
+      /* a field engineer should see what the decision rests on: the SIM's
+       * network and the owner's clock, no place of its own */
+      if (!y->pub.gps && y->beacon_witnesses == 0 && y->pub.cell && y->pub.timezone)
+        g_string_append (why, " Nothing here places the machine: the modem's network and the clock say where its owner "
+                              "lives and that a mast of that country reaches it (one across a border or a coast may); "
+                              "a GPS fix or the place's access points would say where it is.");
       /* which place's rules: the fix's, or one every witness names (not
        * the first of 234's GG and JE) */
       if (y->location != y->pub.country && (y->location_by_fix || !y->location_mixed))

@@ -1141,6 +1141,32 @@ test_network_yields_to_fix (void)
   }
 }
 
+/* The texts: a decision on the modem's network and the clock alone (an
+ * LTE router's, or a laptop on a boat on Lake Titicaca hearing no access
+ * point) says that nothing places the machine; with a router of the
+ * country beside them it does not. */
+static void
+test_cell_and_clock_said (void)
+{
+  g_autoptr (GArray) a = g_array_new (FALSE, TRUE, sizeof (RlEvidence));
+
+  add_cell (a, "PE");
+  add_zone (a, "PE");
+  {
+    g_autoptr (RlDecision) d = decide_at (a, NULL, NOW);
+    assert_decision (d, "PE", RL_STATE_DECIDED, RL_REASON_AGREEMENT);
+    g_assert_nonnull (strstr (d->explanation, "Nothing here places the machine: the modem's network and the clock say "
+                                              "where its owner lives"));
+  }
+  add_ap (a, "c8:ea:f8:40:6a:30", "PE", "CLARO-6A30", 2437);
+  add_ap (a, "44:d7:91:6e:9c:80", "PE", "MOVISTAR_9C80", 2412);
+  {
+    g_autoptr (RlDecision) d = decide_at (a, NULL, NOW);
+    assert_decision (d, "PE", RL_STATE_DECIDED, RL_REASON_AGREEMENT);
+    g_assert_null (strstr (d->explanation, "Nothing here places the machine"));
+  }
+}
+
 /* The texts: where a country has the votes for a witness but not the
  * share, the count says why.  A Warsaw block: nine Polish boxes of three
  * makers (six votes after the cap of two per operator) and four imported
@@ -2066,6 +2092,7 @@ main (int argc, char **argv)
   g_test_add_func ("/policy/rule/network-yielded-reason", test_network_yielded_reason);
   g_test_add_func ("/policy/rule/network-is-one-ssid", test_network_is_one_ssid);
   g_test_add_func ("/policy/text/share-short", test_share_short_said);
+  g_test_add_func ("/policy/text/cell-and-clock", test_cell_and_clock_said);
   g_test_add_func ("/policy/rule/network-yields-to-faint-reason", test_network_yields_to_faint_reason);
   g_test_add_func ("/policy/rule/fix-and-cell-outvote-aps", test_fix_and_cell_outvote_aps);
   g_test_add_func ("/policy/rule/fix-and-local-aps-outvote-aps", test_fix_and_local_aps_outvote_aps);
