@@ -674,16 +674,20 @@ credit_pool (Tallying *t, GArray *counts)
   y->pool_vote = TRUE;
 }
 
-/* The access points of the pool's group @root, which the texts leave out
- * of the dissent (they neither make nor break a witness). */
+/* The access points of the pool's voting groups, which the texts leave out
+ * of the dissent (they neither make nor break a witness): one pass. */
 static void
-pool_add_members (Tallying *t, BeaconGroups *g, guint root)
+pool_note_members (Tallying *t, BeaconGroups *g)
 {
-  if (t->pool.members == NULL)
-    t->pool.members = g_hash_table_new (NULL, NULL);
-  for (guint j = 0; j < g->n; j++)
-    if (uf_find (g->parent, j) == root)
+  for (guint j = 0; t->pool.groups > 0 && j < g->n; j++)
+    {
+      guint root = uf_find (g->parent, j);
+      if (g->op[root] != POOL_OPERATOR || g->vote[root] == RL_COUNTRY_NONE)
+        continue;
+      if (t->pool.members == NULL)
+        t->pool.members = g_hash_table_new (NULL, NULL);
       g_hash_table_add (t->pool.members, (gpointer) g->aps[j].ev);
+    }
 }
 
 /* Counts one vote per group for its country, at most
@@ -713,7 +717,6 @@ count_beacon_votes (Tallying *t, BeaconGroups *g)
           g_array_index (pool, PoolCount, k).country = c;
           g_array_index (pool, PoolCount, k).groups++;
           g_array_index (pool, PoolCount, k).bssids += g->members[i];
-          pool_add_members (t, g, i);
           continue;
         }
       gint64 *key = &op_keys[i];
@@ -723,6 +726,7 @@ count_beacon_votes (Tallying *t, BeaconGroups *g)
       credit_group (t, c, counts, new_operator, g->members[i]);
     }
   credit_pool (t, pool);
+  pool_note_members (t, g);
 }
 
 /* ---- faint access points --------------------------------------------- */
@@ -1874,14 +1878,16 @@ cell_names_only (const Tally *o)
   return o->cell_strong && o->beacon_ga_votes > 0;
 }
 
-/* Does @cell (a network the provider list does not carry, of a code it
- * knows) belong to @c's code: one of the countries its code's networks are
- * listed for? */
+/* Is @y's country (by either of its codes) one @cell's code is listed for
+ * (a network the provider list does not carry, of a code it knows)? */
 static gboolean
-unlisted_code_of (const RlEvidence *cell, RlCountry c)
+unlisted_code_names (const RlEvidence *cell, const Tally *y)
 {
+  RlCountry here[2];
+
+  tally_codes (y, here);
   for (guint i = 0; i < cell->cell.n_near; i++)
-    if (cell->cell.near[i] == c)
+    if (cell->cell.near[i] == here[0] || cell->cell.near[i] == here[1])
       return TRUE;
   return FALSE;
 }
@@ -1891,22 +1897,18 @@ mast_elsewhere (const Tallying *t, const Tally *y)
 {
   const Tally *o = other_where (t, y, cell_names_only);
   const RlEvidence *cell = t->cell_unknown;
-  RlCountry here[2];
 
   if (o != NULL || cell == NULL || !cell->cell.unlisted)
     return o;
   /* A network the list does not carry, of a code listed only for other
    * countries than @y's, is as much another country's (Ålcom, 244-14, in
    * Åland: Finland's code) */
-  tally_codes (y, here);
-  if (unlisted_code_of (cell, here[0]) || unlisted_code_of (cell, here[1]))
+  if (unlisted_code_names (cell, y))
     return NULL;
   for (guint i = 0; i < t->tallies->len; i++)
     {
       const Tally *c = &g_array_index (t->tallies, Tally, i);
-      RlCountry there[2];
-      tally_codes (c, there);
-      if (c != y && c->beacon_ga_votes > 0 && (unlisted_code_of (cell, there[0]) || unlisted_code_of (cell, there[1])))
+      if (c != y && c->beacon_ga_votes > 0 && unlisted_code_names (cell, c))
         return c;
     }
   return NULL;
@@ -2507,12 +2509,12 @@ yield_reason (const Tallying *t, const Tally *y, gboolean vehicle)
 {
   const Tally *rest = rest_says_otherwise (t, y);
 
-  /* routers through the walls make no witness, but a place all the same */
-  if (!fix_places_elsewhere (t, y) && rest != NULL && rest->beacon_witnesses == 0 && !rest->pub.heard_well)
-    return "yields to the access points of several operators naming another country: heard faintly, they make no "
-           "witness, but beside them one operator's network is no place on its own";
   if (!fix_places_elsewhere (t, y))
-    return "yields to the access points of several operators naming another country";
+    /* routers through the walls make no witness, but a place all the same */
+    return rest != NULL && rest->beacon_witnesses == 0 && !rest->pub.heard_well
+             ? "yields to the access points of several operators naming another country: heard faintly, they make no "
+               "witness, but beside them one operator's network is no place on its own"
+             : "yields to the access points of several operators naming another country";
   return vehicle ? "yields to the GPS fix placing the machine elsewhere (it goes where the vehicle goes)"
                  : "yields to the GPS fix placing the machine elsewhere";
 }

@@ -58,41 +58,29 @@ parse_date_arg (const char *date, gint64 *out, GError **error)
   return TRUE;
 }
 
+/* Counts @n as "@format.@what"; @always: also when it is 0. */
 static void
-count_stats (RlReplay *replay, const char *format, const RlGpsParseStats *stats)
+count_named (RlReplay *replay, const char *format, const char *what, guint64 n, gboolean always)
 {
   char name[64];
 
-  g_snprintf (name, sizeof name, "%s.records", format);
-  rl_replay_count (replay, name, stats->records);
-  g_snprintf (name, sizeof name, "%s.ignored", format);
-  rl_replay_count (replay, name, stats->ignored);
-  if (stats->noise_bytes > 0)
-    {
-      g_snprintf (name, sizeof name, "%s.noise_bytes", format);
-      rl_replay_count (replay, name, stats->noise_bytes);
-    }
-  if (stats->comments > 0)
-    {
-      g_snprintf (name, sizeof name, "%s.comment_lines", format);
-      rl_replay_count (replay, name, stats->comments);
-    }
-  if (stats->gnsslogger > 0)
-    {
-      g_snprintf (name, sizeof name, "%s.gnsslogger_records", format);
-      rl_replay_count (replay, name, stats->gnsslogger);
-    }
-  if (stats->timestamped > 0)
-    {
-      g_snprintf (name, sizeof name, "%s.gpspipe_time_lines", format);
-      rl_replay_count (replay, name, stats->timestamped);
-    }
+  if (n == 0 && !always)
+    return;
+  g_snprintf (name, sizeof name, "%s.%s", format, what);
+  rl_replay_count (replay, name, n);
+}
+
+static void
+count_stats (RlReplay *replay, const char *format, const RlGpsParseStats *stats)
+{
+  count_named (replay, format, "records", stats->records, TRUE);
+  count_named (replay, format, "ignored", stats->ignored, TRUE);
+  count_named (replay, format, "noise_bytes", stats->noise_bytes, FALSE);
+  count_named (replay, format, "comment_lines", stats->comments, FALSE);
+  count_named (replay, format, "gnsslogger_records", stats->gnsslogger, FALSE);
+  count_named (replay, format, "gpspipe_time_lines", stats->timestamped, FALSE);
   for (guint i = 0; i < RL_GPS_N_REJECTS; i++)
-    if (stats->rejected[i] > 0)
-      {
-        g_snprintf (name, sizeof name, "gps.rejected.%s", rl_gps_reject_to_string (i));
-        rl_replay_count (replay, name, stats->rejected[i]);
-      }
+    count_named (replay, "gps.rejected", rl_gps_reject_to_string (i), stats->rejected[i], FALSE);
 }
 
 /* ---- one GPS file as a stream of evidence ------------------------------ */

@@ -251,30 +251,29 @@ note_heard (ScanStream *s, gint64 time, guint32 freq_mhz)
 static void
 count_doubtful (ScanStream *s, gboolean no_zone, gboolean unphysical, gint32 signal_mbm)
 {
-  if (no_zone)
-    {
-      rl_replay_count (s->replay, "scans.time_no_zone", 1);
-      if (s->no_zone++ == 0)
-        s->no_zone_line = s->line_no;
-    }
-  if (unphysical)
-    {
-      rl_replay_count (s->replay, "scans.signal_unphysical", 1);
-      if (s->unphysical++ == 0)
-        s->unphysical_line = s->line_no, s->unphysical_mbm = signal_mbm;
-    }
+  if (no_zone && s->no_zone++ == 0)
+    s->no_zone_line = s->line_no;
+  if (unphysical && s->unphysical++ == 0)
+    s->unphysical_line = s->line_no, s->unphysical_mbm = signal_mbm;
 }
 
+/* The counters and notes of count_doubtful (), once, at the end. */
 static void
 note_doubtful (ScanStream *s)
 {
   if (s->no_zone > 0)
-    rl_replay_note_at (s->replay, s->note_slot, "%s:%u: \"time\" names no zone (no Z, no offset): read as UTC "
-                       "(%u %s)", s->path, s->no_zone_line, s->no_zone, s->no_zone == 1 ? "line" : "lines, the first");
+    {
+      rl_replay_count (s->replay, "scans.time_no_zone", s->no_zone);
+      rl_replay_note_at (s->replay, s->note_slot, "%s:%u: \"time\" names no zone (no Z, no offset): read as UTC "
+                         "(%u %s)", s->path, s->no_zone_line, s->no_zone, s->no_zone == 1 ? "line" : "lines, the first");
+    }
   if (s->unphysical > 0)
-    rl_replay_note_at (s->replay, s->note_slot, "%s:%u: \"signal_dbm\" %.1f is above +%d dBm, no received signal: "
-                       "read as unknown (%u %s)", s->path, s->unphysical_line, s->unphysical_mbm / 100.0,
-                       RL_SCANLOG_MAX_SIGNAL_DBM, s->unphysical, s->unphysical == 1 ? "line" : "lines, the first");
+    {
+      rl_replay_count (s->replay, "scans.signal_unphysical", s->unphysical);
+      rl_replay_note_at (s->replay, s->note_slot, "%s:%u: \"signal_dbm\" %.1f is above +%d dBm, no received signal: "
+                         "read as unknown (%u %s)", s->path, s->unphysical_line, s->unphysical_mbm / 100.0,
+                         RL_SCANLOG_MAX_SIGNAL_DBM, s->unphysical, s->unphysical == 1 ? "line" : "lines, the first");
+    }
 }
 
 /* A cell record: TRUE with s->event the modem's item or its withdrawal. */

@@ -638,19 +638,27 @@ test_first_reject_named (void)
   g_assert_nonnull (strstr (text, "gpspipe-t.json:1: rejected: the line does not start with '{' (the first of 3)"));
 }
 
+/* The text of a replay of the fixture @fixture under the name @name, its
+ * format detected as @format. */
+static char *
+replay_fixture_text (const char *fixture, const char *format, const char *name)
+{
+  gsize len;
+  g_autofree char *data = read_fixture (fixture, &len);
+  g_autoptr (GString) log = g_string_new_len (data, (gssize) len);
+
+  g_assert_cmpstr (rl_gps_detect_format (log->str, log->len), ==, format);
+  return replay_log_text (name, log, NULL);
+}
+
 /* Android's GnssLogger export is an NMEA log: its "NMEA,<sentence>,<ms>"
  * records give their fixes (they were rejected as "text after the
  * checksum"), counted; its Fix, Raw and Status records are ignored. */
 static void
 test_gnsslogger (void)
 {
-  gsize len;
-  g_autofree char *data = read_fixture ("gnsslogger-v3.txt", &len);
-  g_autoptr (GString) log = g_string_new_len (data, (gssize) len);
-  g_autofree char *text = NULL;
+  g_autofree char *text = replay_fixture_text ("gnsslogger-v3.txt", "nmea", "gnss_log_2024_05_18_11_00_00.txt");
 
-  g_assert_cmpstr (rl_gps_detect_format (log->str, log->len), ==, "nmea");
-  text = replay_log_text ("gnss_log_2024_05_18_11_00_00.txt", log, NULL);
   g_assert_nonnull (strstr (text, "gps.fixes_used: 5\n"));
   g_assert_nonnull (strstr (text, "nmea.gnsslogger_records: 15\n"));
   g_assert_nonnull (strstr (text, "nmea.ignored: 20\n"));
@@ -665,13 +673,8 @@ test_gnsslogger (void)
 static void
 test_gpspipe_time (void)
 {
-  gsize len;
-  g_autofree char *data = read_fixture ("gpspipe-t.gpsd.jsonl", &len);
-  g_autoptr (GString) log = g_string_new_len (data, (gssize) len);
-  g_autofree char *text = NULL;
+  g_autofree char *text = replay_fixture_text ("gpspipe-t.gpsd.jsonl", "gpsd", "basel.gpspipe-t");
 
-  g_assert_cmpstr (rl_gps_detect_format (log->str, log->len), ==, "gpsd");
-  text = replay_log_text ("basel.gpspipe-t", log, NULL);
   g_assert_nonnull (strstr (text, "gps.fixes_used: 5\n"));
   g_assert_nonnull (strstr (text, "gpsd.gpspipe_time_lines: 13\n"));
   g_assert_nonnull (strstr (text, "span:      2025-10-04T09:00:00Z .. 2025-10-04T09:00:04Z"));
@@ -684,13 +687,8 @@ test_gpspipe_time (void)
 static void
 test_gpx_utf16 (void)
 {
-  gsize len;
-  g_autofree char *data = read_fixture ("utf16-notepad.gpx", &len);
-  g_autoptr (GString) log = g_string_new_len (data, (gssize) len);
-  g_autofree char *text = NULL;
+  g_autofree char *text = replay_fixture_text ("utf16-notepad.gpx", "gpx", "ferry.gpx");
 
-  g_assert_cmpstr (rl_gps_detect_format (log->str, log->len), ==, "gpx");
-  text = replay_log_text ("ferry.gpx", log, NULL);
   g_assert_nonnull (strstr (text, "gps.fixes_used: 5\n"));
   g_assert_nonnull (strstr (text, "span:      2024-07-06T12:41:00Z .. 2024-07-06T12:41:40Z"));
 }
